@@ -1,0 +1,3 @@
+from evaluator.cli import entry_point
+
+entry_point()

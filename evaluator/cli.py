@@ -1,0 +1,394 @@
+"""The command line: ``retrieval-eval evaluate | comment | validate``.
+
+``main(argv) -> int`` parses, builds the real dependencies (environment, HTTP session,
+runner files) and hands them to the commands, so tests call ``main`` with their own.
+Exit codes: 0 floors met, 1 a floor missed, 2 bad input or a failed build, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from evaluator import __version__
+from evaluator.core.compare import BaselineComparison, compare_results
+from evaluator.core.options import Options, build_options
+from evaluator.core.results import Results, from_dict, to_dict
+from evaluator.errors import (
+    EXIT_FLOORS,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    ConfigError,
+    EvaluatorError,
+    GroundTruthError,
+    InputError,
+    ResultsError,
+)
+from evaluator.progress import Progress
+from evaluator.render import HEADLINE, SHAPE_COLUMNS, render, render_comment, render_text
+from evaluator.runner import Runner
+
+CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
+EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
+
+
+@dataclass
+class IO:
+    """What a command may touch besides files it is told about (tests inject their own)."""
+
+    env: Mapping[str, str]
+    stdout: TextIO
+    stderr: TextIO
+    session_factory: Callable[[], Any] | None = None
+
+
+def example_root() -> Path:
+    """The ``sample_project`` fixture that ships inside the neuralmind package."""
+    import neuralmind
+
+    root = Path(neuralmind.__file__).resolve().parent / "demo_data" / "sample_project"
+    if not root.is_dir():
+        raise InputError(f"this neuralmind installation has no {root}")
+    return root
+
+
+# ----------------------------------------------------------------------------- parser
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", default=None,
+                   help="no progress on stderr (warnings and the summary still print)")
+
+
+def _add_comment_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pr", type=int, help="pull request number (default: from the event file)")
+    p.add_argument("--comment-key", help="keeps separate sticky comments per evaluation")
+    p.add_argument("--template", help="a Jinja template extending builtin/comment.md.j2")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="retrieval-eval",
+        description="Evaluate the retrieval quality of a NeuralMind code index against "
+                    "ground-truth questions.",
+        epilog="Exit codes: 0 all floors met, 1 a floor missed, 2 bad input or failed build, "
+               "3 internal error.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ev = sub.add_parser("evaluate", help="build the index, ask every question, score, gate")
+    ev.add_argument("path", nargs="?", default=None,
+                    help="the indexed root (default: the current directory)")
+    ev.add_argument("--example", action="store_true",
+                    help="evaluate the bundled example (NeuralMind's sample_project)")
+    ev.add_argument("--queries", help="ground-truth file (default: retrieval_queries.json "
+                                      "in PATH)")
+    ev.add_argument("--config", help="options file (default: PATH/.retrieval-eval.yml)")
+    ev.add_argument("--output-dir", help="write results.json and report.md here")
+    ev.add_argument("--k", help="cut-offs, e.g. 1,3,5,10 (5 is always included)")
+    ev.add_argument("--gain", choices=["exponential", "linear"])
+    ev.add_argument("--backend", choices=["auto", "in_memory"])
+    ev.add_argument("--graph-source", choices=["builtin", "graphify"])
+    ev.add_argument("--cache-dir", help="snapshots, indexes and the model folder")
+    ev.add_argument("--relevance-threshold", type=int, choices=[1, 2, 3])
+    ev.add_argument("--strict", action="store_true", default=None,
+                    help="incomplete coverage is an error, not a warning")
+    ev.add_argument("--embed", action="store_true", default=None,
+                    help="also compute the embedding columns (context precision/recall, "
+                         "answer relevance)")
+    ev.add_argument("--no-fail-on-floors", dest="fail_on_floors", action="store_false",
+                    default=None, help="report missed floors but exit 0")
+    ev.add_argument("--baseline", help="results.json of an earlier run to compare with")
+    ev.add_argument("--comment", action="store_true", default=None,
+                    help="post or update the sticky pull-request comment")
+    _add_comment_flags(ev)
+    _add_common(ev)
+
+    cm = sub.add_parser("comment", help="post the PR comment from a saved results.json")
+    cm.add_argument("--results", required=True, help="results.json from `evaluate`")
+    cm.add_argument("--baseline", help="results.json to compare with")
+    _add_comment_flags(cm)
+    _add_common(cm)
+
+    va = sub.add_parser("validate", help="check a ground-truth file without building an index")
+    va.add_argument("path", nargs="?", default=None, help="the indexed root (default: .)")
+    va.add_argument("--queries", help="ground-truth file (default: PATH/retrieval_queries.json)")
+    va.add_argument("--strict", action="store_true", help="incomplete coverage is an error")
+    va.add_argument("--format", choices=["text", "github"], default="text",
+                    help="github: workflow annotations pointing at file and line")
+    return parser
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ConfigError(f"cannot read options file {path}: {err.strerror}") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"options file {path}{where} is not valid YAML") from None
+
+
+def load_results(path: Path) -> Results:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ResultsError(f"cannot read results file {path}: {err.strerror}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ResultsError(f"{path} is not JSON (line {err.lineno}: {err.msg})") from None
+    return from_dict(data, str(path))
+
+
+def _options_for(args: argparse.Namespace, root: Path) -> tuple[Options, Path | None]:
+    config_path = Path(args.config) if args.config else next(
+        (root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
+    if args.config and not config_path.is_file():  # type: ignore[union-attr]
+        raise ConfigError(f"options file {args.config} does not exist")
+    file_values = _read_yaml(config_path) if config_path is not None else None
+    flags = {name: getattr(args, name, None) for name in (
+        "k", "gain", "backend", "graph_source", "cache_dir", "output_dir", "strict", "embed",
+        "quiet", "fail_on_floors", "comment", "comment_key", "template", "baseline",
+        "relevance_threshold")}
+    options = build_options(file_values or {}, flags,
+                            file_name=str(config_path) if config_path else "options file")
+    return options, config_path
+
+
+def _headline_outputs(results: Results) -> dict[str, str]:
+    metrics = results.overall.metrics
+
+    def fmt(name: str) -> str:
+        value = metrics.get(name)
+        return "" if value is None else f"{value:.4f}"
+
+    return {"passed": "true" if results.passed else "false", "ndcg": fmt("ndcg@5"),
+            "recall": fmt("recall@5"), "mrr": fmt("mrr"), "hit-rate": fmt("hit_rate"),
+            "faithfulness": fmt("faithfulness")}
+
+
+def _comparison(results: Results, baseline: Results | None, source: str,
+                options: Options) -> BaselineComparison | None:
+    if baseline is None:
+        return None
+    metrics = list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS]))
+    return compare_results(baseline, results, source=source, metrics=metrics,
+                           primary_metric=options.primary_metric)
+
+
+def _post_comment(results: Results, comparison: BaselineComparison | None, *, options: Options,
+                  pr: int | None, io: IO, runner: Runner, progress: Progress,
+                  required: bool) -> str | None:
+    """Post or update the sticky comment; returns its URL, or None with a warning."""
+    from evaluator import github
+
+    try:
+        ctx = github.context_from_env(io.env, pr=pr)
+    except EvaluatorError as err:
+        if required:
+            raise
+        progress.warn(f"comment not posted: {err}")
+        runner.annotate("warning", f"comment not posted: {err}")
+        return None
+    problem = None
+    if not ctx.token:
+        problem = "no GitHub token (set GITHUB_TOKEN or the action's github-token input)"
+    elif not ctx.repository:
+        problem = "GITHUB_REPOSITORY is not set"
+    elif ctx.pr_number is None:
+        problem = ("this is not a pull-request event and no --pr was given "
+                   f"(event: {ctx.event_name or 'none'})")
+    if problem:
+        if required:
+            raise InputError(f"cannot post the comment: {problem}")
+        progress.warn(f"comment not posted: {problem}; the report is in the summary")
+        runner.annotate("warning", f"comment not posted: {problem}")
+        return None
+    assert ctx.pr_number is not None
+    session = io.session_factory() if io.session_factory else github.new_session()
+    client = github.GitHubClient(session, ctx)
+    template = Path(options.template) if options.template else None
+    limit = None
+    for _attempt in range(3):
+        rendered = render_comment(results, comparison=comparison, template=template,
+                                  **({"limit": limit} if limit else {}))
+        try:
+            result = client.upsert_sticky_comment(ctx.pr_number, rendered.text,
+                                                  key=options.comment_key)
+        except github.CommentTooLong:
+            limit = (limit or len(rendered.text)) // 2
+            progress.warn(f"GitHub refused the comment as too long; shrinking to {limit} chars")
+            continue
+        except github.CommentForbidden as err:
+            progress.warn(f"comment not posted: {err}")
+            runner.annotate("warning", f"comment not posted: {err}")
+            return None
+        except EvaluatorError as err:
+            progress.warn(f"comment not posted: {err}")
+            runner.annotate("warning", f"comment not posted: {err}")
+            return None
+        verb = "created" if result.created else "updated"
+        progress(f"PR #{ctx.pr_number}: comment {verb}: {result.url}")
+        if rendered.dropped:
+            progress.warn("the comment leaves out " + " and ".join(rendered.dropped))
+        return str(result.url)
+    progress.warn("comment not posted: still too long after shrinking")
+    return None
+
+
+def _publish(results: Results, comparison: BaselineComparison | None, *, options: Options,
+             io: IO, progress: Progress, pr: int | None, comment: bool, comment_required: bool,
+             results_path: Path | None, report_path: Path | None) -> int:
+    """Summary to stdout, report to files/runner, comment; returns the exit code."""
+    runner = Runner.from_env(io.env, stream=io.stdout)
+    template = Path(options.template) if options.template else None
+    report = render(results, comparison=comparison, template=template)
+    if report_path is not None:
+        report_path.write_text(report, encoding="utf-8")
+    print(render_text(results, comparison=comparison), file=io.stdout, end="")
+    runner.append_summary(report)
+    for violation in results.violations:
+        runner.annotate("error", violation.message, title="retrieval quality floor missed")
+    url = None
+    if comment:
+        url = _post_comment(results, comparison, options=options, pr=pr, io=io, runner=runner,
+                            progress=progress, required=comment_required)
+    outputs = _headline_outputs(results) | {
+        "results-path": str(results_path or ""), "report-path": str(report_path or ""),
+        "comment-url": url or ""}
+    runner.set_outputs(outputs)
+    if results.passed or not options.fail_on_floors:
+        return EXIT_OK
+    return EXIT_FLOORS
+
+
+# ----------------------------------------------------------------------------- commands
+
+
+def cmd_evaluate(args: argparse.Namespace, io: IO) -> int:
+    from evaluator.evaluate import evaluate
+
+    queries: Path | None
+    if args.example:
+        if args.path:
+            raise InputError("give either PATH or --example, not both")
+        root = example_root()
+        queries = Path(args.queries) if args.queries else EXAMPLE_QUERIES
+    else:
+        root = Path(args.path or ".")
+        queries = Path(args.queries) if args.queries else None
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
+    options, _config = _options_for(args, root)
+    if queries is None:
+        queries = root / options.queries
+    progress = Progress(io.stderr, quiet=options.quiet)
+    baseline = load_results(Path(options.baseline)) if options.baseline else None
+    evaluation = evaluate(root, options, progress=progress, queries_path=queries)
+    results = evaluation.results
+    comparison = _comparison(results, baseline, f"file {options.baseline}", options)
+    results_path = report_path = None
+    if options.output_dir:
+        out = Path(options.output_dir)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+        results_path, report_path = out / "results.json", out / "report.md"
+        results_path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
+        progress(f"wrote {results_path} and {report_path}")
+    runner = Runner.from_env(io.env, stream=io.stdout)
+    for warning in results.run.warnings:
+        runner.annotate("warning", warning, title="ground truth")
+    return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
+                    comment=options.comment, comment_required=False,
+                    results_path=results_path, report_path=report_path)
+
+
+def cmd_comment(args: argparse.Namespace, io: IO) -> int:
+    results = load_results(Path(args.results))
+    baseline = load_results(Path(args.baseline)) if args.baseline else None
+    flags = {"comment_key": args.comment_key, "template": args.template, "quiet": args.quiet}
+    options = build_options({}, flags)
+    progress = Progress(io.stderr, quiet=options.quiet)
+    comparison = _comparison(results, baseline, f"file {args.baseline}", options)
+    return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
+                    comment=True, comment_required=True, results_path=Path(args.results),
+                    report_path=None)
+
+
+def cmd_validate(args: argparse.Namespace, io: IO) -> int:
+    from evaluator.core.groundtruth import load_ground_truth
+    from evaluator.snapshot import checkout_files
+
+    root = Path(args.path or ".")
+    queries = Path(args.queries) if args.queries else root / "retrieval_queries.json"
+    if not queries.is_file():
+        raise InputError(f"ground-truth file {queries} does not exist")
+    text = queries.read_text(encoding="utf-8")
+    ground_truth, problems = load_ground_truth(text, str(queries),
+                                               present_modules=checkout_files(root),
+                                               strict=args.strict)
+    runner = Runner(None, None, True, io.stdout)
+    for problem in problems:
+        if args.format == "github":
+            runner.annotate(problem.severity, problem.render(), file=problem.file,
+                            line=problem.line, title="ground truth")
+        else:
+            print(problem.render(), file=io.stdout)
+    errors = sum(1 for p in problems if p.severity == "error")
+    n = len(ground_truth.queries) if ground_truth else 0
+    print(f"{queries}: {n} queries, {errors} error(s), {len(problems) - errors} warning(s)",
+          file=io.stderr)
+    return EXIT_OK if ground_truth is not None else EXIT_INPUT
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, IO], int]] = {
+    "evaluate": cmd_evaluate, "comment": cmd_comment, "validate": cmd_validate,
+}
+
+
+def main(argv: Sequence[str] | None = None, *, io: IO | None = None) -> int:
+    io = io or IO(env=os.environ, stdout=sys.stdout, stderr=sys.stderr)
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args, io)
+    except GroundTruthError as err:
+        print(f"error: {err}", file=io.stderr)
+        Runner.from_env(io.env, stream=io.stdout).annotate(
+            "error", str(err).splitlines()[0], title="ground truth")
+        return err.exit_code
+    except EvaluatorError as err:
+        print(f"error: {err}", file=io.stderr)
+        Runner.from_env(io.env, stream=io.stdout).annotate("error", str(err))
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=io.stderr)
+        return 130
+    except Exception as err:
+        if io.env.get("RETRIEVAL_EVAL_DEBUG"):
+            raise
+        print(f"internal error ({type(err).__name__}: {err}); this is a bug in retrieval-eval "
+              "— please report it (set RETRIEVAL_EVAL_DEBUG=1 for the traceback)", file=io.stderr)
+        return EXIT_INTERNAL
+
+
+def entry_point() -> None:
+    sys.exit(main())
+
+
+__all__ = ["IO", "build_parser", "entry_point", "main"]

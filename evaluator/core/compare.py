@@ -1,0 +1,138 @@
+"""Compare a head evaluation with a baseline: paired deltas, significance, query changes.
+
+Rules:
+
+* Queries are matched by id. Deltas of aggregates are *paired*: the mean over the queries
+  present on both sides, head minus base. Queries only in the head are listed as added,
+  only in the baseline as removed; neither is silently dropped.
+* A query is *newly failing* when it had a hit in the top 5 (``hit_rate`` = 1) in the
+  baseline and has none now; *newly passing* the other way round. *Movers* are the
+  queries whose ``ndcg@5`` moved most (|Δ| > 0), biggest first.
+* Significance (the primary metric, ``ndcg@5`` by default): a two-sided paired
+  randomization test and a bootstrap interval (:mod:`evaluator.core.stats`); a delta is
+  *significant* only when p < alpha and |Δ| ≥ the minimum effect, else *within noise*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from evaluator.core.results import Results
+from evaluator.core.scoring import mean
+from evaluator.core.stats import Comparison, compare
+
+LOWER_IS_BETTER = frozenset({"contradiction", "context_tokens"})
+MOVER_METRIC = "ndcg@5"
+HIT_METRIC = "hit_rate"
+
+
+@dataclass(frozen=True)
+class MetricDelta:
+    metric: str
+    base: float | None
+    head: float | None
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.base is None or self.head is None else self.head - self.base
+
+    @property
+    def improved(self) -> bool | None:
+        """True if better, False if worse, None if unchanged or not computed."""
+        d = self.delta
+        if d is None or abs(d) < 1e-12:
+            return None
+        return (d < 0) if self.metric in LOWER_IS_BETTER else (d > 0)
+
+
+@dataclass(frozen=True)
+class QueryChange:
+    id: str
+    question: str
+    shape: str
+    base: float | None
+    head: float | None
+    kind: str  # "newly failing" | "newly passing" | "moved"
+
+    @property
+    def delta(self) -> float:
+        return (self.head or 0.0) - (self.base or 0.0)
+
+
+@dataclass(frozen=True)
+class BaselineComparison:
+    source: str
+    overall: Mapping[str, MetricDelta]
+    shapes: Mapping[str, Mapping[str, MetricDelta]]
+    newly_failing: tuple[QueryChange, ...]
+    newly_passing: tuple[QueryChange, ...]
+    movers: tuple[QueryChange, ...]
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    primary: Comparison
+    notes: tuple[str, ...] = ()
+
+
+def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> MetricDelta:
+    b = [base.query(i) for i in ids]
+    h = [head.query(i) for i in ids]
+    return MetricDelta(metric, mean(r.metrics.get(metric) for r in b if r is not None),
+                       mean(r.metrics.get(metric) for r in h if r is not None))
+
+
+def compare_results(
+    base: Results,
+    head: Results,
+    *,
+    source: str,
+    metrics: Sequence[str],
+    primary_metric: str = "ndcg@5",
+    alpha: float = 0.05,
+    min_effect: float = 0.02,
+    movers: int = 5,
+    notes: Sequence[str] = (),
+) -> BaselineComparison:
+    """Everything the report needs to show what the change did, relative to ``base``."""
+    base_ids = [q.id for q in base.queries]
+    head_ids = [q.id for q in head.queries]
+    common = [i for i in head_ids if i in set(base_ids)]
+    added = tuple(i for i in head_ids if i not in set(base_ids))
+    removed = tuple(i for i in base_ids if i not in set(head_ids))
+    overall = {m: _paired(m, base, head, common) for m in metrics}
+    shapes: dict[str, dict[str, MetricDelta]] = {}
+    for shape in head.shapes:
+        ids = [i for i in common if (q := head.query(i)) is not None and q.shape == shape]
+        shapes[shape] = {m: _paired(m, base, head, ids) for m in metrics}
+    failing, passing, moved = [], [], []
+    for qid in common:
+        b, h = base.query(qid), head.query(qid)
+        assert b is not None
+        assert h is not None
+        bh, hh = b.metrics.get(HIT_METRIC), h.metrics.get(HIT_METRIC)
+        bn, hn = b.metrics.get(MOVER_METRIC), h.metrics.get(MOVER_METRIC)
+        if bh == 1.0 and hh == 0.0:
+            failing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly failing"))
+        elif bh == 0.0 and hh == 1.0:
+            passing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly passing"))
+        elif bn is not None and hn is not None and abs(hn - bn) > 1e-12:
+            moved.append(QueryChange(qid, h.question, h.shape, bn, hn, "moved"))
+    moved.sort(key=lambda c: (-abs(c.delta), c.id))
+    primary = compare(
+        primary_metric,
+        {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
+        {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None},
+        alpha=alpha, min_effect=min_effect,
+    )
+    all_notes = list(notes)
+    if added or removed:
+        all_notes.append(f"deltas are paired over the {len(common)} queries on both sides; "
+                         f"{len(added)} added, {len(removed)} removed")
+    if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
+        all_notes.append("the baseline was evaluated with a different version of the ground "
+                         "truth file")
+    return BaselineComparison(
+        source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
+        newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
+        removed=removed, primary=primary, notes=tuple(all_notes),
+    )

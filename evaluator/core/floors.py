@@ -1,0 +1,130 @@
+"""Quality floors: absolute limits on the aggregates, per shape, and the zero-miss rule.
+
+A floor is ``metric op value`` with ``op`` one of ``>=``, ``>``, ``<=``, ``<``; a bare number
+means ``>=``. The defaults are the N-15 CI gates:
+
+* aggregate: recall@5 ≥ 0.50, mrr ≥ 0.40, ndcg@5 ≥ 0.50, hit_rate ≥ 0.80,
+  faithfulness > 0.0, contradiction ≤ 0.20;
+* per shape: hit_rate ≥ 0.70 for every shape;
+* zero-miss: no query with recall@5 = 0.
+
+A floor on a metric that was not computed (``None``, e.g. ``context_precision`` without
+``--embed``) is missed, and says so.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from evaluator.core.scoring import Aggregate, QueryResult
+
+Op = Literal[">=", ">", "<=", "<"]
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt,
+}
+_SPEC = re.compile(r"^\s*(>=|<=|>|<|≥|≤)?\s*(-?\d+(?:\.\d+)?|-?\.\d+)\s*$")
+ZERO_MISS_METRIC = "recall@5"
+
+
+@dataclass(frozen=True)
+class Floor:
+    metric: str
+    op: Op
+    value: float
+
+    @classmethod
+    def parse(cls, metric: str, spec: object) -> Floor:
+        """``0.5`` → ``>= 0.5``; ``"<= 0.2"`` → ``<= 0.2``. Raises ValueError on anything else."""
+        if isinstance(spec, bool):
+            raise ValueError(f"floor {metric}: {spec!r} is not a number or 'OP NUMBER'")
+        if isinstance(spec, int | float):
+            return cls(metric, ">=", float(spec))
+        match = _SPEC.match(str(spec))
+        if not match:
+            raise ValueError(f"floor {metric}: {spec!r} is not a number or 'OP NUMBER' "
+                             "(OP one of >=, >, <=, <)")
+        op = {"≥": ">=", "≤": "<="}.get(match.group(1) or ">=", match.group(1) or ">=")
+        assert op in _OPS
+        return cls(metric, op, float(match.group(2)))  # type: ignore[arg-type]
+
+    @property
+    def rule(self) -> str:
+        return f"{self.metric} {self.op} {self.value:g}"
+
+    def holds(self, actual: float | None) -> bool:
+        return actual is not None and _OPS[self.op](actual, self.value)
+
+
+@dataclass(frozen=True)
+class FloorPolicy:
+    aggregate: tuple[Floor, ...]
+    per_shape: tuple[Floor, ...]
+    zero_miss: bool
+
+    def metrics(self) -> frozenset[str]:
+        names = {f.metric for f in (*self.aggregate, *self.per_shape)}
+        return frozenset(names | ({ZERO_MISS_METRIC} if self.zero_miss else set()))
+
+
+DEFAULT_POLICY = FloorPolicy(
+    aggregate=(
+        Floor("recall@5", ">=", 0.50),
+        Floor("mrr", ">=", 0.40),
+        Floor("ndcg@5", ">=", 0.50),
+        Floor("hit_rate", ">=", 0.80),
+        Floor("faithfulness", ">", 0.0),
+        Floor("contradiction", "<=", 0.20),
+    ),
+    per_shape=(Floor("hit_rate", ">=", 0.70),),
+    zero_miss=True,
+)
+
+
+def parse_floors(spec: Mapping[str, object]) -> tuple[Floor, ...]:
+    return tuple(Floor.parse(str(metric), value) for metric, value in spec.items())
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A missed floor: where (``overall``, ``shape X``, ``query X``), the value and the rule."""
+
+    scope: str
+    metric: str
+    value: float | None
+    rule: str
+
+    @property
+    def message(self) -> str:
+        shown = "not computed" if self.value is None else f"{self.value:.4f}"
+        return f"{self.scope}: {self.metric} = {shown}, floor {self.rule}"
+
+
+def check_floors(
+    policy: FloorPolicy,
+    *,
+    overall: Aggregate,
+    shapes: Mapping[str, Aggregate],
+    rows: Sequence[QueryResult],
+) -> tuple[Violation, ...]:
+    """Every violation of ``policy``, overall first, then per shape, then per query."""
+    out: list[Violation] = []
+    for floor in policy.aggregate:
+        value = overall.metrics.get(floor.metric)
+        if not floor.holds(value):
+            out.append(Violation("overall", floor.metric, value, floor.rule))
+    for shape, agg in shapes.items():
+        for floor in policy.per_shape:
+            value = agg.metrics.get(floor.metric)
+            if not floor.holds(value):
+                out.append(Violation(f"shape {shape}", floor.metric, value, floor.rule))
+    if policy.zero_miss:
+        for row in rows:
+            value = row.metrics.get(ZERO_MISS_METRIC)
+            if value is not None and value == 0.0:
+                out.append(Violation(f"query {row.id}", ZERO_MISS_METRIC, value,
+                                     f"zero-miss: {ZERO_MISS_METRIC} > 0 for every query"))
+    return tuple(out)

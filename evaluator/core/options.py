@@ -1,0 +1,176 @@
+"""Every option of the evaluator, from the options file (``.retrieval-eval.yml``) and flags.
+
+The options file can hold every option of the command line (kebab-case or snake_case
+keys); flags given on the command line override it. Floors live only in the file::
+
+    queries: retrieval_queries.json
+    k: [1, 3, 5, 10]
+    gain: exponential          # or linear
+    backend: auto              # or in_memory
+    graph-source: builtin      # or graphify
+    relevance-threshold: 1
+    floors:                    # replaces the defaults; {} turns them off
+      recall@5: 0.50           # a bare number means >=
+      contradiction: "<= 0.20"
+    shape-floors: {hit_rate: 0.70}
+    zero-miss: true
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from evaluator.core.floors import DEFAULT_POLICY, FloorPolicy, parse_floors
+from evaluator.core.metrics import Gain
+from evaluator.core.scoring import DEFAULT_K, effective_k, metric_names
+from evaluator.errors import ConfigError
+
+BACKENDS = ("auto", "in_memory")
+GRAPH_SOURCES = ("builtin", "graphify")
+
+
+@dataclass(frozen=True)
+class Options:
+    queries: str = "retrieval_queries.json"
+    k: tuple[int, ...] = DEFAULT_K
+    gain: Gain = Gain.EXPONENTIAL
+    backend: str = "auto"
+    graph_source: str = "builtin"
+    relevance_threshold: int = 1
+    cache_dir: str | None = None
+    output_dir: str | None = None
+    strict: bool = False
+    embed: bool = False
+    quiet: bool = False
+    fail_on_floors: bool = True
+    comment: bool = False
+    comment_key: str = "default"
+    template: str | None = None
+    baseline: str | None = None
+    primary_metric: str = "ndcg@5"
+    floors: FloorPolicy = field(default=DEFAULT_POLICY)
+
+
+_SCALARS = {f.name for f in fields(Options)} - {"floors"}
+_FLOOR_KEYS = {"floors", "shape_floors", "zero_miss"}
+_BOOLS = {"strict", "embed", "quiet", "fail_on_floors", "comment"}
+_OPTIONAL_STRS = {"cache_dir", "output_dir", "template", "baseline"}
+
+
+def _key(name: object) -> str:
+    return str(name).strip().replace("-", "_")
+
+
+def _as_bool(name: str, value: Any, errors: list[str]) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "on"):
+        return True
+    if text in ("false", "no", "0", "off", ""):
+        return False
+    errors.append(f"{name}: {value!r} is not true or false")
+    return False
+
+
+def _as_k(value: Any, errors: list[str]) -> tuple[int, ...]:
+    items: list[Any]
+    if isinstance(value, str):
+        items = value.split(",")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        items = [value]
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        items = []
+    try:
+        ks = tuple(int(str(x).strip()) for x in items)
+        if not ks or any(k <= 0 for k in ks):
+            raise ValueError
+    except (TypeError, ValueError):
+        errors.append(f"k: {value!r} must be positive integers such as 1,3,5,10")
+        return DEFAULT_K
+    return tuple(sorted(set(ks)))
+
+
+def _choice(name: str, value: Any, allowed: tuple[str, ...], errors: list[str]) -> str:
+    text = str(value).strip().replace("-", "_") if name == "backend" else str(value).strip()
+    if text not in allowed:
+        errors.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
+    return text
+
+
+def _apply(options: Options, values: Mapping[str, Any], origin: str,
+           errors: list[str]) -> Options:
+    changes: dict[str, Any] = {}
+    floors = options.floors
+    for raw_name, value in values.items():
+        name = _key(raw_name)
+        where = f"{origin}: {name.replace('_', '-')}"
+        if name in _FLOOR_KEYS:
+            try:
+                if name == "zero_miss":
+                    floors = replace(floors, zero_miss=_as_bool(where, value, errors))
+                elif not isinstance(value, Mapping):
+                    errors.append(f"{where}: must be a mapping of metric to floor")
+                elif name == "floors":
+                    floors = replace(floors, aggregate=parse_floors(value))
+                else:
+                    floors = replace(floors, per_shape=parse_floors(value))
+            except ValueError as err:
+                errors.append(f"{origin}: {err}")
+            continue
+        if name not in _SCALARS:
+            errors.append(f"{where}: unknown option")
+            continue
+        if value is None and name in _OPTIONAL_STRS:
+            changes[name] = None
+        elif name in _BOOLS:
+            changes[name] = _as_bool(where, value, errors)
+        elif name == "k":
+            changes[name] = _as_k(value, errors)
+        elif name == "gain":
+            text = str(value).strip()
+            if text in {g.value for g in Gain}:
+                changes[name] = Gain(text)
+            else:
+                errors.append(f"{where}: {value!r} is not exponential or linear")
+        elif name == "backend":
+            changes[name] = _choice(where, value, BACKENDS, errors)
+        elif name == "graph_source":
+            changes[name] = _choice(where, value, GRAPH_SOURCES, errors)
+        elif name == "relevance_threshold":
+            if isinstance(value, bool) or str(value).strip() not in {"1", "2", "3"}:
+                errors.append(f"{where}: {value!r} must be 1, 2 or 3")
+            else:
+                changes[name] = int(str(value).strip())
+        else:
+            changes[name] = str(value)
+    return replace(options, floors=floors, **changes)
+
+
+def build_options(
+    file_values: Mapping[str, Any] | None,
+    flag_values: Mapping[str, Any],
+    *,
+    file_name: str = "options file",
+) -> Options:
+    """Defaults, then the options file, then flags; every problem reported at once."""
+    errors: list[str] = []
+    options = Options()
+    if file_values is not None:
+        if not isinstance(file_values, Mapping):
+            raise ConfigError(f"{file_name}: must be a mapping of option to value")
+        options = _apply(options, file_values, file_name, errors)
+    options = _apply(options, {k: v for k, v in flag_values.items() if v is not None},
+                     "command line", errors)
+    known = set(metric_names(effective_k(options.k)))
+    for metric in sorted(options.floors.metrics() | {options.primary_metric}):
+        if metric not in known:
+            errors.append(f"floor or metric {metric!r} is unknown; known metrics: "
+                          f"{', '.join(sorted(known))}")
+    if errors:
+        raise ConfigError("invalid options:\n  " + "\n  ".join(errors))
+    return options

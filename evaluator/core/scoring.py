@@ -1,0 +1,196 @@
+"""Score what the index returned against the ground truth: per query, per shape, overall.
+
+The headline ``mrr`` and ``hit_rate`` follow the N-15 runner, which cuts rankings at
+``HEADLINE_K`` = 5: ``mrr`` is the mean RR@5 and ``hit_rate`` the mean success@5. The cut 5
+is always computed, whatever k values are configured, so the default floors always apply.
+
+Means skip ``None`` (a column that was not computed, such as the embedding columns without
+``--embed``); a mean over nothing is ``None``, never 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from evaluator.core.groundtruth import GroundTruth, Query
+from evaluator.core.metrics import (
+    Gain,
+    dedupe,
+    first_rank,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
+
+HEADLINE_K = 5
+DEFAULT_K: tuple[int, ...] = (1, 3, 5, 10)
+RANKED_FAMILIES: tuple[str, ...] = ("recall", "precision", "ndcg", "hit_rate", "mrr")
+FAITHFULNESS_COLUMNS: tuple[str, ...] = (
+    "faithfulness", "fact_recall", "contradiction",
+    "context_precision", "context_recall", "answer_relevance",
+)
+COST_COLUMNS: tuple[str, ...] = ("context_tokens", "token_reduction")
+
+
+def metric_names(k_values: Iterable[int]) -> tuple[str, ...]:
+    """Every metric a result row carries, in display order."""
+    ks = effective_k(k_values)
+    names = ["recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate"]
+    names += [f"{family}@{k}" for family in RANKED_FAMILIES for k in ks
+              if f"{family}@{k}" not in names]
+    return (*names, *FAITHFULNESS_COLUMNS, *COST_COLUMNS)
+
+
+def effective_k(k_values: Iterable[int]) -> tuple[int, ...]:
+    """The configured k values plus the headline cut, sorted, each once."""
+    ks = set(k_values) | {HEADLINE_K}
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+    return tuple(sorted(ks))
+
+
+@dataclass(frozen=True)
+class Faithfulness:
+    """How well the retrieved context supports the gold facts (``neuralmind.ragas``)."""
+
+    fact_recall: float
+    contradiction: float
+    faithfulness: float
+    facts_found: tuple[str, ...] = ()
+    facts_missing: tuple[str, ...] = ()
+    context_precision: float | None = None
+    context_recall: float | None = None
+    answer_relevance: float | None = None
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What the index returned for one question (produced by the NeuralMind adapter)."""
+
+    query_id: str
+    ranked_modules: tuple[str, ...]
+    context_tokens: int
+    token_reduction: float | None
+    latency_ms: float
+    faithfulness: Faithfulness
+
+
+@dataclass(frozen=True)
+class ScoringOptions:
+    k_values: tuple[int, ...] = DEFAULT_K
+    gain: Gain = Gain.EXPONENTIAL
+    threshold: int = 1
+
+
+@dataclass(frozen=True)
+class MissedModule:
+    """A grade-3 module that is not in the top ``HEADLINE_K``; ``rank`` None = not retrieved."""
+
+    module: str
+    rank: int | None
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Why a query is weak, in terms a person can act on."""
+
+    no_relevant: bool
+    missed_top: tuple[MissedModule, ...]
+    missing_facts: tuple[str, ...]
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        out = []
+        if self.no_relevant:
+            out.append("no relevant module graded")
+        if self.missed_top:
+            out.append(f"{len(self.missed_top)} grade-3 module(s) outside the top {HEADLINE_K}")
+        if self.missing_facts:
+            out.append(f"{len(self.missing_facts)} gold fact(s) missing from the context")
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    id: str
+    question: str
+    shape: str
+    ranked_modules: tuple[str, ...]
+    expected: Mapping[int, tuple[str, ...]]
+    metrics: Mapping[str, float | None]
+    faithfulness: Faithfulness
+    diagnostics: Diagnostics
+    latency_ms: float
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    n: int
+    metrics: Mapping[str, float | None] = field(default_factory=dict)
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    """Mean of the values that are not ``None``; ``None`` when there are none."""
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def score_query(query: Query, retrieval: Retrieval, options: ScoringOptions) -> QueryResult:
+    """Every metric of one query, plus the diagnostics that explain a weak one."""
+    ranking = dedupe(retrieval.ranked_modules)
+    grades = query.grades
+    th = options.threshold
+    metrics: dict[str, float | None] = {}
+    for k in effective_k(options.k_values):
+        metrics[f"recall@{k}"] = recall_at_k(ranking, grades, k, threshold=th)
+        metrics[f"precision@{k}"] = precision_at_k(ranking, grades, k, threshold=th)
+        metrics[f"ndcg@{k}"] = ndcg_at_k(ranking, grades, k, gain=options.gain)
+        metrics[f"hit_rate@{k}"] = hit_rate_at_k(ranking, grades, k, threshold=th)
+        metrics[f"mrr@{k}"] = reciprocal_rank(ranking, grades, k, threshold=th)
+    metrics["mrr"] = metrics[f"mrr@{HEADLINE_K}"]
+    metrics["hit_rate"] = metrics[f"hit_rate@{HEADLINE_K}"]
+    faith = retrieval.faithfulness
+    for column in FAITHFULNESS_COLUMNS:
+        metrics[column] = getattr(faith, column)
+    metrics["context_tokens"] = float(retrieval.context_tokens)
+    metrics["token_reduction"] = retrieval.token_reduction
+    top = set(ranking[:HEADLINE_K])
+    missed = tuple(MissedModule(m, first_rank(ranking, m))
+                   for m in query.modules_with_grade(3) if m not in top)
+    diagnostics = Diagnostics(
+        no_relevant=not any(g >= th for g in grades.values()),
+        missed_top=missed,
+        missing_facts=faith.facts_missing,
+    )
+    expected = {g: query.modules_with_grade(g) for g in (3, 2, 1) if query.modules_with_grade(g)}
+    return QueryResult(
+        id=query.id, question=query.question, shape=query.shape, ranked_modules=ranking,
+        expected=expected, metrics=metrics, faithfulness=faith, diagnostics=diagnostics,
+        latency_ms=retrieval.latency_ms,
+    )
+
+
+def aggregate(rows: Sequence[QueryResult]) -> Aggregate:
+    """Mean of every metric over ``rows`` (``None`` skipped)."""
+    names: list[str] = []
+    for row in rows:
+        names += [n for n in row.metrics if n not in names]
+    return Aggregate(n=len(rows), metrics={n: mean(r.metrics.get(n) for r in rows) for n in names})
+
+
+def by_shape(rows: Sequence[QueryResult], shapes: Sequence[str]) -> dict[str, Aggregate]:
+    """One aggregate per shape, in the order given."""
+    return {s: aggregate([r for r in rows if r.shape == s]) for s in shapes}
+
+
+def score_all(ground_truth: GroundTruth, retrievals: Mapping[str, Retrieval],
+              options: ScoringOptions) -> tuple[QueryResult, ...]:
+    """Score every query of the ground truth; a query the index was not asked is a bug."""
+    missing = [q.id for q in ground_truth.queries if q.id not in retrievals]
+    if missing:
+        raise KeyError(f"no retrieval for queries: {', '.join(missing)}")
+    return tuple(score_query(q, retrievals[q.id], options) for q in ground_truth.queries)

