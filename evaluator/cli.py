@@ -125,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--strict", action="store_true", help="incomplete coverage is an error")
     va.add_argument("--format", choices=["text", "github"], default="text",
                     help="github: workflow annotations pointing at file and line")
+
+    sub.add_parser("action", help="run as the GitHub Action (inputs from INPUT_* variables)")
     return parser
 
 
@@ -250,15 +252,23 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
     return None
 
 
+def _relative(path: Path, base: Path) -> Path:
+    try:
+        return path.resolve().relative_to(base)
+    except ValueError:
+        return path
+
+
 def _publish(results: Results, comparison: BaselineComparison | None, *, options: Options,
              io: IO, progress: Progress, pr: int | None, comment: bool, comment_required: bool,
-             results_path: Path | None, report_path: Path | None) -> int:
+             results_path: Path | None, report_path: Path | None,
+             cwd: Path | None = None) -> int:
     """Summary to stdout, report to files/runner, comment; returns the exit code."""
     runner = Runner.from_env(io.env, stream=io.stdout)
     template = Path(options.template) if options.template else None
     report = render(results, comparison=comparison, template=template)
     if report_path is not None:
-        report_path.write_text(report, encoding="utf-8")
+        (cwd / report_path if cwd else report_path).write_text(report, encoding="utf-8")
     print(render_text(results, comparison=comparison), file=io.stdout, end="")
     runner.append_summary(report)
     for violation in results.violations:
@@ -279,7 +289,7 @@ def _publish(results: Results, comparison: BaselineComparison | None, *, options
 # ----------------------------------------------------------------------------- commands
 
 
-def cmd_evaluate(args: argparse.Namespace, io: IO) -> int:
+def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None = None) -> int:
     from evaluator.evaluate import evaluate
 
     queries: Path | None
@@ -314,9 +324,13 @@ def cmd_evaluate(args: argparse.Namespace, io: IO) -> int:
     runner = Runner.from_env(io.env, stream=io.stdout)
     for warning in results.run.warnings:
         runner.annotate("warning", warning, title="ground truth")
+    if relative_to is not None and results_path is not None and report_path is not None:
+        # Step outputs are read outside the container: give workspace-relative paths.
+        results_path, report_path = (_relative(p, relative_to) for p in (results_path,
+                                                                         report_path))
     return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
                     comment=options.comment, comment_required=False,
-                    results_path=results_path, report_path=report_path)
+                    results_path=results_path, report_path=report_path, cwd=relative_to)
 
 
 def cmd_comment(args: argparse.Namespace, io: IO) -> int:
@@ -357,8 +371,74 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
     return EXIT_OK if ground_truth is not None else EXIT_INPUT
 
 
+ACTION_CHOICES = {
+    "backend": ("auto", "in_memory"), "graph-source": ("builtin", "graphify"),
+    "comment": ("true", "false"), "fail-on-floors": ("true", "false"),
+    "embed": ("true", "false"), "strict": ("true", "false"),
+}
+ACTION_PATHS = ("path", "queries", "config", "cache-dir", "output-dir", "template")
+
+
+def _inside(workspace: Path, value: str, name: str) -> Path:
+    path = (workspace / value).resolve()
+    if path != workspace and workspace not in path.parents:
+        raise InputError(f"input {name}: {value!r} is outside the workspace {workspace}",
+                         hint="give paths relative to the repository root")
+    return path
+
+
+def action_argv(env: Mapping[str, str]) -> list[str]:
+    """The ``evaluate`` arguments for the GitHub Action's inputs (``INPUT_<NAME>``)."""
+
+    def read(name: str, default: str = "") -> str:
+        return env.get(f"INPUT_{name.upper()}", default).strip() or default
+
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
+    errors = []
+    for name, allowed in ACTION_CHOICES.items():
+        value = read(name)
+        if value and value.lower() not in allowed:
+            errors.append(f"input {name}: {value!r} is not one of {', '.join(allowed)}")
+    if errors:
+        raise ConfigError("invalid action inputs:\n  " + "\n  ".join(errors))
+    root = _inside(workspace, read("path", "."), "path")
+    argv = ["evaluate", str(root), "--output-dir",
+            str(_inside(workspace, read("output-dir", ".retrieval-eval/results"), "output-dir")),
+            "--cache-dir",
+            str(_inside(workspace, read("cache-dir", ".retrieval-eval/cache"), "cache-dir"))]
+    queries = read("queries")
+    if queries:
+        argv += ["--queries", str(_inside(workspace, queries, "queries"))]
+    for name in ("config", "template"):
+        if read(name):
+            argv += [f"--{name}", str(_inside(workspace, read(name), name))]
+    for name in ("k", "backend", "graph-source", "comment-key", "baseline"):
+        if read(name):
+            argv += [f"--{name}", read(name)]
+    for name in ("comment", "embed", "strict"):
+        if read(name).lower() == "true":
+            argv.append(f"--{name}")
+    if read("fail-on-floors").lower() == "false":
+        argv.append("--no-fail-on-floors")
+    return argv
+
+
+def cmd_action(_args: argparse.Namespace, io: IO) -> int:
+    """Entry of the Docker action: inputs from ``INPUT_*``, token mapped to ``GITHUB_TOKEN``."""
+    env = dict(io.env)
+    token = env.get("INPUT_GITHUB-TOKEN", "").strip()
+    if token:
+        env["GITHUB_TOKEN"] = token
+    argv = action_argv(env)
+    args = build_parser().parse_args(argv)
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
+    return cmd_evaluate(args, IO(env=env, stdout=io.stdout, stderr=io.stderr,
+                                 session_factory=io.session_factory), relative_to=workspace)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO], int]] = {
     "evaluate": cmd_evaluate, "comment": cmd_comment, "validate": cmd_validate,
+    "action": cmd_action,
 }
 
 

@@ -28,7 +28,7 @@ from evaluator.core.scoring import (
     score_all,
 )
 from evaluator.errors import BuildError, GroundTruthError, InputError
-from evaluator.model import resolve_model
+from evaluator.model import ModelSource, resolve_model
 from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
 from evaluator.progress import Progress
 from evaluator.snapshot import checkout_files, head_commit, snapshot_dir, sync_tree
@@ -100,7 +100,8 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
 
     cache_dir = ensure_writable(Path(options.cache_dir) if options.cache_dir
                                 else default_cache_dir())
-    model = resolve_model(cache_dir)
+    needs_model = options.backend != "in_memory" or options.embed
+    model = resolve_model(cache_dir) if needs_model else ModelSource(None, "not needed")
     flavour = f"{options.backend}-{options.graph_source}"
     tree = snapshot_dir(cache_dir, root, flavour=flavour) / "tree"
     try:

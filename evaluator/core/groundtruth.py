@@ -228,7 +228,10 @@ def _read_facts(raw: Any, qid: str, check: _Checker) -> tuple[str, ...]:
     return facts
 
 
-def _read_query(raw: Any, index: int, seen: set[str], check: _Checker) -> Query | None:
+def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
+                graded: list[tuple[str, Mapping[str, int]]]) -> Query | None:
+    """One query, or ``None`` when it has errors; ``graded`` collects every query's readable
+    grades (valid query or not) so the module check can report all typos at once."""
     if not isinstance(raw, Mapping):
         check.error(f"queries[{index}] must be a mapping with {', '.join(QUERY_FIELDS)}")
         return None
@@ -263,6 +266,8 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker) -> Query 
     grades = _read_grades(raw.get("relevance_grades"), qid, check) if "relevance_grades" in raw \
         else {}
     facts = _read_facts(raw.get("gold_facts"), qid, check) if "gold_facts" in raw else ()
+    if grades:
+        graded.append((qid, grades))
     if len([p for p in check.problems if p.severity == "error"]) > before or not ok:
         return None
     assert isinstance(question, str)
@@ -271,13 +276,18 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker) -> Query 
                  gold_facts=facts)
 
 
-def _check_modules(queries: Sequence[Query], present: frozenset[str], check: _Checker) -> None:
-    """The typo guard: every graded module must exist in the indexed checkout."""
-    for query in queries:
-        for module in sorted(query.grades):
+def _check_modules(graded: Sequence[tuple[str, Mapping[str, int]]], present: frozenset[str],
+                   check: _Checker) -> None:
+    """The typo guard: every graded module must exist in the indexed checkout.
+
+    Runs over the grades of every query, including queries with other errors, so that every
+    problem is reported at once.
+    """
+    for qid, grades in graded:
+        for module in sorted(grades):
             if module not in present:
                 check.error(f"module {module!r} does not exist in the indexed root"
-                            f"{_suggest(module, present)}", query_id=query.id,
+                            f"{_suggest(module, present)}", query_id=qid,
                             field_name=f"relevance_grades[{module!r}]", needle=f'"{module}"')
 
 
@@ -324,9 +334,11 @@ def load_ground_truth(
         check.warn("this ground truth is marked as a draft: review the grades and facts, "
                    'then remove "draft"')
     seen: set[str] = set()
-    queries = [q for i, raw in enumerate(raw_queries) if (q := _read_query(raw, i, seen, check))]
+    graded: list[tuple[str, Mapping[str, int]]] = []
+    queries = [q for i, raw in enumerate(raw_queries)
+               if (q := _read_query(raw, i, seen, check, graded))]
     if present_modules is not None:
-        _check_modules(queries, frozenset(present_modules), check)
+        _check_modules(graded, frozenset(present_modules), check)
     _check_coverage(queries, strict, check)
     problems = tuple(check.problems)
     if any(p.severity == "error" for p in problems):

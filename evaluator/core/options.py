@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from evaluator.core.floors import DEFAULT_POLICY, FloorPolicy, parse_floors
+from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
 from evaluator.core.metrics import Gain
 from evaluator.core.scoring import DEFAULT_K, effective_k, metric_names
 from evaluator.errors import ConfigError
@@ -102,6 +102,17 @@ def _choice(name: str, value: Any, allowed: tuple[str, ...], errors: list[str]) 
     return text
 
 
+def _floor_map(spec: Mapping[Any, Any], origin: str, errors: list[str]) -> tuple[Floor, ...]:
+    """Every floor of ``spec``; each invalid one is reported (all of them, not the first)."""
+    out: list[Floor] = []
+    for metric, value in spec.items():
+        try:
+            out.append(Floor.parse(str(metric), value))
+        except ValueError as err:
+            errors.append(f"{origin}: {err}")
+    return tuple(out)
+
+
 def _apply(options: Options, values: Mapping[str, Any], origin: str,
            errors: list[str]) -> Options:
     changes: dict[str, Any] = {}
@@ -116,9 +127,9 @@ def _apply(options: Options, values: Mapping[str, Any], origin: str,
                 elif not isinstance(value, Mapping):
                     errors.append(f"{where}: must be a mapping of metric to floor")
                 elif name == "floors":
-                    floors = replace(floors, aggregate=parse_floors(value))
+                    floors = replace(floors, aggregate=_floor_map(value, origin, errors))
                 else:
-                    floors = replace(floors, per_shape=parse_floors(value))
+                    floors = replace(floors, per_shape=_floor_map(value, origin, errors))
             except ValueError as err:
                 errors.append(f"{origin}: {err}")
             continue
@@ -127,6 +138,9 @@ def _apply(options: Options, values: Mapping[str, Any], origin: str,
             continue
         if value is None and name in _OPTIONAL_STRS:
             changes[name] = None
+        elif value is None:
+            # An empty value in the file (``queries:``) must not become the string "None".
+            errors.append(f"{where}: needs a value")
         elif name in _BOOLS:
             changes[name] = _as_bool(where, value, errors)
         elif name == "k":
