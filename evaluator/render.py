@@ -42,12 +42,20 @@ LABELS = {
 }
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>|@#!~])")
+# Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]) and the
+# backslash itself. ``@`` only where it could start a mention (not after a letter or digit);
+# ``_`` and ``*`` only where they could start emphasis (not inside a word).
+_MD_SPECIAL = re.compile(
+    r"([\\`{}\[\]<>|~]|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
 _ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "`": "&#96;", "|": "&#124;"}
 
 
 def md_escape(value: object) -> str:
-    """Escape text for Markdown tables and prose; newlines become spaces."""
+    """Escape user text for Markdown tables and prose; newlines become spaces.
+
+    The result cannot open HTML, close a table cell, start a code span or a link, or
+    ``@mention`` anyone; ordinary identifiers such as ``hit_rate`` or ``a@b`` stay readable.
+    """
     text = " ".join(str(value).split())
     return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
 
@@ -76,6 +84,24 @@ def fmt_value(value: float | None, metric: str = "") -> Markup:
     if metric == "token_reduction":
         return Markup(f"{value:.1f}×")
     return Markup(f"{value:.3f}")
+
+
+def fmt_signed(value: float) -> Markup:
+    """``+0.031`` / ``−0.020`` with a real minus sign."""
+    return Markup(f"{value:+.3f}".replace("-", "−"))
+
+
+def fmt_delta_short(delta: MetricDelta | None) -> Markup:
+    """``↑ +0.050`` for table cells (no word)."""
+    full = str(fmt_delta(delta))
+    return Markup(full.split(" (")[0])
+
+
+def violation_line(scope: str, metric: str, value: float | None, rule: str) -> Markup:
+    shown = "not computed" if value is None else f"{value:.3f}"
+    pretty = rule.replace(">=", "≥").replace("<=", "≤")
+    return Markup(f"{md_escape(scope)}: {md_escape(metric)} = {shown}, floor "
+                  f"{md_escape(pretty).replace('&gt;', '>').replace('&lt;', '<')}")
 
 
 def fmt_delta(delta: MetricDelta | None) -> Markup:
@@ -124,7 +150,8 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
         lstrip_blocks=True,
     )
     env.filters.update(md=lambda v: Markup(md_escape(v)), value=fmt_value, delta=fmt_delta,
-                       label=label)
+                       delta_short=fmt_delta_short, signed=fmt_signed,
+                       label=lambda m: Markup(md_escape(label(m))))
     return env
 
 
@@ -184,7 +211,9 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
                     for m in shown_metrics],
         "shape_columns": list(SHAPE_COLUMNS),
         "shapes": shape_rows,
-        "violations": [v.message for v in results.violations],
+        "violations": [violation_line(v.scope, v.metric, v.value, v.rule)
+                       for v in results.violations],
+        "violation_messages": [v.message for v in results.violations],
         "comparison": comparison,
         "queries": [_query_view(q, 10) for q in shown],
         "queries_total": len(ordered),

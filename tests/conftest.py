@@ -6,7 +6,7 @@ import io
 import json
 import shutil
 import subprocess
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +14,7 @@ import pytest
 
 from evaluator.cli import EXAMPLE_QUERIES, IO, example_root, main
 from evaluator.model import ENV, _complete, assemble_packaged
+from tests.fake_github import FakeGitHub, running
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -41,6 +42,18 @@ def make_repo(path: Path, files: Mapping[str, str | bytes] | None = None, *,
     git(path, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m",
         "initial", "--allow-empty")
     return path
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/expected/* from the current rendering")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeGitHub]:
+    """A fake GitHub API on 127.0.0.1 (see tests/fake_github.py)."""
+    with running() as fake:
+        yield fake
 
 
 @pytest.fixture

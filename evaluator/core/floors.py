@@ -14,6 +14,7 @@ A floor on a metric that was not computed (``None``, e.g. ``context_precision`` 
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -39,7 +40,8 @@ class Floor:
     @classmethod
     def parse(cls, metric: str, spec: object) -> Floor:
         """``0.5`` → ``>= 0.5``; ``"<= 0.2"`` → ``<= 0.2``. Raises ValueError on anything else."""
-        if isinstance(spec, bool):
+        # NaN/inf (YAML ``.nan``, ``.inf``) would make a floor that can never, or always, hold.
+        if isinstance(spec, bool) or (isinstance(spec, float) and not math.isfinite(spec)):
             raise ValueError(f"floor {metric}: {spec!r} is not a number or 'OP NUMBER'")
         if isinstance(spec, int | float):
             return cls(metric, ">=", float(spec))

@@ -95,8 +95,11 @@ def _as_k(value: Any, errors: list[str]) -> tuple[int, ...]:
     return tuple(sorted(set(ks)))
 
 
-def _choice(name: str, value: Any, allowed: tuple[str, ...], errors: list[str]) -> str:
-    text = str(value).strip().replace("-", "_") if name == "backend" else str(value).strip()
+def _choice(name: str, value: Any, allowed: tuple[str, ...], errors: list[str], *,
+            fold_dashes: bool = False) -> str:
+    text = str(value).strip()
+    if fold_dashes:  # ``in-memory`` spells ``in_memory``
+        text = text.replace("-", "_")
     if text not in allowed:
         errors.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
     return text
@@ -152,7 +155,7 @@ def _apply(options: Options, values: Mapping[str, Any], origin: str,
             else:
                 errors.append(f"{where}: {value!r} is not exponential or linear")
         elif name == "backend":
-            changes[name] = _choice(where, value, BACKENDS, errors)
+            changes[name] = _choice(where, value, BACKENDS, errors, fold_dashes=True)
         elif name == "graph_source":
             changes[name] = _choice(where, value, GRAPH_SOURCES, errors)
         elif name == "relevance_threshold":

@@ -150,15 +150,28 @@ class _Reader:
             raise self.fail(where, "expected a number")
         return float(value)
 
+    def real(self, value: Any, where: str) -> float:
+        number = self.number(value, where)
+        assert number is not None
+        return number
+
+    def integer(self, value: Any, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(where, "expected an integer")
+        return value
+
+    def flag(self, value: Any, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(where, "expected true or false")
+        return value
+
     def metrics(self, value: Any, where: str) -> dict[str, float | None]:
         return {str(k): self.number(v, f"{where}.{k}", optional=True)
                 for k, v in self.mapping(value, where).items()}
 
     def aggregate(self, value: Any, where: str) -> Aggregate:
         data = self.mapping(value, where)
-        n = data.get("n")
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise self.fail(f"{where}.n", "expected an integer")
+        n = self.integer(data.get("n"), f"{where}.n")
         return Aggregate(n=n, metrics=self.metrics(data.get("metrics"), f"{where}.metrics"))
 
 
@@ -183,14 +196,15 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
     diag = r.mapping(data.get("diagnostics", {}), f"{where}.diagnostics")
     missed = []
     for i, m in enumerate(r.seq(diag.get("missed_top", []), f"{where}.diagnostics.missed_top")):
-        item = r.mapping(m, f"{where}.diagnostics.missed_top[{i}]")
+        item_where = f"{where}.diagnostics.missed_top[{i}]"
+        item = r.mapping(m, item_where)
         rank = item.get("rank")
-        missed.append(MissedModule(r.text(item.get("module"), f"{where}.missed_top[{i}].module"),
-                                   rank if isinstance(rank, int) else None))
+        missed.append(MissedModule(r.text(item.get("module"), f"{item_where}.module"),
+                                   None if rank is None else r.integer(rank, f"{item_where}.rank")))
     expected_raw = r.mapping(data.get("expected", {}), f"{where}.expected")
     expected: dict[int, tuple[str, ...]] = {}
     for grade, modules in expected_raw.items():
-        if not str(grade).isdigit():
+        if not (str(grade).isascii() and str(grade).isdigit()):
             raise r.fail(f"{where}.expected", f"grade {grade!r} is not a number")
         expected[int(grade)] = r.strs(modules, f"{where}.expected.{grade}")
     latency = r.number(data.get("latency_ms", 0.0), f"{where}.latency_ms")
@@ -202,22 +216,44 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
         expected=expected,
         metrics=metrics,
         faithfulness=_faith(metrics, found, missing),
-        diagnostics=Diagnostics(no_relevant=bool(diag.get("no_relevant", False)),
+        diagnostics=Diagnostics(no_relevant=r.flag(diag.get("no_relevant", False),
+                                                   f"{where}.diagnostics.no_relevant"),
                                 missed_top=tuple(missed), missing_facts=missing),
         latency_ms=latency or 0.0,
     )
 
 
-_RUN_TUPLES = ("k_values", "warnings")
+_RUN_STRS = ("tool_version", "neuralmind_version", "backend", "graph_source", "gain",
+             "queries_file", "queries_sha256", "root", "started_at")
+_RUN_OPTIONAL_STRS = ("commit", "ref", "model")
+
+
+def _run_field(r: _Reader, name: str, value: Any) -> Any:
+    """One ``run`` field, type-checked so a wrong type is named instead of surfacing later."""
+    where = f"run.{name}"
+    if name in _RUN_STRS:
+        return r.text(value, where)
+    if name in _RUN_OPTIONAL_STRS:
+        return None if value is None else r.text(value, where)
+    if name == "k_values":
+        return tuple(r.integer(k, where) for k in r.seq(value, where))
+    if name == "threshold":
+        return r.integer(value, where)
+    if name == "draft":
+        return r.flag(value, where)
+    if name == "index":
+        return dict(r.mapping(value, where))
+    if name == "timings":
+        return {str(k): r.real(v, f"{where}.{k}") for k, v in r.mapping(value, where).items()}
+    if name == "warnings":
+        return r.strs(value, where)
+    return value
 
 
 def _read_run(r: _Reader, value: Any) -> RunInfo:
-    data = dict(r.mapping(value, "run"))
+    raw = r.mapping(value, "run")
     known = set(RunInfo.__dataclass_fields__)
-    data = {k: v for k, v in data.items() if k in known}
-    for name in _RUN_TUPLES:
-        if name in data:
-            data[name] = tuple(r.seq(data[name], f"run.{name}"))
+    data = {k: _run_field(r, k, v) for k, v in raw.items() if k in known}
     try:
         return RunInfo(**data)
     except TypeError as err:
@@ -229,7 +265,7 @@ def from_dict(data: Any, source: str) -> Results:
     r = _Reader(source)
     doc = r.mapping(data, "top level")
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version != SCHEMA_VERSION:
         raise ResultsError(
             f"{source}: results schema_version {version!r} is not supported; this "
             f"retrieval-eval reads schema_version {SCHEMA_VERSION}. Re-run the evaluation "

@@ -1,0 +1,580 @@
+"""GitHub's REST API for the sticky PR comment: the only module in the project that talks HTTP.
+
+What it does:
+
+* :func:`context_from_env` reads the Actions environment (repository, API URL, token, the
+  event file) into a :class:`GitHubContext`; the token never appears in a message or repr.
+* :class:`GitHubClient` lists a pull request's comments (following every ``Link: rel="next"``)
+  and creates or updates one comment per *key*, found by a hidden marker (:func:`marker`).
+
+Retries are bounded: each request is sent at most ``max_attempts`` times in total.
+
+* 403/429 with ``Retry-After`` → wait that many seconds; 403/429 with
+  ``x-ratelimit-remaining: 0`` → wait until ``x-ratelimit-reset`` (at least 1 s); a 429, or a
+  403 whose message names a rate limit, without those headers → wait 60 s, doubling per
+  attempt. A 403 with no rate-limit signal is a permission error and is not retried.
+* 5xx, timeouts and connection errors → exponential back-off with jitter:
+  ``BACKOFF_BASE * 2**attempt * (0.5 + random())`` capped at ``BACKOFF_CAP``.
+* No single wait exceeds ``max_wait`` (default 15 minutes): a wait that GitHub asks for
+  beyond it fails at once instead of sleeping; the client's own back-off is clamped to it.
+
+So one request costs at most ``max_attempts`` sends, ``max_attempts - 1`` waits of at most
+``max_wait`` each, and ``max_attempts * timeout`` seconds of waiting on the network.
+
+Creating a comment is not idempotent: a POST whose outcome is unknown (timeout, dropped
+connection, 5xx) is never simply re-sent. The comments are listed again first and a marked
+comment that appeared meanwhile is updated instead, so a retry cannot leave a duplicate.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random as _random
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from evaluator import __version__
+from evaluator.errors import GitHubError
+
+DEFAULT_API_URL: Final = "https://api.github.com"
+API_VERSION: Final = "2022-11-28"
+USER_AGENT: Final = f"neuralmind-retrieval-eval/{__version__}"
+MAX_COMMENT_CHARS: Final = 65_536
+MARKER_PREFIX: Final = "neuralmind-retrieval-eval:comment-key="
+DEFAULT_KEY: Final = "default"
+PER_PAGE: Final = 100
+MAX_PAGES: Final = 1_000
+BACKOFF_BASE: Final = 1.0
+BACKOFF_CAP: Final = 60.0
+SECONDARY_LIMIT_WAIT: Final = 60.0
+MAX_SINGLE_WAIT: Final = 900.0
+
+_PR_EVENTS: Final = frozenset({"pull_request", "pull_request_target"})
+_REPO_RE: Final = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_KEY_UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
+_MAX_KEY_CHARS: Final = 64
+_MAX_MESSAGE_CHARS: Final = 300
+_WRITE_METHODS: Final = frozenset({"POST", "PATCH"})
+_FORBIDDEN_HINT: Final = (
+    "pull requests from forks run `pull_request` workflows with a read-only GITHUB_TOKEN; "
+    "the workflow needs `permissions: pull-requests: write` (for fork pull requests, post "
+    "the comment from a `workflow_run` workflow)"
+)
+
+
+class CommentTooLong(GitHubError):
+    """The comment body is over GitHub's limit: shrink it and post again (never retried)."""
+
+    def __init__(self, message: str, *, length: int | None = None,
+                 limit: int = MAX_COMMENT_CHARS) -> None:
+        super().__init__(message, hint="shorten the comment; the full report belongs in the "
+                                       "job summary")
+        self.length = length
+        self.limit = limit
+
+
+class CommentForbidden(GitHubError):
+    """GitHub refused to write the comment (403/404): usually a fork's read-only token."""
+
+
+class _AmbiguousWrite(GitHubError):
+    """A write whose outcome is unknown (timeout, dropped connection, 5xx); internal only."""
+
+    def __init__(self, message: str, *, wait: tuple[float, bool] | None = None) -> None:
+        super().__init__(message)
+        self.wait = wait  # (seconds, dictated by GitHub) when the answer said how long
+
+
+@dataclass(frozen=True)
+class GitHubContext:
+    """Where and as whom to talk to GitHub. ``repr`` never shows the token."""
+
+    api_url: str
+    repository: str
+    pr_number: int | None
+    token: str | None = field(repr=False)
+    event_name: str | None
+    head_sha: str | None
+
+
+@dataclass(frozen=True)
+class CommentResult:
+    """The comment that was written: its page, its id and whether it is new."""
+
+    url: str
+    comment_id: int
+    created: bool
+
+
+def sanitize_key(key: str) -> str:
+    """The comment key as it appears in the marker: ``[A-Za-z0-9._-]``, at most 64 chars.
+
+    Every other character becomes ``-``, so a key can never close the HTML comment
+    (``-->`` and ``--!>`` need ``>``); an empty key is ``default``.
+    """
+    cleaned = _KEY_UNSAFE.sub("-", key.strip())[:_MAX_KEY_CHARS]
+    return cleaned or DEFAULT_KEY
+
+
+def marker(key: str) -> str:
+    """The hidden HTML comment that identifies the sticky comment for ``key``."""
+    return f"<!-- {MARKER_PREFIX}{sanitize_key(key)} -->"
+
+
+def max_body_chars(key: str) -> int:
+    """The longest body :meth:`GitHubClient.upsert_sticky_comment` accepts for ``key``."""
+    return MAX_COMMENT_CHARS - len(marker(key)) - 1
+
+
+def _with_marker(body: str, key: str) -> str:
+    mark = marker(key)
+    return body if mark in body else f"{mark}\n{body}"
+
+
+# ----------------------------------------------------------------------------- context
+
+
+def _positive_int(value: object) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
+
+
+def _nonempty_str(value: object) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _read_event(path: str) -> dict[str, Any]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise GitHubError(f"cannot read the GitHub event file {path}: {reason}") from None
+    except UnicodeDecodeError:
+        raise GitHubError(f"the GitHub event file {path} is not UTF-8 text") from None
+    try:
+        payload = json.loads(text)
+    except ValueError as exc:
+        raise GitHubError(f"the GitHub event file {path} is not valid JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise GitHubError(f"the GitHub event file {path} is not a JSON object")
+    return payload
+
+
+def _from_event(event_name: str | None, payload: Mapping[str, Any],
+                path: str) -> tuple[int | None, str | None]:
+    """The PR number and head sha an event carries; (None, None) for a non-PR event."""
+    if event_name in _PR_EVENTS:
+        pull = payload.get("pull_request")
+        number = _positive_int(pull.get("number")) if isinstance(pull, dict) else None
+        if pull is None or number is None:
+            raise GitHubError(f"the GitHub event file {path} has no pull_request.number "
+                              f"for a {event_name} event")
+        head = pull.get("head")
+        return number, _nonempty_str(head.get("sha")) if isinstance(head, dict) else None
+    if event_name == "workflow_run":
+        run = payload.get("workflow_run")
+        if not isinstance(run, dict):
+            raise GitHubError(f"the GitHub event file {path} has no workflow_run object "
+                              "for a workflow_run event")
+        prs = run.get("pull_requests")
+        number = None
+        if isinstance(prs, list) and prs and isinstance(prs[0], dict):
+            number = _positive_int(prs[0].get("number"))
+        return number, _nonempty_str(run.get("head_sha"))
+    return None, None
+
+
+def context_from_env(env: Mapping[str, str], *, pr: int | None = None) -> GitHubContext:
+    """Read the Actions environment; an explicit ``pr`` wins over the event's.
+
+    A non-PR event without ``pr`` gives ``pr_number=None`` (the caller decides). The event
+    file is read when ``GITHUB_EVENT_PATH`` is set; when it is missing or garbled that is an
+    error only if no explicit ``pr`` was given (then only the head sha is lost).
+    """
+    api_url = (env.get("GITHUB_API_URL") or "").strip().rstrip("/") or DEFAULT_API_URL
+    repository = (env.get("GITHUB_REPOSITORY") or "").strip()
+    if not _REPO_RE.fullmatch(repository):
+        shown = repr(repository) if repository else "not set"
+        raise GitHubError(f"GITHUB_REPOSITORY must be 'owner/name' (it is {shown})")
+    if pr is not None and _positive_int(pr) is None:
+        raise GitHubError(f"the pull-request number must be a positive integer, not {pr!r}")
+    event_name = (env.get("GITHUB_EVENT_NAME") or "").strip() or None
+    token = ((env.get("GITHUB_TOKEN") or "").strip()
+             or (env.get("INPUT_GITHUB-TOKEN") or "").strip() or None)
+    event_path = (env.get("GITHUB_EVENT_PATH") or "").strip()
+
+    event_pr: int | None = None
+    head_sha: str | None = None
+    if event_path:
+        try:
+            event_pr, head_sha = _from_event(event_name, _read_event(event_path), event_path)
+        except GitHubError:
+            if pr is None:
+                raise
+    elif pr is None and (event_name in _PR_EVENTS or event_name == "workflow_run"):
+        raise GitHubError(f"GITHUB_EVENT_PATH is not set for a {event_name} event; "
+                          "pass the pull-request number explicitly")
+    return GitHubContext(api_url=api_url, repository=repository,
+                         pr_number=pr if pr is not None else event_pr, token=token,
+                         event_name=event_name, head_sha=head_sha)
+
+
+# ----------------------------------------------------------------------------- client
+
+
+def new_session() -> requests.Session:
+    """A fresh HTTP session for :class:`GitHubClient` (tests inject their own)."""
+    return requests.Session()
+
+
+class _Budget:
+    """How many sends one logical request may still make."""
+
+    def __init__(self, attempts: int) -> None:
+        self.total = attempts
+        self.used = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.used >= self.total
+
+    def take(self) -> int:
+        """Spend one attempt; returns its 0-based index."""
+        self.used += 1
+        return self.used - 1
+
+
+def _parse_number(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+class GitHubClient:
+    """The sticky PR comment over GitHub's REST API, on an injected ``requests.Session``.
+
+    ``sleep``, ``clock`` and ``random`` are injectable so tests never wait; see the module
+    docstring for the retry rules and their bound.
+    """
+
+    def __init__(
+        self,
+        session: requests.Session,
+        context: GitHubContext,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        max_attempts: int = 5,
+        timeout: float = 30.0,
+        random: Callable[[], float] = _random.random,
+        max_wait: float = MAX_SINGLE_WAIT,
+    ) -> None:
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        if timeout <= 0 or max_wait < 0:
+            raise ValueError("timeout must be positive and max_wait not negative")
+        if not _REPO_RE.fullmatch(context.repository):
+            raise GitHubError(f"the repository must be 'owner/name', not "
+                              f"{context.repository!r}")
+        token = context.token
+        if token is not None and (not token or any(c.isspace() or not c.isprintable()
+                                                   for c in token)):
+            raise GitHubError("the GitHub token is empty or contains whitespace or "
+                              "control characters")
+        self._session = session
+        self._context = context
+        self._token = token
+        self._sleep = sleep
+        self._clock = clock
+        self._random = random
+        self._max_attempts = max_attempts
+        self._timeout = timeout
+        self._max_wait = max_wait
+        self._base = context.api_url.rstrip("/")
+        base = urlsplit(self._base)
+        self._origin = (base.scheme, base.netloc)
+
+    def __repr__(self) -> str:
+        return (f"GitHubClient(api_url={self._base!r}, "
+                f"repository={self._context.repository!r})")
+
+    # ------------------------------------------------------------------ public API
+
+    def list_comments(self, pr: int) -> list[dict[str, Any]]:
+        """Every comment on pull request ``pr``, oldest first, across all pages."""
+        url: str | None = self._url(f"/issues/{self._pr(pr)}/comments?per_page={PER_PAGE}")
+        comments: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        while url is not None:
+            if url in seen or len(seen) >= MAX_PAGES:
+                raise GitHubError(f"GitHub API GET {self._display(url)}: pagination does not "
+                                  f"end (a repeated link or over {MAX_PAGES} pages)")
+            seen.add(url)
+            response = self._request("GET", url)
+            page = self._json(response, "GET", url)
+            if not isinstance(page, list) or not all(isinstance(c, dict) for c in page):
+                raise GitHubError(f"GitHub API GET {self._display(url)} answered something "
+                                  "other than a list of comments")
+            comments.extend(page)
+            url = self._next_link(response, url)
+        return comments
+
+    def upsert_sticky_comment(self, pr: int, body: str, *, key: str) -> CommentResult:
+        """Update the newest comment marked for ``key``, or create one; never a duplicate.
+
+        Raises :class:`CommentTooLong` (body over 65,536 characters with its marker, checked
+        before anything is sent), :class:`CommentForbidden` (403/404 on a write) or
+        :class:`GitHubError`.
+        """
+        number = self._pr(pr)
+        full = _with_marker(body, key)
+        if len(full) > MAX_COMMENT_CHARS:
+            raise CommentTooLong(
+                f"the PR comment is {len(full):,} characters with its marker, over GitHub's "
+                f"limit of {MAX_COMMENT_CHARS:,}", length=len(full))
+        if self._token is None:
+            raise GitHubError("no GitHub token to post the PR comment with",
+                              hint="pass the github-token input or set GITHUB_TOKEN")
+        mark = marker(key)
+        create_url = self._url(f"/issues/{number}/comments")
+        budget = _Budget(self._max_attempts)
+        while True:
+            existing = self._newest_marked(number, mark)
+            if existing is not None:
+                comment_id = existing["id"]
+                response = self._request("PATCH", self._url(f"/issues/comments/{comment_id}"),
+                                         body={"body": full}, length=len(full))
+                return self._result(response, "PATCH", created=False)
+            try:
+                response = self._request("POST", create_url, body={"body": full},
+                                         length=len(full), budget=budget,
+                                         repeatable=False)
+            except _AmbiguousWrite as exc:
+                if budget.exhausted:
+                    raise GitHubError(
+                        f"GitHub API POST {self._display(create_url)} failed after "
+                        f"{budget.used} attempts: {exc.message}") from None
+                # The comment may have been created: list again before sending again.
+                seconds, dictated = exc.wait or (self._backoff(budget.used - 1), False)
+                self._pause(seconds, dictated=dictated,
+                            what=f"POST {self._display(create_url)}")
+                continue
+            return self._result(response, "POST", created=True)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _url(self, suffix: str) -> str:
+        return f"{self._base}/repos/{self._context.repository}{suffix}"
+
+    @staticmethod
+    def _pr(pr: int) -> int:
+        number = _positive_int(pr)
+        if number is None:
+            raise GitHubError(f"the pull-request number must be a positive integer, not {pr!r}")
+        return number
+
+    def _scrub(self, text: str) -> str:
+        if self._token:
+            text = text.replace(self._token, "***")
+        return text
+
+    def _clean(self, text: str) -> str:
+        """One scrubbed, short line for a user-facing message."""
+        line = " ".join(self._scrub(text).split())
+        if len(line) > _MAX_MESSAGE_CHARS:
+            line = line[: _MAX_MESSAGE_CHARS - 1] + "…"
+        return line
+
+    def _display(self, url: str) -> str:
+        parts = urlsplit(url)
+        shown = parts.path + (f"?{parts.query}" if parts.query else "")
+        return self._clean(shown)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": USER_AGENT,
+        }
+        if self._token is not None:
+            headers["Authorization"] = f"Bearer {self._token}"
+        return headers
+
+    def _newest_marked(self, pr: int, mark: str) -> dict[str, Any] | None:
+        marked = [c for c in self.list_comments(pr)
+                  if isinstance(c.get("body"), str) and mark in c["body"]
+                  and _positive_int(c.get("id")) is not None]
+        if not marked:
+            return None
+        return max(marked, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
+
+    def _next_link(self, response: requests.Response, current: str) -> str | None:
+        link = response.links.get("next")
+        target = link.get("url") if isinstance(link, dict) else None
+        if not isinstance(target, str) or not target:
+            return None
+        absolute = urljoin(current, target)
+        parts = urlsplit(absolute)
+        if (parts.scheme, parts.netloc) != self._origin:
+            raise GitHubError(f"GitHub API GET {self._display(current)}: refusing to follow a "
+                              f"pagination link to another host ({self._clean(parts.netloc)})")
+        return absolute
+
+    def _json(self, response: requests.Response, method: str, url: str) -> Any:
+        try:
+            return response.json()
+        except ValueError:
+            raise GitHubError(f"GitHub API {method} {self._display(url)} answered HTTP "
+                              f"{response.status_code} with a body that is not JSON") from None
+
+    def _result(self, response: requests.Response, method: str, *,
+                created: bool) -> CommentResult:
+        data = self._json(response, method, response.url)
+        if isinstance(data, dict):
+            comment_id = _positive_int(data.get("id"))
+            html_url = data.get("html_url")
+            if comment_id is not None and isinstance(html_url, str):
+                return CommentResult(url=html_url, comment_id=comment_id, created=created)
+        raise GitHubError(f"GitHub API {method} {self._display(response.url)} answered without "
+                          "the comment's id and html_url")
+
+    def _api_message(self, response: requests.Response) -> str:
+        """GitHub's ``message`` (and any ``errors[].message``), scrubbed, on one line."""
+        try:
+            data = response.json()
+        except ValueError:
+            return self._clean(response.text or response.reason or "")
+        if not isinstance(data, dict):
+            return ""
+        parts: list[str] = []
+        if isinstance(data.get("message"), str):
+            parts.append(data["message"])
+        errors = data.get("errors")
+        if isinstance(errors, list):
+            for item in errors:
+                if isinstance(item, dict) and isinstance(item.get("message"), str):
+                    parts.append(item["message"])
+                elif isinstance(item, str):
+                    parts.append(item)
+        return self._clean("; ".join(parts))
+
+    def _backoff(self, attempt: int) -> float:
+        return float(min(BACKOFF_CAP,
+                         BACKOFF_BASE * 2.0 ** attempt * (0.5 + self._random())))
+
+    def _retry_after(self, value: str | None) -> float | None:
+        if value is None:
+            return None
+        seconds = _parse_number(value)
+        if seconds is None:
+            try:
+                seconds = parsedate_to_datetime(value).timestamp() - self._clock()
+            except (TypeError, ValueError, IndexError):
+                return None
+        return max(seconds, 0.0)
+
+    def _retry_wait(self, response: requests.Response, message: str,
+                    attempt: int) -> tuple[float, bool] | None:
+        """(seconds, dictated by GitHub) before the next attempt, or None: do not retry."""
+        status = response.status_code
+        headers = response.headers
+        if status in (403, 429):
+            retry_after = self._retry_after(headers.get("retry-after"))
+            if retry_after is not None:
+                return retry_after, True
+            if (headers.get("x-ratelimit-remaining") or "").strip() == "0":
+                reset = _parse_number(headers.get("x-ratelimit-reset"))
+                if reset is not None:
+                    return max(reset - self._clock(), 1.0), True
+            elif status == 403 and "rate limit" not in message.lower():
+                return None  # a permission error, not a rate limit
+            # A rate limit without a usable time: at least a minute, doubling.
+            return min(SECONDARY_LIMIT_WAIT * 2.0 ** attempt, self._max_wait), False
+        if status >= 500:
+            retry_after = self._retry_after(headers.get("retry-after"))
+            if retry_after is not None:
+                return retry_after, True
+            return self._backoff(attempt), False
+        return None
+
+    def _pause(self, seconds: float, *, dictated: bool, what: str) -> None:
+        if seconds > self._max_wait:
+            if dictated:
+                raise GitHubError(
+                    f"GitHub API {what}: GitHub asks to wait {seconds:.0f} s (rate limit), "
+                    f"more than the {self._max_wait:.0f} s this tool waits at once",
+                    hint="run the job again later")
+            seconds = self._max_wait
+        self._sleep(seconds)
+
+    def _failure(self, method: str, url: str, status: int, message: str,
+                 length: int | None) -> GitHubError:
+        what = f"{method} {self._display(url)}"
+        detail = f"HTTP {status}" + (f": {message}" if message else "")
+        if status == 422 and "too long" in message.lower():
+            return CommentTooLong(f"GitHub API {what} refused the comment as too long "
+                                  f"({detail})", length=length)
+        if method in _WRITE_METHODS and status in (403, 404):
+            return CommentForbidden(f"GitHub refused to write the PR comment: {what} answered "
+                                    f"{detail}", hint=_FORBIDDEN_HINT)
+        if status == 401:
+            return GitHubError(f"GitHub API {what} failed: {detail}",
+                               hint="the GitHub token is invalid or expired")
+        return GitHubError(f"GitHub API {what} failed: {detail}")
+
+    def _request(self, method: str, url: str, *, body: dict[str, Any] | None = None,
+                 length: int | None = None, budget: _Budget | None = None,
+                 repeatable: bool = True) -> requests.Response:
+        """Send with retries; a non-``repeatable`` request raises :class:`_AmbiguousWrite`
+        instead of re-sending when its outcome is unknown."""
+        budget = budget if budget is not None else _Budget(self._max_attempts)
+        what = f"{method} {self._display(url)}"
+        while True:
+            attempt = budget.take()
+            try:
+                response = self._session.request(method, url, headers=self._headers(),
+                                                 json=body, timeout=self._timeout)
+            except requests.ConnectTimeout as exc:  # nothing was sent: safe to repeat
+                failure = f"connection timed out ({self._clean(str(exc))})"
+            except (requests.Timeout, requests.ConnectionError) as exc:
+                kind = "timed out" if isinstance(exc, requests.Timeout) else "connection failed"
+                failure = f"{kind} ({self._clean(str(exc))})"
+                if not repeatable:
+                    raise _AmbiguousWrite(failure) from None
+            except requests.RequestException as exc:
+                raise GitHubError(f"GitHub API {what} failed: "
+                                  f"{self._clean(str(exc))}") from None
+            else:
+                status = response.status_code
+                if 200 <= status < 300:
+                    return response
+                message = self._api_message(response)
+                wait = self._retry_wait(response, message, attempt)
+                if wait is None:
+                    raise self._failure(method, url, status, message, length)
+                failure = f"HTTP {status}" + (f": {message}" if message else "")
+                if status >= 500 and not repeatable:
+                    raise _AmbiguousWrite(failure, wait=wait)
+                if budget.exhausted:
+                    raise GitHubError(f"GitHub API {what} failed after {budget.used} "
+                                      f"attempts: {failure}")
+                self._pause(wait[0], dictated=wait[1], what=what)
+                continue
+            if budget.exhausted:
+                raise GitHubError(f"GitHub API {what} failed after {budget.used} attempts: "
+                                  f"{failure}")
+            self._pause(self._backoff(attempt), dictated=False, what=what)
