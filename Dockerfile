@@ -81,6 +81,7 @@ LABEL org.opencontainers.image.title="neuralmind-retrieval-eval" \
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git \
+ && apt-get clean \
  && rm -rf /var/lib/apt/lists/* \
  && git config --system --add safe.directory '*'
 

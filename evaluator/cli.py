@@ -12,14 +12,15 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import yaml
 
 from evaluator import __version__
-from evaluator.core.compare import BaselineComparison, compare_results
+from evaluator.baseline import plan_baseline
+from evaluator.core.compare import BaselineComparison, check_gates, compare_results
 from evaluator.core.options import Options, build_options
 from evaluator.core.results import Results, from_dict, to_dict
 from evaluator.errors import (
@@ -107,7 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "answer relevance)")
     ev.add_argument("--no-fail-on-floors", dest="fail_on_floors", action="store_false",
                     default=None, help="report missed floors but exit 0")
-    ev.add_argument("--baseline", help="results.json of an earlier run to compare with")
+    ev.add_argument("--baseline", help="none | auto (the PR's merge base) | ref:<git-ref> | "
+                                       "file:<results.json>")
     ev.add_argument("--comment", action="store_true", default=None,
                     help="post or update the sticky pull-request comment")
     _add_comment_flags(ev)
@@ -184,12 +186,13 @@ def _headline_outputs(results: Results) -> dict[str, str]:
 
 
 def _comparison(results: Results, baseline: Results | None, source: str,
-                options: Options) -> BaselineComparison | None:
+                options: Options, *, notes: Sequence[str] = ()) -> BaselineComparison | None:
     if baseline is None:
         return None
     metrics = list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS]))
     return compare_results(baseline, results, source=source, metrics=metrics,
-                           primary_metric=options.primary_metric)
+                           primary_metric=options.primary_metric, alpha=options.alpha,
+                           min_effect=options.min_effect, notes=notes)
 
 
 def _post_comment(results: Results, comparison: BaselineComparison | None, *, options: Options,
@@ -307,10 +310,29 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
     if queries is None:
         queries = root / options.queries
     progress = Progress(io.stderr, quiet=options.quiet)
-    baseline = load_results(Path(options.baseline)) if options.baseline else None
-    evaluation = evaluate(root, options, progress=progress, queries_path=queries)
+    plan = plan_baseline(options.baseline, root=root, env=io.env)
+    baseline = load_results(plan.file) if plan.file is not None else None
+    evaluation = evaluate(root, options, progress=progress, queries_path=queries,
+                          base=plan.request)
     results = evaluation.results
-    comparison = _comparison(results, baseline, f"file {options.baseline}", options)
+    notes = list(evaluation.notes)
+    source = f"file {plan.file}" if plan.file is not None else ""
+    if evaluation.baseline is not None:
+        baseline, source = evaluation.baseline, evaluation.baseline_label or "the base"
+        notes.append("Both sides use the head's ground truth, so added queries are compared "
+                     "fairly.")
+    elif baseline is not None and plan.pr_base_sha and baseline.run.commit \
+            and baseline.run.commit != plan.pr_base_sha:
+        notes.append(f"The baseline file is stale: it was evaluated at "
+                     f"{baseline.run.commit[:12]}, not at the PR's base "
+                     f"{plan.pr_base_sha[:12]}.")
+    comparison = _comparison(results, baseline, source, options, notes=notes)
+    if comparison is not None and baseline is not None:
+        gates = check_gates(comparison, baseline, results, max_drop=options.max_drop,
+                            significant_only=options.max_drop_significant_only,
+                            new_failures=options.fail_on_new_failures, alpha=options.alpha,
+                            min_effect=options.min_effect)
+        results = replace(results, violations=results.violations + gates)
     results_path = report_path = None
     if options.output_dir:
         out = Path(options.output_dir)
@@ -320,6 +342,9 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
             raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
         results_path, report_path = out / "results.json", out / "report.md"
         results_path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
+        if evaluation.baseline is not None:
+            (out / "baseline-results.json").write_text(
+                json.dumps(to_dict(evaluation.baseline), indent=2) + "\n", encoding="utf-8")
         progress(f"wrote {results_path} and {report_path}")
     runner = Runner.from_env(io.env, stream=io.stdout)
     for warning in results.run.warnings:

@@ -7,10 +7,12 @@ Timings split NeuralMind's own work (build, query calls) from the evaluator's ov
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,10 +30,18 @@ from evaluator.core.scoring import (
     score_all,
 )
 from evaluator.errors import BuildError, GroundTruthError, InputError
-from evaluator.model import ModelSource, resolve_model
+from evaluator.model import ModelSource, model_fingerprint, resolve_model
 from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
 from evaluator.progress import Progress
-from evaluator.snapshot import checkout_files, head_commit, snapshot_dir, sync_tree
+from evaluator.snapshot import (
+    checkout_files,
+    export_commit,
+    file_at,
+    head_commit,
+    snapshot_dir,
+    sync_tree,
+    tree_digest,
+)
 
 
 def default_cache_dir() -> Path:
@@ -73,15 +83,127 @@ def read_ground_truth(path: Path, *, present: tuple[str, ...] | None,
 
 
 @dataclass(frozen=True)
+class BaseRequest:
+    """The base side to evaluate: a commit of the same repository."""
+
+    commit: str
+    label: str
+    ref: str | None = None
+
+
+@dataclass(frozen=True)
 class Evaluation:
     results: Results
     ground_truth: GroundTruth
     problems: tuple[Problem, ...]
+    baseline: Results | None = None
+    baseline_label: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Setup:
+    root: Path
+    options: Options
+    qpath: Path
+    ground_truth: GroundTruth
+    cache_dir: Path
+    model: ModelSource
+    tree: Path
+    started_at: str
+
+
+def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
+    """What the built index depends on: file contents, NeuralMind version, backend, graph
+    source, model and NeuralMind's project config."""
+    config = source / ".neuralmind.yaml"
+    parts = {
+        "tree": tree_digest(source, files),
+        "neuralmind": neuralmind_version(),
+        "backend": setup.options.backend,
+        "graph_source": setup.options.graph_source,
+        "model": model_fingerprint(setup.model),
+        "config": config.read_text(encoding="utf-8") if config.is_file() else "",
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: str | None,
+              ref: str | None, label: str, progress: Progress) -> tuple[Results, list[str]]:
+    """Snapshot ``source`` into the shared tree, build (incrementally), ask, score."""
+    t0 = time.perf_counter()
+    options = setup.options
+    try:
+        stats = sync_tree(source, files, setup.tree)
+    except OSError as err:
+        raise BuildError(f"cannot write the snapshot under {setup.cache_dir}: "
+                         f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
+    progress(f"{label}: snapshot {stats.copied} copied, {stats.unchanged} unchanged, "
+             f"{stats.removed} removed")
+    index = NeuralMindIndex(setup.tree, backend=options.backend,
+                            graph_source=options.graph_source, model=setup.model)
+    user_config = source / ".neuralmind.yaml"
+    key = index_cache_key(source, files, setup) if options.backend != "in_memory" else None
+    build = index.build(user_config=user_config if user_config.is_file() else None,
+                        cache_key=key)
+    notes = [build.fallback] if build.fallback else []
+    if build.fallback:
+        progress.warn(build.fallback)
+    how = "reused from the cache" if build.cached else (
+        f"{build.nodes_embedded} embedded, {build.nodes_reused} reused")
+    progress(f"{label}: index {build.nodes} nodes ({how}) in {build.seconds:.1f}s")
+    retrievals: dict[str, Retrieval] = {}
+    query_seconds = 0.0
+    queries = setup.ground_truth.queries
+    try:
+        for i, query in enumerate(queries, start=1):
+            retrieval, seconds = index.ask(query, embed=options.embed)
+            retrievals[query.id] = retrieval
+            query_seconds += seconds
+            if i == len(queries) or i % 10 == 0:
+                progress(f"{label}: {i}/{len(queries)} questions asked")
+    finally:
+        index.close()
+    scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
+                             threshold=options.relevance_threshold)
+    rows = score_all(setup.ground_truth, retrievals, scoring)
+    overall = aggregate(rows)
+    shapes = by_shape(rows, setup.ground_truth.shapes)
+    violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
+    total = time.perf_counter() - t0
+    run = RunInfo(
+        tool_version=__version__,
+        neuralmind_version=neuralmind_version(),
+        backend=build.backend if options.backend == "auto" else options.backend,
+        graph_source=options.graph_source,
+        k_values=scoring.k_values,
+        gain=options.gain.value,
+        threshold=options.relevance_threshold,
+        queries_file=_display(setup.qpath, setup.root),
+        queries_sha256=hashlib.sha256(setup.qpath.read_bytes()).hexdigest(),
+        root=setup.root.name,
+        commit=commit,
+        ref=ref,
+        model=setup.model.describe() if options.backend != "in_memory" else None,
+        started_at=setup.started_at,
+        draft=setup.ground_truth.draft,
+        index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
+               "nodes_reused": build.nodes_reused, "graph_kind": build.graph_kind,
+               "files": len(files), "cached": build.cached},
+        timings={"build_s": round(build.seconds, 4), "queries_s": round(query_seconds, 4),
+                 "total_s": round(total, 4),
+                 "overhead_s": round(max(total - build.seconds - query_seconds, 0.0), 4)},
+        warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
+    )
+    results = Results(run=run, overall=overall, shapes=shapes, queries=rows,
+                      violations=violations)
+    return results, notes
 
 
 def evaluate(root: Path, options: Options, *, progress: Progress,
-             queries_path: Path | None = None, ref: str | None = None) -> Evaluation:
-    """Evaluate the checkout at ``root`` with ``options``; never writes into ``root``."""
+             queries_path: Path | None = None, base: BaseRequest | None = None) -> Evaluation:
+    """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, updating the
+    same index incrementally); never writes into ``root``."""
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     t0 = time.perf_counter()
     root = root.resolve()
@@ -97,77 +219,49 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
         progress.warn(problem.render())
     progress(f"ground truth: {len(ground_truth.queries)} queries "
              f"({', '.join(ground_truth.shapes)}) from {qpath}")
-
     cache_dir = ensure_writable(Path(options.cache_dir) if options.cache_dir
                                 else default_cache_dir())
     needs_model = options.backend != "in_memory" or options.embed
     model = resolve_model(cache_dir) if needs_model else ModelSource(None, "not needed")
     flavour = f"{options.backend}-{options.graph_source}"
-    tree = snapshot_dir(cache_dir, root, flavour=flavour) / "tree"
-    try:
-        stats = sync_tree(root, files, tree)
-    except OSError as err:
-        raise BuildError(f"cannot write the snapshot under {cache_dir}: "
-                         f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
-    progress(f"snapshot: {stats.copied} copied, {stats.unchanged} unchanged, "
-             f"{stats.removed} removed ({tree})")
-
-    index = NeuralMindIndex(tree, backend=options.backend, graph_source=options.graph_source,
-                            model=model)
-    progress(f"building the NeuralMind index (backend {options.backend}, graph "
-             f"{options.graph_source}, model {model.origin})")
-    user_config = root / ".neuralmind.yaml"
-    build = index.build(user_config=user_config if user_config.is_file() else None)
-    progress(f"index: {build.nodes} nodes ({build.nodes_embedded} embedded, "
-             f"{build.nodes_reused} reused) in {build.seconds:.1f}s")
-
-    retrievals: dict[str, Retrieval] = {}
-    query_seconds = 0.0
-    try:
-        for i, query in enumerate(ground_truth.queries, start=1):
-            retrieval, seconds = index.ask(query, embed=options.embed)
-            retrievals[query.id] = retrieval
-            query_seconds += seconds
-            if i == len(ground_truth.queries) or i % 5 == 0:
-                progress(f"queries: {i}/{len(ground_truth.queries)} asked")
-    finally:
-        index.close()
-
-    scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
-                             threshold=options.relevance_threshold)
-    rows = score_all(ground_truth, retrievals, scoring)
-    overall = aggregate(rows)
-    shapes = by_shape(rows, ground_truth.shapes)
-    violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
-    total = time.perf_counter() - t0
-    run = RunInfo(
-        tool_version=__version__,
-        neuralmind_version=neuralmind_version(),
-        backend=build.backend if options.backend == "auto" else options.backend,
-        graph_source=options.graph_source,
-        k_values=scoring.k_values,
-        gain=options.gain.value,
-        threshold=options.relevance_threshold,
-        queries_file=_display(qpath, root),
-        queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
-        root=root.name,
-        commit=head_commit(root),
-        ref=ref,
-        model=model.describe() if options.backend != "in_memory" else None,
-        started_at=started_at,
-        draft=ground_truth.draft,
-        index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
-               "nodes_reused": build.nodes_reused, "graph_kind": build.graph_kind,
-               "files": len(files)},
-        timings={"build_s": round(build.seconds, 4), "queries_s": round(query_seconds, 4),
-                 "total_s": round(total, 4),
-                 "overhead_s": round(max(total - build.seconds - query_seconds, 0.0), 4)},
-        warnings=tuple(p.render() for p in ground_truth.warnings),
-    )
-    results = Results(run=run, overall=overall, shapes=shapes, queries=rows,
-                      violations=violations)
-    return Evaluation(results=results, ground_truth=ground_truth,
-                      problems=ground_truth.problems)
+    setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
+                   cache_dir=cache_dir, model=model,
+                   tree=snapshot_dir(cache_dir, root, flavour=flavour) / "tree",
+                   started_at=started_at)
+    progress(f"index: backend {options.backend}, graph {options.graph_source}, "
+             f"model {model.origin}, snapshot {setup.tree}")
+    baseline = None
+    notes: list[str] = []
+    if base is not None:
+        export = cache_dir / "exports" / base.commit[:16]
+        try:
+            base_files = export_commit(root, base.commit, export)
+            if not base_files:
+                raise InputError(f"the base commit {base.commit[:12]} has no files to index")
+            try:
+                rel = qpath.resolve().relative_to(root).as_posix()
+            except ValueError:
+                rel = None
+            if rel is not None and not file_at(root, base.commit, rel):
+                notes.append(f"{rel} does not exist at the base commit; both sides use the "
+                             "head's version")
+            baseline, base_notes = _run_side(setup, source=export, files=base_files,
+                                             commit=base.commit, ref=base.ref,
+                                             label=f"base {base.commit[:12]}",
+                                             progress=progress)
+            notes += base_notes
+        finally:
+            shutil.rmtree(export, ignore_errors=True)
+    head_commit_sha = head_commit(root)
+    results, _head_notes = _run_side(setup, source=root, files=files, commit=head_commit_sha,
+                                     ref=None, label="head", progress=progress)
+    if baseline is not None:
+        results = replace(results, run=replace(results.run, timings={
+            **results.run.timings, "base_total_s": baseline.run.timings["total_s"],
+            "total_s": round(time.perf_counter() - t0, 4)}))
+    return Evaluation(results=results, ground_truth=ground_truth, problems=ground_truth.problems,
+                      baseline=baseline, baseline_label=base.label if base else None,
+                      notes=tuple(notes))
 
 
 def _display(path: Path, root: Path) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import os
 import shutil
@@ -51,6 +52,8 @@ class BuildInfo:
     seconds: float
     baseline_tokens: int | None
     notices: tuple[str, ...]
+    cached: bool = False
+    fallback: str | None = None
 
 
 @contextlib.contextmanager
@@ -121,24 +124,77 @@ class NeuralMindIndex:
         self._mind: Any = None
         self._embed: EmbedFn | None = None
 
-    def build(self, *, user_config: Path | None = None) -> BuildInfo:
-        """Build (or incrementally update) the index; raises :class:`BuildError` on failure."""
+    @property
+    def _stamp(self) -> Path:
+        return self.tree / ".neuralmind" / "retrieval-eval-index.json"
+
+    def _new_mind(self, notices: io.StringIO) -> Any:
+        from neuralmind.core import NeuralMind
+
+        mind = NeuralMind(str(self.tree),
+                          backend_type="in_memory" if self.backend == "in_memory" else None,
+                          enable_synapses=True)
+        mind.notice_stream = notices
+        return mind
+
+    def build(self, *, user_config: Path | None = None, cache_key: str | None = None,
+              fresh: bool = False) -> BuildInfo:
+        """Build, incrementally update, or reuse the index; :class:`BuildError` on failure.
+
+        * ``cache_key`` (a hash of the indexed files, NeuralMind version, backend, graph
+          source and model): when the index on disk was built for the same key, it is loaded
+          instead of rebuilt. The ``in_memory`` backend keeps nothing on disk, so it always
+          builds.
+        * ``fresh``: drop the index on disk first (a full rebuild).
+        * An incremental update that fails is retried once as a full rebuild, and says so.
+        """
         started = time.perf_counter()
+        persistent = self.backend != "in_memory"
+        if fresh:
+            shutil.rmtree(self.tree / ".neuralmind", ignore_errors=True)
+        if persistent and cache_key and self._stamp.is_file():
+            try:
+                stamp = json.loads(self._stamp.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                stamp = {}
+            if stamp.get("key") == cache_key:
+                with _quiet_library():
+                    try:
+                        self._mind = self._new_mind(io.StringIO())
+                    except Exception as err:
+                        raise self._build_error(err) from None
+                return BuildInfo(
+                    backend=str(stamp.get("backend", self.backend)),
+                    graph_source=self.graph_source, nodes=int(stamp.get("nodes", 0)),
+                    nodes_embedded=0, nodes_reused=int(stamp.get("nodes", 0)),
+                    graph_kind=str(stamp.get("graph_kind", "unknown")),
+                    seconds=time.perf_counter() - started, baseline_tokens=None,
+                    notices=(), cached=True)
+        self._stamp.unlink(missing_ok=True)
         _write_project_config(self.tree, user_config, self.graph_source)
         if self.graph_source == "graphify":
             run_graphify(self.tree)
-        from neuralmind.core import NeuralMind
-
         notices = io.StringIO()
+        fallback = None
         with _quiet_library() as printed:
             try:
-                mind = NeuralMind(str(self.tree),
-                                  backend_type="in_memory" if self.backend == "in_memory"
-                                  else None, enable_synapses=True)
-                mind.notice_stream = notices
+                mind = self._new_mind(notices)
                 stats = mind.build()
+                if not stats.get("success", False) and (self.tree / ".neuralmind").exists() \
+                        and not fresh:
+                    raise RuntimeError(stats.get("error") or "incremental build failed")
             except Exception as err:  # the library raises many kinds; all are a failed build
-                raise self._build_error(err) from None
+                if fresh or not persistent:
+                    raise self._build_error(err) from None
+                fallback = (f"the incremental NeuralMind build failed ({type(err).__name__}: "
+                            f"{err}); rebuilt the index from scratch")
+                shutil.rmtree(self.tree / ".neuralmind", ignore_errors=True)
+                _write_project_config(self.tree, user_config, self.graph_source)
+                try:
+                    mind = self._new_mind(notices)
+                    stats = mind.build()
+                except Exception as err2:
+                    raise self._build_error(err2) from None
         if not stats.get("success", False):
             raise BuildError(f"NeuralMind could not index the checkout: "
                              f"{stats.get('error') or 'unknown error'}")
@@ -148,9 +204,15 @@ class NeuralMindIndex:
                              hint="check that PATH holds source files NeuralMind supports")
         self._mind = mind
         graph = stats.get("graph") or {}
+        backend = str(stats.get("backend", self.backend))
+        if persistent and cache_key:
+            self._stamp.write_text(json.dumps({"key": cache_key, "nodes": nodes,
+                                               "backend": backend,
+                                               "graph_kind": graph.get("kind", "unknown")}),
+                                   encoding="utf-8")
         lines = [*notices.getvalue().splitlines(), *printed.getvalue().splitlines()]
         return BuildInfo(
-            backend=str(stats.get("backend", self.backend)),
+            backend=backend,
             graph_source=self.graph_source,
             nodes=nodes,
             nodes_embedded=int(stats.get("nodes_added", 0) or 0)
@@ -160,6 +222,7 @@ class NeuralMindIndex:
             seconds=time.perf_counter() - started,
             baseline_tokens=stats.get("baseline_tokens"),
             notices=tuple(line for line in lines if line.strip()),
+            fallback=fallback,
         )
 
     def _build_error(self, err: Exception) -> BuildError:

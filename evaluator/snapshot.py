@@ -10,9 +10,11 @@ NeuralMind's incremental build re-embeds only what changed.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import subprocess
+import tarfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,7 +25,7 @@ from evaluator.errors import GitError, InputError
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".neuralmind", "graphify-out", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "node_modules",
-    ".retrieval-eval-cache",
+    ".retrieval-eval", ".retrieval-eval-cache",
 })
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 IGNORED_FILES = frozenset({"neuralmind-backend.yaml", "neuralmind-backend.yml",
@@ -34,8 +36,9 @@ MANAGED = frozenset({".neuralmind", "graphify-out", ".neuralmind.yaml"})
 def _git(args: Sequence[str], cwd: Path, *, check: bool = True) -> subprocess.CompletedProcess[
         bytes]:
     try:
-        proc = subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, check=False,
-                              timeout=120)
+        # safe.directory: in the action's container the workspace belongs to another uid.
+        proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(cwd), *args],
+                              capture_output=True, check=False, timeout=120)
     except FileNotFoundError:
         raise GitError("git is not installed; it is needed to read the checkout") from None
     except subprocess.TimeoutExpired:
@@ -68,11 +71,11 @@ def _ignored(rel: PurePosixPath) -> bool:
             or rel.name in IGNORED_FILES or rel.name.endswith(IGNORED_SUFFIXES))
 
 
-def checkout_files(root: Path) -> tuple[str, ...]:
+def checkout_files(root: Path, *, use_git: bool = True) -> tuple[str, ...]:
     """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped."""
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
-    if is_git_worktree(root):
+    if use_git and is_git_worktree(root):
         out = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root).stdout
         names: Iterable[str] = (n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
     else:
@@ -151,3 +154,59 @@ def tree_digest(root: Path, files: Sequence[str]) -> str:
         digest.update(rel.encode() + b"\0")
         digest.update(hashlib.sha256((root / rel).read_bytes()).digest())
     return digest.hexdigest()
+
+
+# ----------------------------------------------------------------------------- commits
+
+SHALLOW_HINT = ("the clone has too little history: set `fetch-depth: 0` on actions/checkout "
+                "(or fetch the base branch) so the base commit is available")
+
+
+def is_shallow(repo: Path) -> bool:
+    proc = _git(["rev-parse", "--is-shallow-repository"], repo, check=False)
+    return proc.stdout.strip() == b"true"
+
+
+def resolve_commit(repo: Path, ref: str) -> str:
+    """The full sha of ``ref``; a clear error for an unknown ref (with the shallow hint)."""
+    if not is_git_worktree(repo):
+        raise GitError(f"{repo} is not a git checkout, so there is no {ref!r} to compare with")
+    if ref.startswith("-"):
+        raise GitError(f"{ref!r} is not a git ref")
+    proc = _git(["rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], repo, check=False)
+    sha = proc.stdout.decode().strip()
+    if proc.returncode != 0 or not sha:
+        hint = SHALLOW_HINT if is_shallow(repo) else "check the spelling, or fetch it first"
+        raise GitError(f"unknown git ref {ref!r} in {repo}", hint=hint)
+    return sha
+
+
+def fetch_commit(repo: Path, sha: str) -> bool:
+    """Try to fetch one commit from ``origin`` (works when the checkout kept credentials)."""
+    proc = _git(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", sha], repo, check=False)
+    return proc.returncode == 0
+
+
+def merge_base(repo: Path, a: str, b: str) -> str:
+    proc = _git(["merge-base", a, b], repo, check=False)
+    sha = proc.stdout.decode().strip()
+    if proc.returncode != 0 or not sha:
+        hint = SHALLOW_HINT if is_shallow(repo) else None
+        raise GitError(f"no merge base between {a[:12]} and {b[:12]}", hint=hint)
+    return sha
+
+
+def file_at(repo: Path, sha: str, rel: str) -> bool:
+    """Whether ``rel`` exists in commit ``sha``."""
+    return _git(["cat-file", "-e", f"{sha}:{rel}"], repo, check=False).returncode == 0
+
+
+def export_commit(repo: Path, sha: str, dest: Path) -> tuple[str, ...]:
+    """Write the tree of commit ``sha`` into ``dest`` (read-only for ``repo``); its files."""
+    data = _git(["archive", "--format=tar", sha], repo).stdout
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        archive.extractall(dest, filter="data")
+    return checkout_files(dest, use_git=False)

@@ -15,12 +15,14 @@ Rules:
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from evaluator.core.floors import Violation
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
-from evaluator.core.stats import Comparison, compare
+from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
 
 LOWER_IS_BETTER = frozenset({"contradiction", "context_tokens"})
 MOVER_METRIC = "ndcg@5"
@@ -72,6 +74,7 @@ class BaselineComparison:
     removed: tuple[str, ...]
     primary: Comparison
     notes: tuple[str, ...] = ()
+    detectable: float | None = None  # smallest primary-metric change the suite can detect
 
 
 def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> MetricDelta:
@@ -124,6 +127,11 @@ def compare_results(
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None},
         alpha=alpha, min_effect=min_effect,
     )
+    _ids, deltas = paired_deltas(
+        {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
+        {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
+    detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
+                  if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
     all_notes = list(notes)
     if added or removed:
         all_notes.append(f"deltas are paired over the {len(common)} queries on both sides; "
@@ -134,5 +142,53 @@ def compare_results(
     return BaselineComparison(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
-        removed=removed, primary=primary, notes=tuple(all_notes),
+        removed=removed, primary=primary, notes=tuple(all_notes), detectable=detectable,
     )
+
+
+def check_gates(
+    comparison: BaselineComparison,
+    base: Results,
+    head: Results,
+    *,
+    max_drop: Mapping[str, float],
+    significant_only: bool = False,
+    new_failures: bool = False,
+    alpha: float = 0.05,
+    min_effect: float = 0.02,
+) -> tuple[Violation, ...]:
+    """Regression gates against the baseline.
+
+    * ``max_drop``: a metric may get worse by at most the given amount (paired means; for
+      ``contradiction`` and ``context_tokens`` worse means higher). With
+      ``significant_only`` a drop counts only when the paired randomization test calls it
+      significant.
+    * ``new_failures``: no query that had a hit in the top 5 in the baseline may lose it.
+    """
+    out: list[Violation] = []
+    common = [q.id for q in head.queries if base.query(q.id) is not None]
+    for metric, allowed in max_drop.items():
+        delta = comparison.overall.get(metric) or _paired(metric, base, head, common)
+        if delta.delta is None or delta.base is None:
+            continue
+        worse = delta.delta if metric in LOWER_IS_BETTER else -delta.delta
+        if worse <= allowed + 1e-12:
+            continue
+        detail = ""
+        if significant_only:
+            test = compare(
+                metric,
+                {i: q.metrics.get(metric) for i in common if (q := base.query(i)) is not None},
+                {i: q.metrics.get(metric) for i in common if (q := head.query(i)) is not None},
+                alpha=alpha, min_effect=min_effect)
+            if not test.significant:
+                continue
+            detail = f", significant: p = {test.p_value:.3f}"
+        out.append(Violation("regression", metric, delta.head,
+                             f"may worsen by at most {allowed:g} from the baseline "
+                             f"{delta.base:.4f} (worsened by {worse:.4f}{detail})"))
+    if new_failures:
+        for change in comparison.newly_failing:
+            out.append(Violation(f"query {change.id}", HIT_METRIC, 0.0,
+                                 "newly failing: it had a hit in the top 5 in the baseline"))
+    return tuple(out)

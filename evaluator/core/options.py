@@ -50,12 +50,20 @@ class Options:
     template: str | None = None
     baseline: str | None = None
     primary_metric: str = "ndcg@5"
+    alpha: float = 0.05
+    min_effect: float = 0.02
     floors: FloorPolicy = field(default=DEFAULT_POLICY)
+    # Regression gates (need a baseline): metric -> largest allowed drop.
+    max_drop: Mapping[str, float] = field(default_factory=dict)
+    max_drop_significant_only: bool = False
+    fail_on_new_failures: bool = False
 
 
-_SCALARS = {f.name for f in fields(Options)} - {"floors"}
+_SCALARS = {f.name for f in fields(Options)} - {"floors", "max_drop"}
 _FLOOR_KEYS = {"floors", "shape_floors", "zero_miss"}
-_BOOLS = {"strict", "embed", "quiet", "fail_on_floors", "comment"}
+_BOOLS = {"strict", "embed", "quiet", "fail_on_floors", "comment",
+          "max_drop_significant_only", "fail_on_new_failures"}
+_FRACTIONS = {"alpha", "min_effect"}
 _OPTIONAL_STRS = {"cache_dir", "output_dir", "template", "baseline"}
 
 
@@ -116,6 +124,22 @@ def _floor_map(spec: Mapping[Any, Any], origin: str, errors: list[str]) -> tuple
     return tuple(out)
 
 
+def _drops(value: Any, where: str, errors: list[str]) -> dict[str, float]:
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: must be a mapping of metric to the largest allowed drop")
+        return {}
+    out: dict[str, float] = {}
+    for metric, drop in value.items():
+        try:
+            number = float(drop)
+            if isinstance(drop, bool) or not 0.0 <= number < float("inf"):
+                raise ValueError
+            out[str(metric)] = number
+        except (TypeError, ValueError):
+            errors.append(f"{where}: {metric}: {drop!r} must be a non-negative number")
+    return out
+
+
 def _apply(options: Options, values: Mapping[str, Any], origin: str,
            errors: list[str]) -> Options:
     changes: dict[str, Any] = {}
@@ -135,6 +159,9 @@ def _apply(options: Options, values: Mapping[str, Any], origin: str,
                     floors = replace(floors, per_shape=_floor_map(value, origin, errors))
             except ValueError as err:
                 errors.append(f"{origin}: {err}")
+            continue
+        if name == "max_drop":
+            changes[name] = _drops(value, where, errors)
             continue
         if name not in _SCALARS:
             errors.append(f"{where}: unknown option")
@@ -158,6 +185,14 @@ def _apply(options: Options, values: Mapping[str, Any], origin: str,
             changes[name] = _choice(where, value, BACKENDS, errors, fold_dashes=True)
         elif name == "graph_source":
             changes[name] = _choice(where, value, GRAPH_SOURCES, errors)
+        elif name in _FRACTIONS:
+            try:
+                number = float(value)
+                if isinstance(value, bool) or not 0.0 <= number < 1.0:
+                    raise ValueError
+                changes[name] = number
+            except (TypeError, ValueError):
+                errors.append(f"{where}: {value!r} must be a number from 0 up to 1")
         elif name == "relevance_threshold":
             if isinstance(value, bool) or str(value).strip() not in {"1", "2", "3"}:
                 errors.append(f"{where}: {value!r} must be 1, 2 or 3")
@@ -184,10 +219,30 @@ def build_options(
     options = _apply(options, {k: v for k, v in flag_values.items() if v is not None},
                      "command line", errors)
     known = set(metric_names(effective_k(options.k)))
-    for metric in sorted(options.floors.metrics() | {options.primary_metric}):
+    for metric in sorted(options.floors.metrics() | {options.primary_metric}
+                         | set(options.max_drop)):
         if metric not in known:
             errors.append(f"floor or metric {metric!r} is unknown; known metrics: "
                           f"{', '.join(sorted(known))}")
     if errors:
         raise ConfigError("invalid options:\n  " + "\n  ".join(errors))
     return options
+
+
+BASELINE_MODES = ("none", "auto", "ref", "file")
+
+
+def parse_baseline(spec: str | None) -> tuple[str, str | None]:
+    """``none`` | ``auto`` | ``ref:<git-ref>`` | ``file:<path>``; a bare path means ``file:``."""
+    text = (spec or "none").strip()
+    if text in ("", "none"):
+        return "none", None
+    if text == "auto":
+        return "auto", None
+    for mode in ("ref", "file"):
+        if text.startswith(f"{mode}:"):
+            value = text[len(mode) + 1:].strip()
+            if not value:
+                raise ConfigError(f"baseline {text!r}: give a value after '{mode}:'")
+            return mode, value
+    return "file", text
