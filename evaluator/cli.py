@@ -21,6 +21,7 @@ import yaml
 from evaluator import __version__
 from evaluator.baseline import plan_baseline
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
+from evaluator.core.interop import qrels_text, run_text
 from evaluator.core.options import Options, build_options
 from evaluator.core.results import Results, from_dict, to_dict
 from evaluator.errors import (
@@ -129,6 +130,30 @@ def build_parser() -> argparse.ArgumentParser:
                     help="github: workflow annotations pointing at file and line")
 
     sub.add_parser("action", help="run as the GitHub Action (inputs from INPUT_* variables)")
+
+    ini = sub.add_parser("init", help="draft a ground-truth file for a repository")
+    ini.add_argument("path", nargs="?", default=None, help="the repository root (default: .)")
+    ini.add_argument("--output", help="where to write (default: PATH/retrieval_queries.json); "
+                                      "never overwritten")
+    ini.add_argument("--count", type=int, default=12, help="how many questions to draft")
+    ini.add_argument("--backend", choices=["auto", "in_memory"], default=None)
+    ini.add_argument("--cache-dir")
+    ini.add_argument("--no-review", action="store_true",
+                     help="skip listing the modules NeuralMind retrieves for review")
+    _add_common(ini)
+
+    imp = sub.add_parser("import", help="convert other ground truth to retrieval_queries.json")
+    imp.add_argument("format", choices=["neuralmind-eval", "trec"],
+                     help="neuralmind-eval: .neuralmind.eval.yaml; trec: TREC/BEIR qrels + "
+                          "queries")
+    imp.add_argument("path", nargs="?", default=None, help="the repository root (default: .)")
+    imp.add_argument("--input", help="the .neuralmind.eval.yaml (default: PATH/"
+                                     ".neuralmind.eval.yaml)")
+    imp.add_argument("--qrels", help="TREC or BEIR qrels (trec)")
+    imp.add_argument("--queries", help="queries TSV or BEIR queries.jsonl (trec)")
+    imp.add_argument("--clip-grades", action="store_true",
+                     help="clip grades outside 0-3 into 0-3 instead of refusing them")
+    imp.add_argument("--output", help="where to write (default: PATH/retrieval_queries.json)")
     return parser
 
 
@@ -342,9 +367,13 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
             raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
         results_path, report_path = out / "results.json", out / "report.md"
         results_path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
+        (out / "qrels.trec").write_text(qrels_text(evaluation.ground_truth), encoding="utf-8")
+        (out / "run.trec").write_text(run_text(results, "head"), encoding="utf-8")
         if evaluation.baseline is not None:
             (out / "baseline-results.json").write_text(
                 json.dumps(to_dict(evaluation.baseline), indent=2) + "\n", encoding="utf-8")
+            (out / "run.base.trec").write_text(run_text(evaluation.baseline, "base"),
+                                               encoding="utf-8")
         progress(f"wrote {results_path} and {report_path}")
     runner = Runner.from_env(io.env, stream=io.stdout)
     for warning in results.run.warnings:
@@ -394,6 +423,108 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
     print(f"{queries}: {n} queries, {errors} error(s), {len(problems) - errors} warning(s)",
           file=io.stderr)
     return EXIT_OK if ground_truth is not None else EXIT_INPUT
+
+
+def _write_new(path: Path, doc: dict[str, Any]) -> None:
+    try:
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    except FileExistsError:
+        raise InputError(f"{path} already exists; it is never overwritten",
+                         hint="choose another --output, or move the file away") from None
+    except OSError as err:
+        raise InputError(f"cannot write {path}: {err.strerror}") from None
+
+
+def _target(args: argparse.Namespace, root: Path) -> Path:
+    target = Path(args.output) if args.output else root / "retrieval_queries.json"
+    if target.exists():
+        raise InputError(f"{target} already exists; it is never overwritten",
+                         hint="choose another --output, or move the file away")
+    return target
+
+
+def cmd_init(args: argparse.Namespace, io: IO) -> int:
+    from evaluator.authoring import candidate_facts, draft_queries, review_candidates
+    from evaluator.core.interop import document
+    from evaluator.evaluate import build_index
+    from evaluator.snapshot import checkout_files
+
+    root = Path(args.path or ".").resolve()
+    target = _target(args, root)
+    if args.count < 1:
+        raise InputError("--count must be at least 1")
+    progress = Progress(io.stderr, quiet=bool(args.quiet))
+    files = checkout_files(root)
+    drafts = draft_queries(root, files, n=args.count)
+    if not drafts:
+        raise InputError(f"nothing to draft questions from in {root}: no module docstrings, "
+                         "README headings or public classes were found",
+                         hint="write the ground truth by hand (see the README)")
+    progress(f"drafted {len(drafts)} questions")
+    review: dict[str, list[str]] = {}
+    if not args.no_review:
+        options = build_options({}, {"backend": args.backend, "cache_dir": args.cache_dir})
+        index = build_index(root, files, options, progress=progress)
+        try:
+            review = review_candidates(index, drafts)
+        finally:
+            index.close()
+    facts = {d.id: candidate_facts(root, next(m for m, g in d.grades.items() if g == 3))
+             for d in drafts}
+    doc = document(drafts, facts, draft=True, review=review,
+                   description=f"Drafted by retrieval-eval init for {root.name}: rewrite each "
+                               "question as a teammate would ask it, grade the modules under "
+                               "review, check the facts, then remove \"draft\".")
+    _write_new(target, doc)
+    print(f"wrote {target}: {len(drafts)} draft questions over "
+          f"{len(next(iter(drafts)).grades)} modules; review it, then remove \"draft\"",
+          file=io.stdout)
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace, io: IO) -> int:
+    from evaluator.authoring import candidate_facts, indexable
+    from evaluator.core import interop
+    from evaluator.snapshot import checkout_files
+
+    root = Path(args.path or ".").resolve()
+    target = _target(args, root)
+    modules = indexable(checkout_files(root))
+
+    def read(path_text: str | None, what: str) -> tuple[Path, str]:
+        if not path_text:
+            raise InputError(f"import {args.format} needs {what}")
+        path = Path(path_text)
+        try:
+            return path, path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            raise InputError(f"cannot read {path}: {err}") from None
+
+    if args.format == "neuralmind-eval":
+        source, text = read(args.input or str(root / ".neuralmind.eval.yaml"), "--input")
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise InputError(f"{source} is not valid YAML") from None
+        drafts = interop.from_neuralmind_eval(data, str(source), modules)
+    else:
+        qrels_path, qrels_text = read(args.qrels, "--qrels")
+        queries_path, queries_text = read(args.queries, "--queries")
+        qrels = interop.parse_qrels(qrels_text, str(qrels_path), clip=args.clip_grades)
+        queries = interop.parse_queries(queries_text, str(queries_path))
+        drafts = interop.from_qrels(qrels, queries, modules, source=str(qrels_path))
+    if not drafts:
+        raise InputError("nothing to import: no query has both a question and judgments")
+    facts = {d.id: candidate_facts(root, max(d.grades, key=lambda m: d.grades[m]))
+             for d in drafts}
+    doc = interop.document(drafts, facts, draft=True,
+                           description=f"Imported ({args.format}) by retrieval-eval: the gold "
+                                       "facts are candidates from the code; review them, then "
+                                       "remove \"draft\".")
+    _write_new(target, doc)
+    print(f"wrote {target}: {len(drafts)} queries imported from {args.format}", file=io.stdout)
+    return EXIT_OK
 
 
 ACTION_CHOICES = {
@@ -463,7 +594,7 @@ def cmd_action(_args: argparse.Namespace, io: IO) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO], int]] = {
     "evaluate": cmd_evaluate, "comment": cmd_comment, "validate": cmd_validate,
-    "action": cmd_action,
+    "action": cmd_action, "init": cmd_init, "import": cmd_import,
 }
 
 

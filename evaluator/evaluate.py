@@ -269,3 +269,20 @@ def _display(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+def build_index(root: Path, files: tuple[str, ...], options: Options, *,
+                progress: Progress) -> NeuralMindIndex:
+    """A built index of ``root`` in its snapshot (for drafting ground truth)."""
+    cache_dir = ensure_writable(Path(options.cache_dir) if options.cache_dir
+                                else default_cache_dir())
+    model = (resolve_model(cache_dir) if options.backend != "in_memory"
+             else ModelSource(None, "not needed"))
+    tree = snapshot_dir(cache_dir, root.resolve(),
+                        flavour=f"{options.backend}-{options.graph_source}") / "tree"
+    sync_tree(root, files, tree)
+    index = NeuralMindIndex(tree, backend=options.backend, graph_source=options.graph_source,
+                            model=model)
+    info = index.build()
+    progress(f"index: {info.nodes} nodes in {info.seconds:.1f}s")
+    return index
