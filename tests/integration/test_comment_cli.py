@@ -129,3 +129,20 @@ def test_garbled_event_file(sample_repo, cli, gh_env, tmp_path):
     assert run.code == 2
     assert "event" in run.stderr.lower()
     assert "Traceback" not in run.stderr
+
+
+def test_body_too_long_is_shrunk_not_retried_as_is(sample_repo, cli, server, gh_env, tmp_path):
+    server.script.append(Scripted("POST", 422, {
+        "message": "Validation Failed",
+        "errors": [{"resource": "IssueComment", "code": "custom", "field": "body",
+                    "message": "Body is too long (maximum is 65536 characters)"}]}))
+    config = tmp_path / "c.yml"
+    config.write_text(LENIENT)
+    run = cli("evaluate", str(sample_repo), *FAST, "--comment", "--config", str(config),
+              env=gh_env)
+    assert run.code == 0, run.stderr
+    posts = [r for r in server.sent() if r.method == "POST"]
+    assert len(posts) == 2
+    assert len(posts[1].body["body"]) < len(posts[0].body["body"])
+    assert "too long; shrinking" in run.stderr
+    assert len(server.on_issue(PR)) == 1

@@ -222,3 +222,25 @@ def test_bad_options(sample_repo, cli, tmp_path):
 def test_path_that_is_not_a_directory(cli, tmp_path):
     run = cli("evaluate", str(tmp_path / "missing"), *FAST)
     _assert_clean_failure(run, "is not a directory")
+
+
+def test_no_model_anywhere_and_no_network_is_a_clear_error(sample_repo, cli, tmp_path,
+                                                          monkeypatch):
+    """No env folder, no cache, no `model` extra, and the download fails: exit 2 with a hint."""
+    import urllib.error
+
+    from neuralmind import onnx_embedder
+
+    import evaluator.model
+
+    def offline(*_args, **_kwargs):
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(evaluator.model, "_packaged_files", lambda: None)
+    monkeypatch.setattr(onnx_embedder, "_NM_CACHE", tmp_path / "nm-cache" / "onnx")
+    monkeypatch.setattr(onnx_embedder, "_CHROMA_CACHE", tmp_path / "chroma" / "onnx")
+    monkeypatch.setattr(onnx_embedder.urllib.request, "urlretrieve", offline)
+    monkeypatch.setattr(onnx_embedder.time, "sleep", lambda _s: None)
+    run = cli("evaluate", str(sample_repo), "--quiet")
+    _assert_clean_failure(run, "embedding model all-MiniLM-L6-v2 is missing",
+                          "hint: install the model extra")
