@@ -108,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also compute the embedding columns (context precision/recall, "
                          "answer relevance)")
     ev.add_argument("--no-fail-on-floors", dest="fail_on_floors", action="store_false",
-                    default=None, help="report missed floors but exit 0")
+                    default=None, help="report missed floors and regression gates but exit 0")
     ev.add_argument("--baseline", help="none | auto (the PR's merge base) | ref:<git-ref> | "
                                        "file:<results.json>")
     ev.add_argument("--comment", action="store_true", default=None,
@@ -300,7 +300,9 @@ def _publish(results: Results, comparison: BaselineComparison | None, *, options
     print(render_text(results, comparison=comparison), file=io.stdout, end="")
     runner.append_summary(report)
     for violation in results.violations:
-        runner.annotate("error", violation.message, title="retrieval quality floor missed")
+        title = ("retrieval quality floor missed" if violation.kind == "floor"
+                 else "retrieval regression gate failed")
+        runner.annotate("error", violation.message, title=title)
     url = None
     if comment:
         url = _post_comment(results, comparison, options=options, pr=pr, io=io, runner=runner,

@@ -34,6 +34,11 @@ from evaluator.model import HOW_TO_PROVIDE, ModelSource
 
 EmbedFn = Callable[[str], list[float]]
 
+# NeuralMind's graph state in ``.neuralmind/`` (everything but the vector store): dropped
+# before each non-cached build so the graph is extracted afresh (see ``build``).
+GRAPH_STATE = ("graph.json", "index_ir.json", "ir_meta.json", "extraction_cache.json",
+               "importer_index.json", "synapses.db", "synapses.db-wal", "synapses.db-shm")
+
 
 def neuralmind_version() -> str:
     import neuralmind
@@ -171,6 +176,14 @@ class NeuralMindIndex:
                     seconds=time.perf_counter() - started, baseline_tokens=None,
                     notices=(), cached=True)
         self._stamp.unlink(missing_ok=True)
+        # Only the embeddings carry over from the previous build (the other side of a
+        # baseline run): NeuralMind re-embeds just the nodes whose text changed. The graph
+        # and what is derived from it are rebuilt from scratch, because an incremental graph
+        # keeps the previous build's node order and community ids, and the results would
+        # then depend on what was indexed before instead of equalling a fresh build.
+        for name in GRAPH_STATE:
+            (self.tree / ".neuralmind" / name).unlink(missing_ok=True)
+        shutil.rmtree(self.tree / "graphify-out", ignore_errors=True)  # graphify's, likewise
         _write_project_config(self.tree, user_config, self.graph_source)
         if self.graph_source == "graphify":
             run_graphify(self.tree)

@@ -97,10 +97,11 @@ def fmt_delta_short(delta: MetricDelta | None) -> Markup:
     return Markup(full.split(" (")[0])
 
 
-def violation_line(scope: str, metric: str, value: float | None, rule: str) -> Markup:
+def violation_line(scope: str, metric: str, value: float | None, rule: str,
+                   kind: str = "floor") -> Markup:
     shown = "not computed" if value is None else f"{value:.3f}"
     pretty = rule.replace(">=", "≥").replace("<=", "≤")
-    return Markup(f"{md_escape(scope)}: {md_escape(metric)} = {shown}, floor "
+    return Markup(f"{md_escape(scope)}: {md_escape(metric)} = {shown}, {md_escape(kind)} "
                   f"{md_escape(pretty).replace('&gt;', '>').replace('&lt;', '<')}")
 
 
@@ -211,7 +212,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
                     for m in shown_metrics],
         "shape_columns": list(SHAPE_COLUMNS),
         "shapes": shape_rows,
-        "violations": [violation_line(v.scope, v.metric, v.value, v.rule)
+        "violations": [violation_line(v.scope, v.metric, v.value, v.rule, v.kind)
                        for v in results.violations],
         "violation_messages": [v.message for v in results.violations],
         "comparison": comparison,

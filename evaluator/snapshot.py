@@ -10,12 +10,11 @@ NeuralMind's incremental build re-embeds only what changed.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shutil
 import subprocess
-import tarfile
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -33,12 +32,13 @@ IGNORED_FILES = frozenset({"neuralmind-backend.yaml", "neuralmind-backend.yml",
 MANAGED = frozenset({".neuralmind", "graphify-out", ".neuralmind.yaml"})
 
 
-def _git(args: Sequence[str], cwd: Path, *, check: bool = True) -> subprocess.CompletedProcess[
-        bytes]:
+def _git(args: Sequence[str], cwd: Path, *, check: bool = True,
+         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     try:
         # safe.directory: in the action's container the workspace belongs to another uid.
         proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(cwd), *args],
-                              capture_output=True, check=False, timeout=120)
+                              capture_output=True, check=False, timeout=120,
+                              env=None if env is None else {**os.environ, **env})
     except FileNotFoundError:
         raise GitError("git is not installed; it is needed to read the checkout") from None
     except subprocess.TimeoutExpired:
@@ -197,16 +197,30 @@ def merge_base(repo: Path, a: str, b: str) -> str:
 
 
 def file_at(repo: Path, sha: str, rel: str) -> bool:
-    """Whether ``rel`` exists in commit ``sha``."""
-    return _git(["cat-file", "-e", f"{sha}:{rel}"], repo, check=False).returncode == 0
+    """Whether ``rel`` (relative to ``repo``, which may be a subfolder) exists in ``sha``."""
+    # ``./``: relative to the folder git runs in, not to the top of the repository.
+    return _git(["cat-file", "-e", f"{sha}:./{rel}"], repo, check=False).returncode == 0
 
 
 def export_commit(repo: Path, sha: str, dest: Path) -> tuple[str, ...]:
-    """Write the tree of commit ``sha`` into ``dest`` (read-only for ``repo``); its files."""
-    data = _git(["archive", "--format=tar", sha], repo).stdout
+    """Write what a checkout of commit ``sha`` holds under ``repo`` (which may be a subfolder
+    of the repository) into ``dest``; its files. Read-only for the repository.
+
+    A checkout through a throw-away index (``read-tree`` + ``checkout-index``), not ``git
+    archive``: an archive leaves out ``export-ignore`` files and rewrites ``export-subst``
+    ones, so the base would not be what the commit holds. Line endings and filters are
+    applied as in a checkout, like on the head side.
+    """
+    top = Path(_git(["rev-parse", "--show-toplevel"], repo).stdout.decode().strip())
+    prefix = _git(["rev-parse", "--show-prefix"], repo).stdout.decode().strip()
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        archive.extractall(dest, filter="data")
+    if _git(["cat-file", "-e", f"{sha}:{prefix}"], top, check=False).returncode != 0:
+        return ()  # the folder did not exist yet at that commit
+    with tempfile.TemporaryDirectory(prefix="retrieval-eval-index-") as scratch:
+        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        # The tree of the subfolder, so its files land at the top of ``dest``.
+        _git(["read-tree", f"{sha}:{prefix}"], top, env=env)
+        _git(["checkout-index", "--all", "--force", f"--prefix={dest}{os.sep}"], top, env=env)
     return checkout_files(dest, use_git=False)

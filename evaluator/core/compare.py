@@ -186,9 +186,10 @@ def check_gates(
             detail = f", significant: p = {test.p_value:.3f}"
         out.append(Violation("regression", metric, delta.head,
                              f"may worsen by at most {allowed:g} from the baseline "
-                             f"{delta.base:.4f} (worsened by {worse:.4f}{detail})"))
+                             f"{delta.base:.4f} (worsened by {worse:.4f}{detail})", kind="gate"))
     if new_failures:
         for change in comparison.newly_failing:
             out.append(Violation(f"query {change.id}", HIT_METRIC, 0.0,
-                                 "newly failing: it had a hit in the top 5 in the baseline"))
+                                 "newly failing: it had a hit in the top 5 in the baseline",
+                                 kind="gate"))
     return tuple(out)

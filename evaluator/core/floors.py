@@ -98,11 +98,12 @@ class Violation:
     metric: str
     value: float | None
     rule: str
+    kind: str = "floor"  # "floor" (absolute) or "gate" (regression against the baseline)
 
     @property
     def message(self) -> str:
         shown = "not computed" if self.value is None else f"{self.value:.4f}"
-        return f"{self.scope}: {self.metric} = {shown}, floor {self.rule}"
+        return f"{self.scope}: {self.metric} = {shown}, {self.kind} {self.rule}"
 
 
 def check_floors(

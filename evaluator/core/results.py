@@ -280,6 +280,7 @@ def from_dict(data: Any, source: str) -> Results:
             metric=r.text(item.get("metric"), f"floors.violations[{i}].metric"),
             value=r.number(item.get("value"), f"floors.violations[{i}].value", optional=True),
             rule=r.text(item.get("rule"), f"floors.violations[{i}].rule"),
+            kind=r.text(item.get("kind", "floor"), f"floors.violations[{i}].kind"),
         ))
     shapes = {str(s): r.aggregate(a, f"by_shape.{s}")
               for s, a in r.mapping(doc.get("by_shape", {}), "by_shape").items()}
