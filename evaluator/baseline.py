@@ -1,7 +1,8 @@
 """Where the baseline comes from: ``auto`` (the PR's merge base), ``ref:<ref>``, ``file:<path>``.
 
 ``auto`` inside a pull-request workflow takes the base and head shas from the event file and
-evaluates their merge base; on a local checkout it uses the merge base of HEAD with the
+evaluates their merge base; in a workflow run by any other event it means ``none``; on a
+local checkout (no ``GITHUB_EVENT_NAME``) it uses the merge base of HEAD with the
 default branch (``origin/HEAD``, ``origin/main``, ``origin/master``, ``main``, ``master``:
 the first that exists). A commit missing from a shallow clone is fetched when the checkout
 allows it; otherwise the message says to set ``fetch-depth: 0``.
@@ -73,6 +74,10 @@ def plan_baseline(spec: str | None, *, root: Path, env: Mapping[str, str]) -> Ba
         assert value is not None
         sha = resolve_commit(root, value)
         return BaselinePlan("ref", BaseRequest(sha, f"{value} ({sha[:12]})", ref=value))
+    if shas is None and env.get("GITHUB_EVENT_NAME"):
+        # In a workflow that is not about a pull request (push, schedule…) there is no
+        # base to compare with: auto means none there.
+        return BaselinePlan("none")
     if shas is not None:
         base_sha, head_sha = (_commit(root, s) for s in shas)
         sha = merge_base(root, base_sha, head_sha)

@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     cm = sub.add_parser("comment", help="post the PR comment from a saved results.json")
     cm.add_argument("--results", required=True, help="results.json from `evaluate`")
     cm.add_argument("--baseline", help="results.json to compare with")
+    cm.add_argument("--no-fail-on-floors", dest="fail_on_floors", action="store_false",
+                    default=None, help="exit 0 even when the saved results missed a floor")
     _add_comment_flags(cm)
     _add_common(cm)
 
@@ -392,7 +394,8 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
 def cmd_comment(args: argparse.Namespace, io: IO) -> int:
     results = load_results(Path(args.results))
     baseline = load_results(Path(args.baseline)) if args.baseline else None
-    flags = {"comment_key": args.comment_key, "template": args.template, "quiet": args.quiet}
+    flags = {"comment_key": args.comment_key, "template": args.template, "quiet": args.quiet,
+             "fail_on_floors": args.fail_on_floors}
     options = build_options({}, flags)
     progress = Progress(io.stderr, quiet=options.quiet)
     comparison = _comparison(results, baseline, f"file {args.baseline}", options)

@@ -43,8 +43,9 @@ LABELS = {
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
-# backslash itself, and ~~ (strike-through). ``@`` only where it could start a mention (not after a letter or digit);
-# ``_`` and ``*`` only where they could start emphasis (not inside a word).
+# backslash itself, and ~~ (strike-through). ``@`` only where it could start a mention
+# (not after a letter or digit); ``_`` and ``*`` only where they could start emphasis
+# (not inside a word).
 _MD_SPECIAL = re.compile(
     r"([\\`{}\[\]<>|]|~(?=~)|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
 _ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "`": "&#96;", "|": "&#124;"}
