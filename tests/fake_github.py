@@ -44,9 +44,14 @@ class Scripted:
 @dataclass
 class Recorded:
     method: str
-    path: str
+    path: str  # with the query string, as sent
     headers: dict[str, str]
     body: Any
+
+    @property
+    def query(self) -> dict[str, list[str]]:
+        """The parsed query string (``{"page": ["2"], ...}``)."""
+        return parse_qs(urlsplit(self.path).query)
 
 
 class FakeGitHub:
@@ -76,6 +81,10 @@ class FakeGitHub:
 
     def sent(self, method: str | None = None) -> list[Recorded]:
         return [r for r in self.requests if method is None or r.method == method]
+
+    def writes(self) -> list[Recorded]:
+        """The requests that change comments (POST and PATCH), in the order received."""
+        return [r for r in self.requests if r.method in ("POST", "PATCH")]
 
     # --- server
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:

@@ -1,8 +1,10 @@
-"""Fixtures for the Docker/act end-to-end tests: the engine, act, the image, temp checkouts.
+"""Fixtures for the Docker/act end-to-end tests: the engine, act, the image, temp checkouts,
+and the fake GitHub API.
 
 Everything here skips (with the reason) when no Docker engine answers ``docker info`` or when
 ``act`` is missing; ``.ci/run`` starts both through the workplace's container sandbox. The
-image is built once per session as ``neuralmind-retrieval-eval:test``.
+image is built once per session as ``neuralmind-retrieval-eval:test``. The fake API is the
+shared one (tests/fake_github.py) on 127.0.0.1: containers reach it through the host network.
 """
 
 from __future__ import annotations
@@ -11,12 +13,13 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from evaluator.cli import EXAMPLE_QUERIES, example_root
+from tests.fake_github import FakeGitHub, running
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "neuralmind-retrieval-eval:test"
@@ -65,6 +68,17 @@ def act(docker: str) -> str:
                       capture_output=True).returncode != 0:
         pytest.skip(f"the job image {BASE_IMAGE} is not present (act runs with --pull=false)")
     return exe
+
+
+@pytest.fixture
+def api() -> Iterator[FakeGitHub]:
+    """The shared fake GitHub API (tests/fake_github.py), bound to 127.0.0.1.
+
+    ``docker run --network host`` and act (whose job and action containers share the host
+    network) reach it at ``api.base_url``; nothing outside this machine can.
+    """
+    with running(host="127.0.0.1") as fake:
+        yield fake
 
 
 @pytest.fixture(scope="session")

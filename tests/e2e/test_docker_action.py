@@ -5,9 +5,11 @@
   leaves nothing in the checkout but the output folder.
 * ``act pull_request`` runs a workflow that checks out a repository and uses the action from
   a local folder (``uses: ./action-under-test``: action.yml, Dockerfile and the sources the
-  image is built from) against a fake GitHub API on 127.0.0.1: the job result, the step
-  outputs, the job summary, exactly one sticky comment (created, then updated), a failing job
-  on an impossible floor, and a token that never shows in act's output.
+  image is built from) against the fake GitHub API (tests/fake_github.py) on 127.0.0.1: the
+  job result, the step outputs, the job summary, exactly one sticky comment (created, then
+  updated), the default ``baseline: auto`` comparing the pull request's head with the merge
+  base of its base and head, a failing job on an impossible floor, and a token that never
+  shows in act's output.
 
 All of it skips with the reason when no Docker engine is reachable or act is missing.
 """
@@ -28,13 +30,11 @@ import pytest
 
 from evaluator import __version__
 from tests.e2e.conftest import GIT_ID, copy_action, git, host_env, make_checkout
-from tests.e2e.fake_github import FakeGitHub, fake_github
+from tests.fake_github import PR, REPO, FakeGitHub
 
 pytestmark = pytest.mark.docker
 
 TOKEN = "fake-token-123"
-REPO = "octo-org/sample-app"
-PR = 7
 MARKER = "neuralmind-retrieval-eval:comment-key="
 OUTPUTS = ("passed", "results-path", "report-path", "ndcg", "recall", "mrr", "hit-rate",
            "faithfulness", "comment-url")
@@ -58,6 +58,11 @@ def _origin(model: str | None) -> str:
     """``all-MiniLM-L6-v2 ONNX (packaged: /path)`` → ``packaged``."""
     found = re.search(r"\((\w[\w-]*)", model or "")
     return found.group(1) if found else str(model)
+
+
+def _ours(api: FakeGitHub) -> list[dict]:
+    """Our sticky comments on the pull request, as copies (a later PATCH leaves them be)."""
+    return [dict(c) for c in api.on_issue(PR) if MARKER in c["body"]]
 
 
 # ----------------------------------------------------------------------------- docker run
@@ -122,32 +127,52 @@ def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
 
 
 def test_docker_comment_command_posts_from_saved_results(docker: str, image: str,
-                                                         tmp_path: Path) -> None:
+                                                         tmp_path: Path,
+                                                         api: FakeGitHub) -> None:
     """Stage 2 of the fork-safe examples: `comment --results … --pr N`, no checkout needed."""
     checkout = make_checkout(tmp_path / "workspace")
     (tmp_path / "ci").mkdir()
     (tmp_path / "ci" / "relaxed.yml").write_text(RELAXED)
+    (tmp_path / "ci" / "impossible.yml").write_text(IMPOSSIBLE)
     mount = ["-v", f"{checkout}:/github/workspace", "-w", "/github/workspace"]
-    # `comment` exits like `evaluate` did (1 when the saved run missed a floor): relax them.
-    evaluated = _run([docker, "run", "--rm", "-v", f"{tmp_path / 'ci'}:/ci:ro", *mount, image,
+    ci = ["-v", f"{tmp_path / 'ci'}:/ci:ro"]
+    evaluated = _run([docker, "run", "--rm", *ci, *mount, image,
                       "evaluate", ".", "--backend", "in_memory", "--config", "/ci/relaxed.yml",
                       "--output-dir", "out", "--quiet"], timeout=600)
     assert evaluated.returncode == 0, evaluated.stderr
-    with fake_github() as api:
-        for n in range(3):
-            api.add_comment(REPO, PR, f"unrelated comment {n}")
-        env = ["-e", f"GITHUB_API_URL={api.url}", "-e", f"GITHUB_REPOSITORY={REPO}",
-               "-e", f"GITHUB_TOKEN={TOKEN}"]
-        for _ in range(2):
-            posted = _run([docker, "run", "--rm", "--network", "host", *env, *mount, image,
-                           "comment", "--results", "out/results.json", "--pr", str(PR)],
-                          timeout=300)
-            assert posted.returncode == 0, posted.stdout + posted.stderr
-            assert TOKEN not in posted.stdout + posted.stderr
-        ours = [c for c in api.comments(REPO, PR) if MARKER in c["body"]]
-        assert len(ours) == 1
-        assert [r.method for r in api.writes()] == ["POST", "PATCH"]
-        assert "| Metric |" in ours[0]["body"]
+    missed = _run([docker, "run", "--rm", *ci, *mount, image,
+                   "evaluate", ".", "--backend", "in_memory", "--config", "/ci/impossible.yml",
+                   "--output-dir", "out-missed", "--quiet"], timeout=600)
+    assert missed.returncode == 1, missed.stderr  # a missed floor
+
+    for n in range(3):
+        api.add_comment(PR, f"unrelated comment {n}")
+    env = ["-e", f"GITHUB_API_URL={api.base_url}", "-e", f"GITHUB_REPOSITORY={REPO}",
+           "-e", f"GITHUB_TOKEN={TOKEN}"]
+
+    def comment(*args: str) -> subprocess.CompletedProcess[str]:
+        posted = _run([docker, "run", "--rm", "--network", "host", *env, *mount, image,
+                       "comment", "--pr", str(PR), *args], timeout=300)
+        assert TOKEN not in posted.stdout + posted.stderr
+        return posted
+
+    for _ in range(2):
+        posted = comment("--results", "out/results.json")
+        assert posted.returncode == 0, posted.stdout + posted.stderr
+    ours = _ours(api)
+    assert len(ours) == 1
+    assert [r.method for r in api.writes()] == ["POST", "PATCH"]
+    assert "| Metric |" in ours[0]["body"] and "all floors met" in ours[0]["body"]
+
+    # `comment` exits like `evaluate` did: 1 for saved results that missed a floor (after
+    # posting), unless --no-fail-on-floors (what examples/fork-safe-comment.yml passes).
+    failing = comment("--results", "out-missed/results.json")
+    assert failing.returncode == 1, failing.stdout + failing.stderr
+    passing = comment("--results", "out-missed/results.json", "--no-fail-on-floors")
+    assert passing.returncode == 0, passing.stdout + passing.stderr
+    assert [r.method for r in api.writes()] == ["POST", "PATCH", "PATCH", "PATCH"]
+    ours = _ours(api)
+    assert len(ours) == 1 and "floors missed" in ours[0]["body"]
 
 
 # ----------------------------------------------------------------------------- act
@@ -175,6 +200,8 @@ jobs:
     runs-on: ubuntu-latest
     steps:
       - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0
       - id: eval
         uses: ./action-under-test
         with:
@@ -193,9 +220,22 @@ def _workflow(inputs: dict[str, str]) -> str:
     return WORKFLOW.format(inputs=lines, prints=prints)
 
 
+@dataclass
+class PullRequest:
+    repo: Path
+    base: str  # main's commit: the pull request's base and the merge base
+    head: str  # the checked-out commit on the branch `feature`
+
+
 @pytest.fixture
-def act_repo(tmp_path: Path) -> Path:
-    """A repository with the sample project in project/, the action in action-under-test/."""
+def act_repo(tmp_path: Path) -> PullRequest:
+    """A repository with the sample project in project/, the action in action-under-test/,
+    as a pull request: ``main`` has one commit (the base), ``feature`` one more (the head,
+    checked out), and the event file names both, so ``baseline: auto`` has a merge base.
+
+    The head's change is outside the indexed root, so both sides score the same and the
+    floors that pass for the head pass for the base too.
+    """
     repo = tmp_path / "repo"
     make_checkout(repo / "project", repository=False)
     copy_action(repo / "action-under-test")
@@ -204,27 +244,34 @@ def act_repo(tmp_path: Path) -> Path:
     (repo / "ci" / "impossible.yml").write_text(IMPOSSIBLE)
     (repo / ".github" / "workflows").mkdir(parents=True)
     (repo / ".github" / "workflows" / "eval.yml").write_text(_workflow({}))
-    git(repo, "init", "-q", "-b", "feature")
+    git(repo, "init", "-q", "-b", "main")
     git(repo, "remote", "add", "origin", f"https://github.com/{REPO}.git")
     git(repo, "add", "-A")
     git(repo, *GIT_ID, "commit", "-q", "-m", "sample project with the action under test")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "CHANGES.md").write_text("# Changes\n\n- The pull request under test.\n")
+    git(repo, "add", "-A")
+    git(repo, *GIT_ID, "commit", "-q", "-m", "the pull request's change")
     head = git(repo, "rev-parse", "HEAD").strip()
+    assert base != head
     event = {
         "action": "synchronize", "number": PR,
         "pull_request": {"number": PR, "head": {"sha": head, "ref": "feature"},
-                         "base": {"sha": head, "ref": "main"}},
+                         "base": {"sha": base, "ref": "main"}},
         "repository": {"full_name": REPO, "name": REPO.split("/")[1],
                        "owner": {"login": REPO.split("/")[0]}},
     }
     (tmp_path / "event.json").write_text(json.dumps(event))
-    return repo
+    return PullRequest(repo, base, head)
 
 
-def _act(act: str, repo: Path, api: FakeGitHub, inputs: dict[str, str]) -> ActRun:
+def _act(act: str, pr: PullRequest, api: FakeGitHub, inputs: dict[str, str]) -> ActRun:
+    repo = pr.repo
     (repo / ".github" / "workflows" / "eval.yml").write_text(_workflow(inputs))
     proc = _run([act, "pull_request", "--pull=false", "-P", "ubuntu-latest=python:3.11-slim",
                  "-e", str(repo.parent / "event.json"), "-s", f"GITHUB_TOKEN={TOKEN}",
-                 "--env", f"GITHUB_API_URL={api.url}", "--no-cache-server",
+                 "--env", f"GITHUB_API_URL={api.base_url}", "--no-cache-server",
                  "-W", ".github/workflows/eval.yml"],
                 cwd=repo, timeout=1800)
     output = proc.stdout + proc.stderr
@@ -233,66 +280,70 @@ def _act(act: str, repo: Path, api: FakeGitHub, inputs: dict[str, str]) -> ActRu
     return ActRun(proc.returncode, output)
 
 
-def _ours(api: FakeGitHub) -> list[dict]:
-    return [c for c in api.comments(REPO, PR) if MARKER in c["body"]]
-
-
 # `image` is requested only to build first: act then builds the same Dockerfile from the
 # copied folder, mostly from the layer cache.
-def test_act_pull_request_comments_once_then_updates(act: str, image: str, act_repo: Path) -> None:
-    with fake_github() as api:
-        # 120 earlier comments: the sticky one lands on page 2 of the listing (100 a page).
-        for n in range(120):
-            api.add_comment(REPO, PR, f"earlier discussion {n}")
+def test_act_pull_request_comments_once_then_updates(act: str, image: str,
+                                                    act_repo: PullRequest,
+                                                    api: FakeGitHub) -> None:
+    # 120 earlier comments: the sticky one lands on page 2 of the listing (100 a page).
+    for n in range(120):
+        api.add_comment(PR, f"earlier discussion {n}")
 
-        # Run 1: the fast deterministic backend, floors relaxed for it.
-        first = _act(act, act_repo, api, {"path": "project",
-                                          "queries": "project/retrieval_queries.json",
-                                          "backend": "in_memory", "config": "ci/relaxed.yml"})
-        assert first.code == 0, first.output[-4000:]
-        assert "Job succeeded" in first.output
-        out = first.outputs
-        assert set(OUTPUTS) <= set(out), out
-        assert out["passed"] == "true"
-        for metric in ("ndcg", "recall", "mrr", "hit-rate", "faithfulness"):
-            assert re.fullmatch(r"\d\.\d{4}", out[metric]), (metric, out)
-        assert out["results-path"].endswith("results.json")
-        assert out["report-path"].endswith("report.md")
-        assert out["comment-url"].endswith(f"/pull/{PR}#issuecomment-{_ours(api)[0]['id']}")
-        assert "Summary - " in first.output and "By query shape" in first.output
-        comments = _ours(api)
-        assert len(comments) == 1
-        assert "| Metric |" in comments[0]["body"] and "By query shape" in comments[0]["body"]
-        assert [r.method for r in api.writes()] == ["POST"]
-        auth = {r.headers.get("Authorization") for r in api.requests}
-        assert auth == {f"Bearer {TOKEN}"} or auth == {f"token {TOKEN}"}, auth
-        assert TOKEN not in first.output
+    # Run 1: the fast deterministic backend, floors relaxed for it, no baseline.
+    first = _act(act, act_repo, api, {"path": "project",
+                                      "queries": "project/retrieval_queries.json",
+                                      "backend": "in_memory", "config": "ci/relaxed.yml",
+                                      "baseline": "none"})
+    assert first.code == 0, first.output[-4000:]
+    assert "Job succeeded" in first.output
+    out = first.outputs
+    assert set(OUTPUTS) <= set(out), out
+    assert out["passed"] == "true"
+    for metric in ("ndcg", "recall", "mrr", "hit-rate", "faithfulness"):
+        assert re.fullmatch(r"\d\.\d{4}", out[metric]), (metric, out)
+    assert out["results-path"].endswith("results.json")
+    assert out["report-path"].endswith("report.md")
+    assert out["comment-url"].endswith(f"/pull/{PR}#issuecomment-{_ours(api)[0]['id']}")
+    assert "Summary - " in first.output and "By query shape" in first.output
+    comments = _ours(api)
+    assert len(comments) == 1
+    assert "| Metric |" in comments[0]["body"] and "By query shape" in comments[0]["body"]
+    assert "Δ vs baseline" not in comments[0]["body"]  # baseline: none
+    assert [r.method for r in api.writes()] == ["POST"]
+    auth = {r.headers.get("Authorization") for r in api.requests}
+    assert auth == {f"Bearer {TOKEN}"} or auth == {f"token {TOKEN}"}, auth
+    assert TOKEN not in first.output
 
-        # Run 2: the default backend (the model ships in the image), all inputs defaulted but
-        # the paths; it must find the comment on page 2 and update it.
-        requests_before = len(api.requests)
-        second = _act(act, act_repo, api, {"path": "project",
-                                           "queries": "project/retrieval_queries.json"})
-        assert second.code == 0, second.output[-4000:]
-        assert "Job succeeded" in second.output
-        assert second.outputs["passed"] == "true"
-        assert [r.method for r in api.writes()] == ["POST", "PATCH"]
-        assert len(_ours(api)) == 1
-        assert second.outputs["comment-url"] == out["comment-url"]
-        pages = [r.query.get("page", ["1"])[0] for r in api.requests[requests_before:]
-                 if r.method == "GET"]
-        assert "2" in pages, pages
-        assert "backend in_memory" in comments[0]["body"]  # run 1's body ...
-        assert "backend in_memory" not in _ours(api)[0]["body"]  # ... replaced by run 2's
-        assert TOKEN not in second.output
+    # Run 2: the default backend (the model ships in the image) and the default baseline
+    # (auto: the merge base of the event's base and head, i.e. main's commit), all inputs
+    # defaulted but the paths; it must find the comment on page 2 and update it.
+    requests_before = len(api.requests)
+    second = _act(act, act_repo, api, {"path": "project",
+                                       "queries": "project/retrieval_queries.json"})
+    assert second.code == 0, second.output[-4000:]
+    assert "Job succeeded" in second.output
+    assert second.outputs["passed"] == "true"
+    assert [r.method for r in api.writes()] == ["POST", "PATCH"]
+    assert len(_ours(api)) == 1
+    assert second.outputs["comment-url"] == out["comment-url"]
+    pages = [r.query.get("page", ["1"])[0] for r in api.requests[requests_before:]
+             if r.method == "GET"]
+    assert "2" in pages, pages
+    assert "backend in_memory" in comments[0]["body"]  # run 1's body ...
+    body = _ours(api)[0]["body"]
+    assert "backend in_memory" not in body  # ... replaced by run 2's
+    # The baseline ran, on the merge base (the base commit), not on the head:
+    assert "Δ vs baseline" in body, body[:2000]
+    assert f"compared with the merge base {act_repo.base[:12]}" in body, body[:2000]
+    assert TOKEN not in second.output
 
 
-def test_act_impossible_floor_fails_the_job(act: str, image: str, act_repo: Path) -> None:
-    with fake_github() as api:
-        run = _act(act, act_repo, api, {"path": "project",
-                                        "queries": "project/retrieval_queries.json",
-                                        "backend": "in_memory", "config": "ci/impossible.yml",
-                                        "comment": "false"})
+def test_act_impossible_floor_fails_the_job(act: str, image: str, act_repo: PullRequest,
+                                            api: FakeGitHub) -> None:
+    run = _act(act, act_repo, api, {"path": "project",
+                                    "queries": "project/retrieval_queries.json",
+                                    "backend": "in_memory", "config": "ci/impossible.yml",
+                                    "comment": "false"})
     assert run.code != 0, run.output[-4000:]
     assert "Job failed" in run.output
     assert run.outputs.get("passed") == "false", run.outputs
@@ -301,4 +352,3 @@ def test_act_impossible_floor_fails_the_job(act: str, image: str, act_repo: Path
     assert "exit with `FAILURE`: 1" in run.output
     assert not api.writes()  # comment: false
     assert TOKEN not in run.output
-
