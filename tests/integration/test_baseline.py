@@ -359,13 +359,19 @@ def test_the_base_is_what_the_commit_holds_despite_export_attributes_and_links(t
     assert (tmp_path / "export" / "README.md").read_text().endswith("\n$Format:%H$\n")
 
 
-def test_a_subfolder_that_did_not_exist_at_the_base(tmp_path, cli):
-    repo = make_repo(tmp_path / "repo", {"other/notes.txt": "before the project\n"},
+def repo_with_project_below(tmp_path):
+    """A repository whose first commit has only other files; the second adds ``project/``."""
+    repo = make_repo(tmp_path / "repo", {"other/notes.txt": "not part of the project\n"},
                      sample=False)
     project = repo / "project"
     make_repo(tmp_path / "tmp-sample")
     shutil.copytree(tmp_path / "tmp-sample", project, ignore=shutil.ignore_patterns(".git"))
     commit_all(repo, "add the project")
+    return repo, project
+
+
+def test_a_subfolder_that_did_not_exist_at_the_base(tmp_path, cli):
+    _repo, project = repo_with_project_below(tmp_path)
     run = evaluate(cli, project, "--baseline", "ref:HEAD~1", *FAST)
     assert_clean_failure(run, "has no files to index")
 
@@ -450,12 +456,7 @@ def test_base_commit_without_the_ground_truth_file(tmp_path, cli):
 
 def test_ground_truth_in_a_subfolder_checkout(tmp_path, cli):
     """PATH below the top of the repository: the base is the same subfolder at the base."""
-    repo = make_repo(tmp_path / "repo", {"other/notes.txt": "not part of the project\n"},
-                     sample=False)
-    project = repo / "project"
-    make_repo(tmp_path / "tmp-sample")
-    shutil.copytree(tmp_path / "tmp-sample", project, ignore=shutil.ignore_patterns(".git"))
-    commit_all(repo, "add the project")
+    repo, project = repo_with_project_below(tmp_path)
     crud = project / "users" / "crud.py"
     crud.write_text(crud.read_text() + "\n# a comment\n")
     commit_all(repo, "touch crud")
