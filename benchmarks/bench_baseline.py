@@ -274,9 +274,8 @@ def main() -> int:
              ["(iv)  warm re-run, same cache", med("warm"), pc("warm", "head"), med("warm_t"),
               pc("warm_t", "head_t"), med("warm_c"), pc("warm_c", "head_c"),
               f"< {100 * TARGET_WARM:.0f}%"]]))
-        print("  * total_s from results.json: head-only/warm = the head side of evaluate(); "
-              "base+head = the whole evaluate() call (base side, head side, setup, base "
-              "export); naive = the sum of the two runs' total_s")
+        print("  * total_s from results.json: the whole evaluate() call (for base+head: base "
+              "side, head side, setup, base export); naive = the sum of the two runs' total_s")
 
         both_ratio, est = ratio("both", "head"), ratio("both_est", "one")
         print(f"\nbase+head / head-only = {both_ratio:.2f}x by wall time "

@@ -8,9 +8,9 @@ model is assembled, the snapshot copied and every node embedded), default backen
 Two views of the overhead are printed:
 
 * in evaluate(): ``results.run.timings`` — overhead_s = total_s - build_s - queries_s, where
-  total_s spans the head side (snapshot sync, index cache key, NeuralMind build, questions,
-  scoring, floors). It leaves out process start, imports, checkout listing, ground-truth
-  loading, model assembly and rendering.
+  total_s spans the whole evaluate() call (checkout listing, ground truth, model resolution,
+  snapshot sync, index cache key, NeuralMind build, questions, faithfulness judging,
+  scoring, floors). It leaves out process start, imports and rendering.
 * end to end: the child's wall time - build_s - queries_s, so it adds all of those.
 
 The medians over ``--repeat`` runs are reported; the goal is overhead < 5% of the total.

@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -255,13 +256,31 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
     head_commit_sha = head_commit(root)
     results, _head_notes = _run_side(setup, source=root, files=files, commit=head_commit_sha,
                                      ref=None, label="head", progress=progress)
-    if baseline is not None:
-        results = replace(results, run=replace(results.run, timings={
-            **results.run.timings, "base_total_s": baseline.run.timings["total_s"],
-            "total_s": round(time.perf_counter() - t0, 4)}))
+    results = replace(results, run=replace(results.run, timings=_timings(
+        results.run.timings, baseline.run.timings if baseline else None,
+        time.perf_counter() - t0)))
     return Evaluation(results=results, ground_truth=ground_truth, problems=ground_truth.problems,
                       baseline=baseline, baseline_label=base.label if base else None,
                       notes=tuple(notes))
+
+
+def _timings(head: Mapping[str, float], base: Mapping[str, float] | None,
+             total: float) -> dict[str, float]:
+    """The run's timings, the same in every mode.
+
+    ``build_s``/``queries_s`` are NeuralMind's own work for the head (``base_build_s``/
+    ``base_queries_s`` for the base, when there is one); ``total_s`` is the whole
+    evaluation from reading the checkout to the last score; ``overhead_s`` is everything
+    that is not a NeuralMind build or query call (listing, ground truth, model resolution,
+    snapshots, the base export, faithfulness judging, scoring).
+    """
+    out = {"build_s": head["build_s"], "queries_s": head["queries_s"]}
+    library = head["build_s"] + head["queries_s"]
+    if base is not None:
+        out |= {"base_build_s": base["build_s"], "base_queries_s": base["queries_s"]}
+        library += base["build_s"] + base["queries_s"]
+    out |= {"total_s": round(total, 4), "overhead_s": round(max(total - library, 0.0), 4)}
+    return out
 
 
 def _display(path: Path, root: Path) -> str:
