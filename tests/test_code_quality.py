@@ -49,3 +49,29 @@ def test_core_is_pure(module: Path):
     bad = {m for m in imported for f in FORBIDDEN_IN_CORE if m == f or m.startswith(f + ".")}
     assert not bad, f"{module.name} imports {sorted(bad)}"
     assert "environ" not in module.read_text()
+
+
+WORKFLOWS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.yml"))
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(argv), cwd=ROOT, capture_output=True, text=True)
+
+
+def test_action_and_workflows_match_the_github_schemas():
+    tool = _tool("check-jsonschema")
+    action = _run(tool, "--builtin-schema", "vendor.github-actions", "action.yml")
+    assert action.returncode == 0, action.stdout + action.stderr
+    workflows = _run(tool, "--builtin-schema", "vendor.github-workflows", *WORKFLOWS)
+    assert workflows.returncode == 0, workflows.stdout + workflows.stderr
+
+
+def test_zizmor_finds_nothing():
+    proc = _run(_tool("zizmor"), "--offline", *WORKFLOWS, "action.yml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "No findings" in proc.stdout + proc.stderr
+
+
+def test_hadolint_is_clean():
+    proc = _run(_tool("hadolint"), "Dockerfile")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
