@@ -21,7 +21,7 @@ import yaml
 from evaluator import __version__
 from evaluator.baseline import plan_baseline
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
-from evaluator.core.interop import qrels_text, run_text
+from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.options import Options, build_options
 from evaluator.core.results import Results, from_dict, to_dict
 from evaluator.errors import (
@@ -36,7 +36,15 @@ from evaluator.errors import (
     ResultsError,
 )
 from evaluator.progress import Progress
-from evaluator.render import HEADLINE, SHAPE_COLUMNS, render, render_comment, render_text
+from evaluator.render import (
+    HEADLINE,
+    SHAPE_COLUMNS,
+    check_template,
+    render,
+    render_comment,
+    render_summary,
+    render_text,
+)
 from evaluator.runner import Runner
 
 CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
@@ -113,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                                        "file:<results.json>")
     ev.add_argument("--comment", action="store_true", default=None,
                     help="post or update the sticky pull-request comment")
+    ev.add_argument("--no-comment", dest="comment", action="store_false",
+                    help="do not comment, whatever the options file says")
     _add_comment_flags(ev)
     _add_common(ev)
 
@@ -185,7 +195,18 @@ def load_results(path: Path) -> Results:
     return from_dict(data, str(path))
 
 
-def _options_for(args: argparse.Namespace, root: Path) -> tuple[Options, Path | None]:
+def resolve_queries(root: Path, options: Options) -> Path:
+    """``options.queries`` under ``root``; the default name also finds ``.yaml``/``.yml``."""
+    path = root / options.queries
+    if not path.exists() and options.queries == "retrieval_queries.json":
+        for name in ("retrieval_queries.yaml", "retrieval_queries.yml"):
+            if (root / name).is_file():
+                return root / name
+    return path
+
+
+def _options_for(args: argparse.Namespace, root: Path, *,
+                 defaults: Mapping[str, Any] | None = None) -> tuple[Options, Path | None]:
     config_path = Path(args.config) if args.config else next(
         (root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
     if args.config and not config_path.is_file():  # type: ignore[union-attr]
@@ -196,7 +217,8 @@ def _options_for(args: argparse.Namespace, root: Path) -> tuple[Options, Path | 
         "quiet", "fail_on_floors", "comment", "comment_key", "template", "baseline",
         "relevance_threshold")}
     options = build_options(file_values or {}, flags,
-                            file_name=str(config_path) if config_path else "options file")
+                            file_name=str(config_path) if config_path else "options file",
+                            defaults=defaults)
     return options, config_path
 
 
@@ -265,11 +287,9 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
             limit = (limit or len(rendered.text)) // 2
             progress.warn(f"GitHub refused the comment as too long; shrinking to {limit} chars")
             continue
-        except github.CommentForbidden as err:
-            progress.warn(f"comment not posted: {err}")
-            runner.annotate("warning", f"comment not posted: {err}")
-            return None
         except EvaluatorError as err:
+            if required:  # the `comment` command exists to post: failing to is an error
+                raise
             progress.warn(f"comment not posted: {err}")
             runner.annotate("warning", f"comment not posted: {err}")
             return None
@@ -300,7 +320,12 @@ def _publish(results: Results, comparison: BaselineComparison | None, *, options
     if report_path is not None:
         (cwd / report_path if cwd else report_path).write_text(report, encoding="utf-8")
     print(render_text(results, comparison=comparison), file=io.stdout, end="")
-    runner.append_summary(report)
+    if runner.summary_path is not None:
+        summary = render_summary(results, comparison=comparison, template=template)
+        runner.append_summary(summary.text)
+        if summary.dropped:
+            progress.warn("the job summary leaves out " + " and ".join(summary.dropped)
+                          + " (GitHub's 1 MiB limit); report.md has everything")
     for violation in results.violations:
         title = ("retrieval quality floor missed" if violation.kind == "floor"
                  else "retrieval regression gate failed")
@@ -321,7 +346,8 @@ def _publish(results: Results, comparison: BaselineComparison | None, *, options
 # ----------------------------------------------------------------------------- commands
 
 
-def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None = None) -> int:
+def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None = None,
+                 defaults: Mapping[str, Any] | None = None) -> int:
     from evaluator.evaluate import evaluate
 
     queries: Path | None
@@ -335,11 +361,17 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
         queries = Path(args.queries) if args.queries else None
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
-    options, _config = _options_for(args, root)
+    options, _config = _options_for(args, root, defaults=defaults)
     if queries is None:
-        queries = root / options.queries
+        queries = resolve_queries(root, options)
+    if options.template:
+        check_template(Path(options.template))
     progress = Progress(io.stderr, quiet=options.quiet)
     plan = plan_baseline(options.baseline, root=root, env=io.env)
+    if plan.file is not None and not plan.file.exists():
+        raise InputError(f"baseline file {plan.file} does not exist",
+                         hint=f"to compare with a git ref, write ref:{options.baseline}"
+                         if options.baseline and ":" not in options.baseline else None)
     baseline = load_results(plan.file) if plan.file is not None else None
     evaluation = evaluate(root, options, progress=progress, queries_path=queries,
                           base=plan.request)
@@ -371,13 +403,20 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
             raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
         results_path, report_path = out / "results.json", out / "report.md"
         results_path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
-        (out / "qrels.trec").write_text(qrels_text(evaluation.ground_truth), encoding="utf-8")
-        (out / "run.trec").write_text(run_text(results, "head"), encoding="utf-8")
+        sides = [results] + ([evaluation.baseline] if evaluation.baseline else [])
+        problem = trec_problem(evaluation.ground_truth, sides)
+        if problem:
+            progress.warn(f"no TREC export: {problem}")
+        else:
+            (out / "qrels.trec").write_text(qrels_text(evaluation.ground_truth),
+                                            encoding="utf-8")
+            (out / "run.trec").write_text(run_text(results, "head"), encoding="utf-8")
         if evaluation.baseline is not None:
             (out / "baseline-results.json").write_text(
                 json.dumps(to_dict(evaluation.baseline), indent=2) + "\n", encoding="utf-8")
-            (out / "run.base.trec").write_text(run_text(evaluation.baseline, "base"),
-                                               encoding="utf-8")
+            if not problem:
+                (out / "run.base.trec").write_text(run_text(evaluation.baseline, "base"),
+                                                   encoding="utf-8")
         progress(f"wrote {results_path} and {report_path}")
     runner = Runner.from_env(io.env, stream=io.stdout)
     for warning in results.run.warnings:
@@ -397,6 +436,8 @@ def cmd_comment(args: argparse.Namespace, io: IO) -> int:
     flags = {"comment_key": args.comment_key, "template": args.template, "quiet": args.quiet,
              "fail_on_floors": args.fail_on_floors}
     options = build_options({}, flags)
+    if options.template:
+        check_template(Path(options.template))
     progress = Progress(io.stderr, quiet=options.quiet)
     comparison = _comparison(results, baseline, f"file {args.baseline}", options)
     return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
@@ -409,10 +450,22 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
     from evaluator.snapshot import checkout_files
 
     root = Path(args.path or ".")
-    queries = Path(args.queries) if args.queries else root / "retrieval_queries.json"
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the checkout as PATH")
+    if args.queries:
+        queries = Path(args.queries)
+    else:
+        config = next((root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
+        values = _read_yaml(config) if config is not None else None
+        options = build_options(values or {}, {}, file_name=str(config or "options file"))
+        queries = resolve_queries(root, options)
     if not queries.is_file():
-        raise InputError(f"ground-truth file {queries} does not exist")
-    text = queries.read_text(encoding="utf-8")
+        raise InputError(f"ground-truth file {queries} does not exist",
+                         hint="pass --queries FILE")
+    try:
+        text = queries.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read {queries}: {err}") from None
     ground_truth, problems = load_ground_truth(text, str(queries),
                                                present_modules=checkout_files(root),
                                                strict=args.strict)
@@ -563,25 +616,35 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
     if errors:
         raise ConfigError("invalid action inputs:\n  " + "\n  ".join(errors))
     root = _inside(workspace, read("path", "."), "path")
-    argv = ["evaluate", str(root), "--output-dir",
-            str(_inside(workspace, read("output-dir", ".retrieval-eval/results"), "output-dir")),
-            "--cache-dir",
-            str(_inside(workspace, read("cache-dir", ".retrieval-eval/cache"), "cache-dir"))]
-    queries = read("queries")
-    if queries:
-        argv += ["--queries", str(_inside(workspace, queries, "queries"))]
-    for name in ("config", "template"):
+    argv = ["evaluate", str(root)]
+    for name in ("queries", "config", "template", "output-dir", "cache-dir"):
         if read(name):
             argv += [f"--{name}", str(_inside(workspace, read(name), name))]
+    baseline = read("baseline")
+    if baseline.startswith("file:"):
+        _inside(workspace, baseline[len("file:"):].strip(), "baseline")
     for name in ("k", "backend", "graph-source", "comment-key", "baseline"):
         if read(name):
             argv += [f"--{name}", read(name)]
-    for name in ("comment", "embed", "strict"):
+    for name in ("embed", "strict"):
         if read(name).lower() == "true":
             argv.append(f"--{name}")
+    if read("comment"):
+        argv.append("--comment" if read("comment").lower() == "true" else "--no-comment")
     if read("fail-on-floors").lower() == "false":
         argv.append("--no-fail-on-floors")
     return argv
+
+
+def action_defaults(env: Mapping[str, str]) -> dict[str, Any]:
+    """The Action's own defaults: below the options file, above the built-in ones.
+
+    An input left empty takes the options file's value, else these, else the CLI's.
+    """
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
+    return {"baseline": "auto", "comment": True,
+            "output_dir": str(workspace / ".retrieval-eval" / "results"),
+            "cache_dir": str(workspace / ".retrieval-eval" / "cache")}
 
 
 def cmd_action(_args: argparse.Namespace, io: IO) -> int:
@@ -594,7 +657,8 @@ def cmd_action(_args: argparse.Namespace, io: IO) -> int:
     args = build_parser().parse_args(argv)
     workspace = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
     return cmd_evaluate(args, IO(env=env, stdout=io.stdout, stderr=io.stderr,
-                                 session_factory=io.session_factory), relative_to=workspace)
+                                 session_factory=io.session_factory), relative_to=workspace,
+                        defaults=action_defaults(env))
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO], int]] = {

@@ -125,6 +125,18 @@ def sanitize_key(key: str) -> str:
     return cleaned or DEFAULT_KEY
 
 
+def _author(comment: Mapping[str, Any]) -> str | None:
+    user = comment.get("user")
+    login = user.get("login") if isinstance(user, Mapping) else None
+    return login if isinstance(login, str) else None
+
+
+def _is_bot(comment: Mapping[str, Any]) -> bool:
+    user = comment.get("user")
+    kind = user.get("type") if isinstance(user, Mapping) else None
+    return kind == "Bot" or (_author(comment) or "").endswith("[bot]")
+
+
 def marker(key: str) -> str:
     """The hidden HTML comment that identifies the sticky comment for ``key``."""
     return f"<!-- {MARKER_PREFIX}{sanitize_key(key)} -->"
@@ -415,12 +427,35 @@ class GitHubClient:
         return headers
 
     def _newest_marked(self, pr: int, mark: str) -> dict[str, Any] | None:
+        """The newest marked comment *written by us*.
+
+        Anyone can paste the hidden marker into a comment; updating theirs would fail (403)
+        and silence the report. Ours are the bot's (GITHUB_TOKEN posts as a Bot user), or,
+        when no marked comment is a bot's, those of the token's own user (a personal access
+        token: ``GET /user``, asked only then).
+        """
         marked = [c for c in self.list_comments(pr)
                   if isinstance(c.get("body"), str) and mark in c["body"]
                   and _positive_int(c.get("id")) is not None]
         if not marked:
             return None
-        return max(marked, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
+        ours = [c for c in marked if _is_bot(c)]
+        if not ours:
+            me = self._login()
+            ours = [c for c in marked if me is not None and _author(c) == me]
+        if not ours:
+            return None
+        return max(ours, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
+
+    def _login(self) -> str | None:
+        """The token's user login, or None when the token cannot say (GITHUB_TOKEN)."""
+        try:
+            response = self._request("GET", f"{self._base}/user", repeatable=True)
+        except GitHubError:
+            return None
+        data = self._json(response, "GET", f"{self._base}/user")
+        login = data.get("login") if isinstance(data, dict) else None
+        return login if isinstance(login, str) else None
 
     def _next_link(self, response: requests.Response, current: str) -> str | None:
         link = response.links.get("next")

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.exceptions
+import jinja2.sandbox
 from markupsafe import Markup
 
 from evaluator.core.compare import LOWER_IS_BETTER, BaselineComparison, MetricDelta
@@ -102,8 +104,9 @@ def violation_line(scope: str, metric: str, value: float | None, rule: str,
                    kind: str = "floor") -> Markup:
     shown = "not computed" if value is None else f"{value:.3f}"
     pretty = rule.replace(">=", "≥").replace("<=", "≤")
+    # Every part is escaped: a results file can come from untrusted code (fork-safe flow).
     return Markup(f"{md_escape(scope)}: {md_escape(metric)} = {shown}, {md_escape(kind)} "
-                  f"{md_escape(pretty).replace('&gt;', '>').replace('&lt;', '<')}")
+                  f"{md_escape(pretty)}")
 
 
 def fmt_delta(delta: MetricDelta | None) -> Markup:
@@ -142,7 +145,8 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
     if template is not None:
         loaders.append(jinja2.FileSystemLoader(str(template.parent)))
     loaders += [jinja2.PrefixLoader({"builtin": builtin}), builtin]
-    env = jinja2.Environment(
+    # Sandboxed: a template from the repository under test must not reach Python internals.
+    env = jinja2.sandbox.SandboxedEnvironment(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -244,6 +248,8 @@ def render(results: Results, *, comparison: BaselineComparison | None = None,
         raise InputError(f"template {err.name} not found") from None
     except jinja2.UndefinedError as err:
         raise InputError(f"template {target} failed to render: {err.message}") from None
+    except jinja2.exceptions.SecurityError as err:
+        raise InputError(f"template {target} is not allowed: {err}") from None
     except jinja2.TemplateError as err:
         raise InputError(f"template {target} failed to render: {err}") from None
 
@@ -280,3 +286,42 @@ def render_comment(results: Results, *, comparison: BaselineComparison | None = 
         text = text[: limit - len(marker)] + marker
         dropped.append("the end of the report")
     return Rendered(text, tuple(dropped))
+
+
+SUMMARY_LIMIT = 1_000_000  # GitHub's step summary takes at most 1 MiB per step
+
+
+def render_summary(results: Results, *, comparison: BaselineComparison | None = None,
+                   template: Path | None = None) -> Rendered:
+    """The job-summary report: the full report, shrunk like the comment if over 1 MiB."""
+    return render_comment(results, comparison=comparison, template=template,
+                          limit=SUMMARY_LIMIT)
+
+
+def check_template(template: Path) -> None:
+    """Render a user template against a tiny synthetic result, before any work is done."""
+    from evaluator.core.floors import Violation
+    from evaluator.core.results import RunInfo
+    from evaluator.core.scoring import (
+        Aggregate,
+        Diagnostics,
+        Faithfulness,
+        MissedModule,
+    )
+
+    if not template.is_file():
+        raise InputError(f"template {template} does not exist")
+    metrics: dict[str, float | None] = dict.fromkeys((*HEADLINE, *SHAPE_COLUMNS), 0.5)
+    row = QueryResult(
+        id="q1", question="probe?", shape="focused", ranked_modules=("a.py",),
+        expected={3: ("a.py",)}, metrics=metrics,
+        faithfulness=Faithfulness(0.5, 0.0, 0.5, ("f",), ("g",)),
+        diagnostics=Diagnostics(False, (MissedModule("b.py", None),), ("g",)),
+        latency_ms=1.0)
+    run = RunInfo(tool_version="0", neuralmind_version="0", backend="b", graph_source="g",
+                  k_values=(5,), gain="exponential", threshold=1, queries_file="q",
+                  queries_sha256="0", timings={"total_s": 0.0})
+    probe = Results(run=run, overall=Aggregate(1, metrics), shapes={"focused":
+                    Aggregate(1, metrics)}, queries=(row,),
+                    violations=(Violation("overall", "mrr", 0.5, "mrr >= 0.9"),))
+    render(probe, template=template)

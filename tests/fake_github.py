@@ -62,6 +62,9 @@ class FakeGitHub:
         self.next_id = 1000
         self.requests: list[Recorded] = []
         self.script: list[Scripted] = []
+        # GET /user: a personal access token's login; None answers 403 like GITHUB_TOKEN.
+        self.token_login: str | None = None
+        self.author: dict[str, str] = {"login": "github-actions[bot]", "type": "Bot"}
         self.httpd = ThreadingHTTPServer((host, 0), self._handler_class())
         self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -72,7 +75,8 @@ class FakeGitHub:
     def add_comment(self, issue: int, body: str, *, login: str = "someone") -> int:
         with self.lock:
             cid = self._create(issue, body)
-            self.comments[cid]["user"] = {"login": login}
+            self.comments[cid]["user"] = {"login": login,
+                                          "type": "Bot" if login.endswith("[bot]") else "User"}
             return cid
 
     def on_issue(self, issue: int = PR) -> list[dict[str, Any]]:
@@ -129,6 +133,10 @@ class FakeGitHub:
               body: Any) -> tuple[int, Any, dict[str, str]]:
         parts = urlsplit(h.path)
         with self.lock:
+            if parts.path == "/user" and h.command == "GET":
+                if self.token_login is None:
+                    return 403, {"message": "Resource not accessible by integration"}, {}
+                return 200, {"login": self.token_login, "type": "User"}, {}
             if (m := LIST_RE.match(parts.path)) and m.group(1) == self.repo:
                 issue = int(m.group(2))
                 if h.command == "GET":
@@ -148,7 +156,7 @@ class FakeGitHub:
         self.next_id += 1
         cid = self.next_id
         self.comments[cid] = {
-            "id": cid, "issue": issue, "body": text, "user": {"login": "github-actions[bot]"},
+            "id": cid, "issue": issue, "body": text, "user": self.author,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                         time.gmtime(1_600_000_000 + cid)),
             "html_url": f"https://github.com/{self.repo}/pull/{issue}#issuecomment-{cid}",

@@ -22,6 +22,8 @@ from __future__ import annotations
 import difflib
 import json
 import posixpath
+import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -102,14 +104,24 @@ class GroundTruth:
         return frozenset(m for q in self.queries for m in q.grades)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character (newline, tab, escape, line separators)."""
+    return bool(_CONTROL.search(text))
+
+
 def normalize_module(path: str) -> str | None:
     """A module path as POSIX, relative to the indexed root; ``None`` when it escapes it.
 
-    Backslashes become slashes, ``./`` and duplicate slashes go, ``a/../b`` folds.
-    Absolute paths and paths that climb out of the root (``../x``) are rejected.
+    Backslashes become slashes, ``./`` and duplicate slashes go, ``a/../b`` folds, and the
+    text is put in Unicode NFC (so ``café.py`` typed on macOS matches the checkout's).
+    Absolute paths, paths that climb out of the root (``../x``) and paths with control
+    characters are rejected.
     """
-    norm = path.strip().replace("\\", "/")
-    if not norm:
+    norm = unicodedata.normalize("NFC", path.strip().replace("\\", "/"))
+    if not norm or has_control(norm):
         return None
     # Fold to a fixed point: folding ``x/..`` can expose whitespace (``x/../ b``), and
     # stripping it can expose more to fold, so one pass would not be idempotent.
@@ -191,8 +203,8 @@ def _read_grades(raw: Any, qid: str, check: _Checker) -> dict[str, int]:
                  "needle": f'"{module}"'}
         norm = normalize_module(str(module))
         if norm is None:
-            check.error("module path must be relative to the indexed root, not absolute "
-                        "or outside it", **where)
+            check.error("module path must be relative to the indexed root, not absolute, "
+                        "outside it, or holding control characters", **where)
             continue
         if isinstance(grade, bool) or not isinstance(grade, int) or not (
             MIN_GRADE <= grade <= MAX_GRADE
@@ -217,7 +229,7 @@ def _read_facts(raw: Any, qid: str, check: _Checker) -> tuple[str, ...]:
     if not isinstance(raw, list) or not all(isinstance(f, str) for f in raw):
         check.error("must be a list of strings", query_id=qid, field_name="gold_facts")
         return ()
-    facts = tuple(f.strip() for f in raw)
+    facts = tuple(" ".join(f.split()) for f in raw)
     for i, fact in enumerate(facts):
         if not fact:
             check.error("is an empty fact", query_id=qid, field_name=f"gold_facts[{i}]")
@@ -237,14 +249,24 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
         return None
     raw_id = raw.get("id")
     qid = str(raw_id) if raw_id not in (None, "") else f"#{index + 1}"
+    if has_control(qid):
+        qid = qid.encode("unicode_escape").decode("ascii")
     where_id = {"query_id": qid}
+    for name in ("id", "question", "shape"):
+        if isinstance(raw.get(name), str) and has_control(raw[name]):
+            check.error("contains a control character (a newline, tab, escape …); these "
+                        "could forge workflow commands in a CI log", field_name=name, **where_id)
+            ok_text = False
+            break
+    else:
+        ok_text = True
     missing = [f for f in QUERY_FIELDS if f not in raw]
     if missing:
         check.error(f"missing field(s): {', '.join(missing)}", **where_id)
     unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
     if unknown:
         check.warn(f"unknown field(s) ignored: {', '.join(unknown)}", **where_id)
-    ok = not missing
+    ok = not missing and ok_text
     if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
         check.error("id must be a non-empty string", field_name="id", **where_id)
         ok = False
@@ -329,7 +351,11 @@ def load_ground_truth(
     if not isinstance(raw_queries, list) or not raw_queries:
         check.error('"queries" must be a non-empty list')
         return None, tuple(check.problems)
-    draft = bool(data.get("draft", False))
+    draft_value = data.get("draft", False)
+    if not isinstance(draft_value, bool):
+        check.error(f'"draft" must be true or false, not {draft_value!r}')
+        return None, tuple(check.problems)
+    draft = draft_value
     if draft:
         check.warn("this ground truth is marked as a draft: review the grades and facts, "
                    'then remove "draft"')
@@ -338,7 +364,8 @@ def load_ground_truth(
     queries = [q for i, raw in enumerate(raw_queries)
                if (q := _read_query(raw, i, seen, check, graded))]
     if present_modules is not None:
-        _check_modules(graded, frozenset(present_modules), check)
+        _check_modules(graded, frozenset(unicodedata.normalize("NFC", m)
+                                         for m in present_modules), check)
     _check_coverage(queries, strict, check)
     problems = tuple(check.problems)
     if any(p.severity == "error" for p in problems):

@@ -28,6 +28,18 @@ from evaluator.core.results import Results
 from evaluator.errors import InputError
 
 
+def trec_problem(ground_truth: GroundTruth, results: Iterable[Results]) -> str | None:
+    """Why the TREC files cannot be written faithfully (whitespace splits their columns)."""
+    names = [q.id for q in ground_truth.queries] + [m for q in ground_truth.queries
+                                                     for m in q.grades]
+    names += [m for r in results for row in r.queries for m in row.ranked_modules]
+    bad = sorted({n for n in names if any(c.isspace() for c in n)})
+    if bad:
+        return (f"TREC files split columns on whitespace, and {len(bad)} query id(s) or "
+                f"module path(s) contain some (e.g. {bad[0]!r})")
+    return None
+
+
 def qrels_text(ground_truth: GroundTruth) -> str:
     lines = [f"{q.id} 0 {module} {grade}" for q in ground_truth.queries
              for module, grade in sorted(q.grades.items())]

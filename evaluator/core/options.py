@@ -208,10 +208,12 @@ def build_options(
     flag_values: Mapping[str, Any],
     *,
     file_name: str = "options file",
+    defaults: Mapping[str, Any] | None = None,
 ) -> Options:
-    """Defaults, then the options file, then flags; every problem reported at once."""
+    """Built-in defaults, then ``defaults`` (e.g. the Action's), then the options file, then
+    flags; every problem reported at once."""
     errors: list[str] = []
-    options = Options()
+    options = _apply(Options(), defaults, "defaults", errors) if defaults else Options()
     if file_values is not None:
         if not isinstance(file_values, Mapping):
             raise ConfigError(f"{file_name}: must be a mapping of option to value")

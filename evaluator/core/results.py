@@ -16,9 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Any
 
 from evaluator.core.floors import Violation
+from evaluator.core.groundtruth import has_control
 from evaluator.core.scoring import (
     Aggregate,
     Diagnostics,
@@ -29,6 +31,7 @@ from evaluator.core.scoring import (
 from evaluator.errors import ResultsError
 
 SCHEMA_VERSION = 1
+REQUIRED_METRICS = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate")
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,12 @@ class Results:
     def passed(self) -> bool:
         return not self.violations
 
+    @cached_property
+    def _by_id(self) -> dict[str, QueryResult]:
+        return {q.id: q for q in self.queries}
+
     def query(self, query_id: str) -> QueryResult | None:
-        return next((q for q in self.queries if q.id == query_id), None)
+        return self._by_id.get(query_id)
 
 
 def _aggregate_dict(agg: Aggregate) -> dict[str, Any]:
@@ -138,6 +145,10 @@ class _Reader:
     def text(self, value: Any, where: str) -> str:
         if not isinstance(value, str):
             raise self.fail(where, "expected a string")
+        if has_control(value):
+            # A results file may come from untrusted code (the fork-safe workflow's artifact);
+            # a newline could forge workflow commands in the log.
+            raise self.fail(where, "contains a control character")
         return value
 
     def strs(self, value: Any, where: str) -> tuple[str, ...]:
@@ -166,8 +177,12 @@ class _Reader:
         return value
 
     def metrics(self, value: Any, where: str) -> dict[str, float | None]:
-        return {str(k): self.number(v, f"{where}.{k}", optional=True)
-                for k, v in self.mapping(value, where).items()}
+        out = {self.text(k, where): self.number(v, f"{where}.{k}", optional=True)
+               for k, v in self.mapping(value, where).items()}
+        missing = [m for m in REQUIRED_METRICS if out.get(m) is None]
+        if missing:
+            raise self.fail(where, f"missing metric(s) {', '.join(missing)}")
+        return out
 
     def aggregate(self, value: Any, where: str) -> Aggregate:
         data = self.mapping(value, where)
@@ -282,7 +297,7 @@ def from_dict(data: Any, source: str) -> Results:
             rule=r.text(item.get("rule"), f"floors.violations[{i}].rule"),
             kind=r.text(item.get("kind", "floor"), f"floors.violations[{i}].kind"),
         ))
-    shapes = {str(s): r.aggregate(a, f"by_shape.{s}")
+    shapes = {r.text(s, "by_shape"): r.aggregate(a, f"by_shape.{s}")
               for s, a in r.mapping(doc.get("by_shape", {}), "by_shape").items()}
     queries = tuple(_read_query(r, q, f"queries[{i}]")
                     for i, q in enumerate(r.seq(doc.get("queries"), "queries")))

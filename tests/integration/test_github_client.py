@@ -133,7 +133,8 @@ def test_marked_comment_on_page_three_of_250_is_updated(server: FakeGitHub,
         body = f"comment {i}"
         if i == 220:
             body = f"old report\n{marker('main')}"
-        cid = server.add_comment(PR, body)
+        cid = server.add_comment(PR, body, login="github-actions[bot]" if i == 220
+                                 else "someone")
         if i == 220:
             target = cid
 
@@ -155,8 +156,8 @@ def test_marked_comment_on_page_three_of_250_is_updated(server: FakeGitHub,
 
 def test_newest_marked_comment_is_the_one_updated(server: FakeGitHub,
                                                   client: GitHubClient) -> None:
-    server.add_comment(PR, f"{marker('main')}\nolder")
-    newer = server.add_comment(PR, f"{marker('main')}\nnewer")
+    server.add_comment(PR, f"{marker('main')}\nolder", login="github-actions[bot]")
+    newer = server.add_comment(PR, f"{marker('main')}\nnewer", login="github-actions[bot]")
     result = client.upsert_sticky_comment(PR, "now", key="main")
     assert result.comment_id == newer
     assert "now" in server.comments[newer]["body"]
@@ -213,7 +214,7 @@ def test_forbidden_post_is_not_retried_and_explains_forks(
 
 
 def test_not_found_on_update_is_forbidden(server: FakeGitHub, client: GitHubClient) -> None:
-    server.add_comment(PR, marker("main"))
+    server.add_comment(PR, marker("main"), login="github-actions[bot]")
     server.script.append(Scripted("PATCH", 404, {"message": "Not Found"}))
     with pytest.raises(CommentForbidden, match="404"):
         client.upsert_sticky_comment(PR, "x", key="main")
@@ -584,3 +585,35 @@ def test_context_needs_owner_and_name(repo: str) -> None:
 def test_context_rejects_a_bad_explicit_pr() -> None:
     with pytest.raises(GitHubError, match="positive integer"):
         context_from_env({"GITHUB_REPOSITORY": REPO}, pr=0)
+
+
+def test_a_marker_pasted_by_someone_else_is_not_taken_over(server: FakeGitHub,
+                                                             client: GitHubClient) -> None:
+    """Anyone can paste the hidden marker; only the bot's own comment is sticky."""
+    ours = client.upsert_sticky_comment(PR, "first report", key="main")
+    hijack = server.add_comment(PR, f"nice PR {marker('main')}", login="mallory")
+    again = client.upsert_sticky_comment(PR, "second report", key="main")
+    assert again.comment_id == ours.comment_id
+    assert "second report" in server.comments[ours.comment_id]["body"]
+    assert server.comments[hijack]["body"] == f"nice PR {marker('main')}"
+    assert server.sent("GET")[-1].path.startswith(f"/repos/{REPO}/issues/{PR}/comments")
+
+
+def test_only_foreign_marked_comments_means_create_our_own(server: FakeGitHub,
+                                                            client: GitHubClient) -> None:
+    server.add_comment(PR, f"{marker('main')}", login="mallory")
+    result = client.upsert_sticky_comment(PR, "report", key="main")
+    assert result.created
+    assert [r.path for r in server.sent("GET") if r.path == "/user"] == ["/user"]
+    assert len(server.on_issue(PR)) == 2
+
+
+def test_personal_access_token_finds_its_own_comment(server: FakeGitHub,
+                                                      client: GitHubClient) -> None:
+    server.token_login = "alice"
+    server.author = {"login": "alice", "type": "User"}
+    first = client.upsert_sticky_comment(PR, "report 1", key="main")
+    server.add_comment(PR, f"{marker('main')} copy", login="mallory")
+    second = client.upsert_sticky_comment(PR, "report 2", key="main")
+    assert second.comment_id == first.comment_id and not second.created
+    assert len(server.on_issue(PR)) == 2

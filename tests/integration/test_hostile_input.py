@@ -1,0 +1,211 @@
+"""Input from people who should not control our output: PR authors, forks, odd files.
+
+Each case here was a real hole found in review: HTML through a results file, workflow
+commands through control characters, a pasted marker, template code execution, and user
+options silently overridden by the Action's defaults.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+import pytest
+
+from evaluator.render import SUMMARY_LIMIT, render_summary
+from tests.factories import make_results
+from tests.fake_github import PR, REPO, Scripted
+
+FAST = ("--backend", "in_memory", "--quiet")
+TOKEN = "ghs_hostile-input-TOKEN-77"
+
+
+@pytest.fixture
+def saved(sample_repo, cli, tmp_path) -> dict:
+    out = tmp_path / "saved"
+    run = cli("evaluate", str(sample_repo), *FAST, "--output-dir", str(out))
+    assert run.code in (0, 1), run.stderr
+    return json.loads((out / "results.json").read_text())
+
+
+def _gh_env(server, tmp_path) -> dict[str, str]:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": PR}}))
+    return {"GITHUB_API_URL": server.base_url, "GITHUB_REPOSITORY": REPO,
+            "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_TOKEN": TOKEN, "GITHUB_ACTIONS": "true"}
+
+
+def test_results_file_cannot_inject_html_through_a_violation(saved, cli, server, tmp_path):
+    saved["floors"] = {"passed": False, "violations": [{
+        "scope": "overall", "metric": "mrr", "value": 0.1,
+        "rule": '<img src=https://evil.example/x.png> <a href="https://evil.example">x</a> '
+                "<!-- hidden rest"}]}
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(saved))
+    run = cli("comment", "--results", str(hostile), "--no-fail-on-floors",
+              env=_gh_env(server, tmp_path))
+    assert run.code == 0, run.stderr
+    body = server.on_issue(PR)[0]["body"]
+    assert "<img" not in body and "<a " not in body
+    assert body.count("<!--") == 1  # only our own marker
+
+
+@pytest.mark.parametrize("field", ["id", "shape", "question"])
+def test_control_characters_in_ground_truth_are_refused(sample_repo, cli, field):
+    path = sample_repo / "retrieval_queries.json"
+    doc = json.loads(path.read_text())
+    doc["queries"][0][field] = "focused\n::error title=Injected::PR author controls this"
+    path.write_text(json.dumps(doc))
+    run = cli("evaluate", str(sample_repo), *FAST, env={"GITHUB_ACTIONS": "true"})
+    assert run.code == 2
+    assert "contains a control character" in run.stderr
+    for line in (run.stdout + run.stderr).splitlines():
+        assert not line.startswith("::error title=Injected")
+
+
+def test_control_characters_in_a_results_file_are_refused(saved, cli, server, tmp_path):
+    saved["queries"][0]["id"] = "q\n::warning::injected"
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(saved))
+    run = cli("comment", "--results", str(hostile), env=_gh_env(server, tmp_path))
+    assert run.code == 2
+    assert "contains a control character" in run.stderr
+    assert not any(line.startswith("::warning::injected") for line in run.stdout.splitlines())
+    assert server.sent() == []
+
+
+def test_results_file_missing_a_headline_metric(saved, cli, tmp_path):
+    del saved["queries"][0]["metrics"]["ndcg@5"]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(saved))
+    run = cli("comment", "--results", str(bad), env={})
+    assert run.code == 2
+    assert "missing metric(s) ndcg@5" in run.stderr
+
+
+def test_comment_command_fails_when_github_refuses(saved, cli, server, tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(saved))
+    server.script.append(Scripted("POST", 403, {"message": "Resource not accessible"}))
+    run = cli("comment", "--results", str(path), "--no-fail-on-floors",
+              env=_gh_env(server, tmp_path))
+    assert run.code == 2
+    assert "pull-requests: write" in run.stderr
+
+
+def test_templates_are_sandboxed(sample_repo, cli, tmp_path):
+    evil = tmp_path / "evil.md.j2"
+    evil.write_text("{{ cycler.__init__.__globals__.os.popen('id').read() }}")
+    run = cli("evaluate", str(sample_repo), *FAST, "--template", str(evil))
+    assert run.code == 2
+    assert "not allowed" in run.stderr or "unsafe" in run.stderr
+    assert "uid=" not in run.stdout
+
+
+def test_a_broken_template_fails_before_any_work(sample_repo, cli, tmp_path):
+    typo = tmp_path / "typo.md.j2"
+    typo.write_text('{% extends "builtin/comment.md.j2" %}{% block footer %}{{ nosuchvar }}'
+                    "{% endblock %}")
+    out = tmp_path / "out"
+    run = cli("evaluate", str(sample_repo), "--backend", "in_memory", "--template", str(typo),
+              "--output-dir", str(out))
+    assert run.code == 2
+    assert "nosuchvar" in run.stderr
+    assert "building" not in run.stderr and not out.exists()
+
+
+def test_draft_must_be_a_boolean(sample_repo, cli):
+    path = sample_repo / "retrieval_queries.json"
+    doc = json.loads(path.read_text())
+    doc["draft"] = "false"
+    path.write_text(json.dumps(doc))
+    run = cli("validate", str(sample_repo))
+    assert run.code == 2
+    assert '"draft" must be true or false' in run.stdout
+
+
+def test_unicode_normalisation_of_module_paths(tmp_path, cli):
+    from tests.conftest import make_repo
+
+    nfd = unicodedata.normalize("NFD", "café.py")
+    queries = {"queries": [{"id": "q", "question": "Where is the coffee code?",
+                            "shape": "focused",
+                            "relevance_grades": {unicodedata.normalize("NFC", "café.py"): 3},
+                            "gold_facts": ["brew coffee", "def brew"]}]}
+    repo = make_repo(tmp_path / "r", {nfd: '"""Brew coffee."""\n\ndef brew():\n    return 1\n',
+                                      "retrieval_queries.json": json.dumps(queries)},
+                     sample=False)
+    run = cli("validate", str(repo))
+    assert run.code == 0, run.stdout + run.stderr
+
+
+def test_job_summary_stays_under_githubs_limit():
+    results = make_results(n=1500, question="Where is feature {i}? " + "detail " * 30)
+    summary = render_summary(results)
+    assert len(summary.text) <= SUMMARY_LIMIT
+    assert summary.dropped
+
+
+def test_action_inputs_left_empty_keep_the_options_file(sample_repo, cli, tmp_path):
+    (sample_repo / ".retrieval-eval.yml").write_text(
+        "k: [1, 3]\nbackend: in_memory\ncomment: false\nfloors: {}\nshape-floors: {}\n"
+        "zero-miss: false\n")
+    env = {"GITHUB_WORKSPACE": str(sample_repo), "GITHUB_OUTPUT": str(tmp_path / "o.txt"),
+           **{f"INPUT_{n}": "" for n in ("QUERIES", "K", "BACKEND", "GRAPH-SOURCE", "COMMENT",
+                                          "COMMENT-KEY", "BASELINE", "CACHE-DIR")}}
+    run = cli("action", env=env)
+    assert run.code == 0, run.stderr
+    doc = json.loads((sample_repo / ".retrieval-eval/results/results.json").read_text())
+    assert doc["run"]["k_values"] == [1, 3, 5]
+    assert doc["run"]["backend"] == "in_memory"
+    assert "comment not posted" not in run.stderr
+
+
+def test_validate_finds_yaml_and_the_options_files_queries(sample_repo, cli):
+    doc = json.loads((sample_repo / "retrieval_queries.json").read_text())
+    (sample_repo / "retrieval_queries.json").unlink()
+    import yaml
+
+    (sample_repo / "retrieval_queries.yaml").write_text(yaml.safe_dump(doc))
+    assert cli("validate", str(sample_repo)).code == 0
+    (sample_repo / "gt").mkdir()
+    (sample_repo / "retrieval_queries.yaml").rename(sample_repo / "gt" / "q.yml")
+    (sample_repo / ".retrieval-eval.yml").write_text("queries: gt/q.yml\n")
+    run = cli("validate", str(sample_repo))
+    assert run.code == 0, run.stderr
+    (sample_repo / "gt" / "q.yml").write_bytes(b"queries: [\xff\xfe]\n")
+    bad = cli("validate", str(sample_repo))
+    assert bad.code == 2 and "cannot read" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_trec_export_is_skipped_when_whitespace_would_split_columns(tmp_path, cli):
+    from tests.conftest import make_repo
+
+    queries = {"queries": [{"id": "focused 01", "question": "Where is x?", "shape": "focused",
+                            "relevance_grades": {"dir with space/x.py": 3},
+                            "gold_facts": ["def x", "return 1"]}]}
+    repo = make_repo(tmp_path / "r", {"dir with space/x.py": "def x():\n    return 1\n",
+                                      "retrieval_queries.json": json.dumps(queries)},
+                     sample=False)
+    out = tmp_path / "out"
+    run = cli("evaluate", str(repo), *FAST, "--output-dir", str(out))
+    assert run.code in (0, 1), run.stderr
+    assert "no TREC export" in run.stderr
+    assert not (out / "qrels.trec").exists() and (out / "results.json").exists()
+
+
+def test_a_bare_baseline_that_is_no_file_suggests_a_ref(sample_repo, cli):
+    run = cli("evaluate", str(sample_repo), *FAST, "--baseline", "main")
+    assert run.code == 2
+    assert "baseline file main does not exist" in run.stderr
+    assert "write ref:main" in run.stderr
+
+
+def test_action_baseline_file_must_be_inside_the_workspace(sample_repo, cli, tmp_path):
+    env = {"GITHUB_WORKSPACE": str(sample_repo), "INPUT_BASELINE": "file:/etc/hostname",
+           "INPUT_BACKEND": "in_memory"}
+    run = cli("action", env=env)
+    assert run.code == 2
+    assert "outside the workspace" in run.stderr
+
