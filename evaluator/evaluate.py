@@ -2,17 +2,24 @@
 
 This wires the pure core to the adapters; the CLI wires this to files and GitHub.
 Timings split NeuralMind's own work (build, query calls) from the evaluator's overhead.
+
+The cache and output directories are left out of the checkout's files when they lie inside
+it. Runs that share a cache directory take turns on a snapshot folder: ``evaluate`` holds
+the snapshot's lock from the base side's sync to the head's last question, ``build_index``
+until the returned index is closed (see :mod:`evaluator.snapshot`); the base export goes to
+a folder of its own per run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,14 +47,42 @@ from evaluator.snapshot import (
     file_at,
     head_commit,
     snapshot_dir,
+    snapshot_lock,
     sync_tree,
     tree_digest,
+    without_folders,
 )
 
 
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "neuralmind-retrieval-eval"
+
+
+def _cache_dir(options: Options) -> Path:
+    return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+
+
+def _own_folders(options: Options, cache_dir: Path) -> list[Path]:
+    """The folders the evaluator writes to (the cache, the outputs: relative to the current
+    directory, as the CLI writes them), to leave out when they are inside the checkout."""
+    folders = [cache_dir.resolve()]
+    if options.output_dir:
+        folders.append(Path(options.output_dir).resolve())
+    return folders
+
+
+def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -> None:
+    if not skipped:
+        return
+    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5
+                                      else "")
+    progress.warn(f"{len(skipped)} file(s) with names that are not valid UTF-8 are not "
+                  f"indexed{where}: {shown}")
+
+
+def _on_wait(progress: Progress, snapshot: Path) -> Callable[[], None]:
+    return lambda: progress(f"waiting for another run to finish with the snapshot {snapshot}")
 
 
 def ensure_writable(cache_dir: Path) -> Path:
@@ -161,7 +196,7 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
             retrieval, seconds = index.ask(query, embed=options.embed)
             retrievals[query.id] = retrieval
             query_seconds += seconds
-            if i == len(queries) or i % 10 == 0:
+            if i == len(queries) or i % max(10, len(queries) // 10) == 0:
                 progress(f"{label}: {i}/{len(queries)} questions asked")
     finally:
         index.close()
@@ -211,7 +246,10 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     qpath = queries_path or (root / options.queries)
-    files = checkout_files(root)
+    cache_dir = _cache_dir(options)
+    skipped: list[str] = []
+    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped)
+    _warn_skipped(progress, skipped)
     if not files:
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")
@@ -220,48 +258,62 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
         progress.warn(problem.render())
     progress(f"ground truth: {len(ground_truth.queries)} queries "
              f"({', '.join(ground_truth.shapes)}) from {qpath}")
-    cache_dir = ensure_writable(Path(options.cache_dir) if options.cache_dir
-                                else default_cache_dir())
+    cache_dir = ensure_writable(cache_dir)
     needs_model = options.backend != "in_memory" or options.embed
     model = resolve_model(cache_dir) if needs_model else ModelSource(None, "not needed")
     flavour = f"{options.backend}-{options.graph_source}"
+    snapshot = snapshot_dir(cache_dir, root, flavour=flavour)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
-                   cache_dir=cache_dir, model=model,
-                   tree=snapshot_dir(cache_dir, root, flavour=flavour) / "tree",
+                   cache_dir=cache_dir, model=model, tree=snapshot / "tree",
                    started_at=started_at)
     progress(f"index: backend {options.backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
-    baseline = None
-    notes: list[str] = []
-    if base is not None:
-        export = cache_dir / "exports" / base.commit[:16]
-        try:
-            base_files = export_commit(root, base.commit, export)
-            if not base_files:
-                raise InputError(f"the base commit {base.commit[:12]} has no files to index")
-            try:
-                rel = qpath.resolve().relative_to(root).as_posix()
-            except ValueError:
-                rel = None
-            if rel is not None and not file_at(root, base.commit, rel):
-                notes.append(f"{rel} does not exist at the base commit; both sides use the "
-                             "head's version")
-            baseline, base_notes = _run_side(setup, source=export, files=base_files,
-                                             commit=base.commit, ref=base.ref,
-                                             label=f"base {base.commit[:12]}",
-                                             progress=progress)
-            notes += base_notes
-        finally:
-            shutil.rmtree(export, ignore_errors=True)
-    head_commit_sha = head_commit(root)
-    results, _head_notes = _run_side(setup, source=root, files=files, commit=head_commit_sha,
-                                     ref=None, label="head", progress=progress)
+    with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
+        baseline, notes = _run_base(setup, base, skipped=skipped, progress=progress)
+        head_commit_sha = head_commit(root)
+        results, _head_notes = _run_side(setup, source=root, files=files,
+                                         commit=head_commit_sha, ref=None, label="head",
+                                         progress=progress)
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
         time.perf_counter() - t0)))
     return Evaluation(results=results, ground_truth=ground_truth, problems=ground_truth.problems,
                       baseline=baseline, baseline_label=base.label if base else None,
                       notes=tuple(notes))
+
+
+def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str],
+              progress: Progress) -> tuple[Results | None, list[str]]:
+    """The base side (with the snapshot locked): export the commit, then :func:`_run_side`."""
+    if base is None:
+        return None, []
+    notes: list[str] = []
+    root = setup.root
+    exports = setup.cache_dir / "exports"
+    exports.mkdir(parents=True, exist_ok=True)
+    # A folder per run: runs on other snapshots may export the same commit meanwhile.
+    export = Path(tempfile.mkdtemp(prefix=f"{base.commit[:16]}-", dir=exports))
+    try:
+        base_skipped: list[str] = []
+        base_files = export_commit(root, base.commit, export, skipped=base_skipped)
+        _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
+                      " at the base commit")
+        if not base_files:
+            raise InputError(f"the base commit {base.commit[:12]} has no files to index")
+        try:
+            rel = setup.qpath.resolve().relative_to(root).as_posix()
+        except ValueError:
+            rel = None
+        if rel is not None and not file_at(root, base.commit, rel):
+            notes.append(f"{rel} does not exist at the base commit; both sides use the "
+                         "head's version")
+        baseline, base_notes = _run_side(setup, source=export, files=base_files,
+                                         commit=base.commit, ref=base.ref,
+                                         label=f"base {base.commit[:12]}", progress=progress)
+        notes += base_notes
+    finally:
+        shutil.rmtree(export, ignore_errors=True)
+    return baseline, notes
 
 
 def _timings(head: Mapping[str, float], base: Mapping[str, float] | None,
@@ -290,18 +342,44 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
+class _LockedIndex(NeuralMindIndex):
+    """An index whose snapshot folder stays locked until :meth:`close`."""
+
+    def __init__(self, tree: Path, *, backend: str, graph_source: str, model: ModelSource,
+                 release: Callable[[], None]) -> None:
+        super().__init__(tree, backend=backend, graph_source=graph_source, model=model)
+        self._release = release
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            release, self._release = self._release, lambda: None
+            release()
+
+
 def build_index(root: Path, files: tuple[str, ...], options: Options, *,
                 progress: Progress) -> NeuralMindIndex:
-    """A built index of ``root`` in its snapshot (for drafting ground truth)."""
-    cache_dir = ensure_writable(Path(options.cache_dir) if options.cache_dir
-                                else default_cache_dir())
+    """A built index of ``root`` in its snapshot (for drafting ground truth).
+
+    The snapshot stays locked until the caller closes the index. ``files`` inside the cache
+    directory are left out (a cache inside the checkout would copy itself)."""
+    cache_dir = ensure_writable(_cache_dir(options))
     model = (resolve_model(cache_dir) if options.backend != "in_memory"
              else ModelSource(None, "not needed"))
-    tree = snapshot_dir(cache_dir, root.resolve(),
-                        flavour=f"{options.backend}-{options.graph_source}") / "tree"
-    sync_tree(root, files, tree)
-    index = NeuralMindIndex(tree, backend=options.backend, graph_source=options.graph_source,
-                            model=model)
-    info = index.build()
+    snapshot = snapshot_dir(cache_dir, root.resolve(),
+                            flavour=f"{options.backend}-{options.graph_source}")
+    files = without_folders(root, files, [cache_dir.resolve()])
+    lock = contextlib.ExitStack()
+    lock.enter_context(snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)))
+    try:
+        sync_tree(root, files, snapshot / "tree")
+        index = _LockedIndex(snapshot / "tree", backend=options.backend,
+                             graph_source=options.graph_source, model=model,
+                             release=lock.close)
+        info = index.build()
+    except BaseException:
+        lock.close()
+        raise
     progress(f"index: {info.nodes} nodes in {info.seconds:.1f}s")
     return index

@@ -11,6 +11,11 @@ the model. This resolver goes first:
    assembled once under the cache directory and ``NEURALMIND_ONNX_MODEL_DIR`` points at it;
 4. none of these → NeuralMind will try to download; if that fails the build reports a
    missing model with the ways to provide one.
+
+Runs sharing a cache directory assemble the folder one at a time: under an exclusive lock
+(``<cache>/locks/model-<folder>.lock``, see :func:`evaluator.snapshot.exclusive_lock`),
+checking again once they hold it whether another run has completed the folder meanwhile;
+the folder appears complete or not at all (renamed into place).
 """
 
 from __future__ import annotations
@@ -20,11 +25,13 @@ import hashlib
 import io
 import os
 import shutil
+import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.errors import BuildError
+from evaluator.snapshot import exclusive_lock
 
 ENV = "NEURALMIND_ONNX_MODEL_DIR"
 MODEL_FILES = ("model.onnx", "tokenizer.json")
@@ -95,22 +102,29 @@ def assemble_packaged(cache_dir: Path) -> Path | None:
     folder = cache_dir / "model" / f"minilm-int8-{stamp}"
     if _complete(folder):
         return folder
-    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
-    try:
-        tmp.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(onnx, tmp / "model.onnx")
-        with zipfile.ZipFile(archive) as zf:
-            names = [n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "tokenizer.json"]
-            if not names:
-                raise BuildError(f"{archive} holds no tokenizer.json", hint=HOW_TO_PROVIDE)
-            (tmp / "tokenizer.json").write_bytes(zf.read(names[0]))
-        if folder.exists():
-            shutil.rmtree(folder)
-        tmp.rename(folder)
-    except OSError as err:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise BuildError(f"cannot assemble the embedding model under {cache_dir}: "
-                         f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
+    with exclusive_lock(cache_dir / "locks" / f"model-{folder.name}.lock"):
+        if _complete(folder):  # another run assembled it while this one waited
+            return folder
+        tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+        try:
+            shutil.rmtree(tmp, ignore_errors=True)  # a killed run's leftovers
+            tmp.mkdir(parents=True)
+            shutil.copyfile(onnx, tmp / "model.onnx")
+            with zipfile.ZipFile(archive) as zf:
+                names = [n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "tokenizer.json"]
+                if not names:
+                    raise BuildError(f"{archive} holds no tokenizer.json", hint=HOW_TO_PROVIDE)
+                (tmp / "tokenizer.json").write_bytes(zf.read(names[0]))
+            if folder.exists():
+                shutil.rmtree(folder)  # incomplete (checked under the lock)
+            tmp.rename(folder)
+        except BaseException as err:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(err, OSError):
+                raise BuildError(f"cannot assemble the embedding model under {cache_dir}: "
+                                 f"{err.strerror or err}",
+                                 hint="choose a writable --cache-dir") from None
+            raise
     return folder
 
 
@@ -141,10 +155,19 @@ def model_fingerprint(source: ModelSource) -> str:
     stamp = source.path / ".sha256"
     try:
         if stamp.is_file() and stamp.stat().st_mtime >= onnx.stat().st_mtime:
-            return stamp.read_text().strip()[:16]
+            saved = stamp.read_text().strip()
+            if len(saved) == 64:
+                return saved[:16]
         digest = _sha256(onnx)
         with contextlib.suppress(OSError):
-            stamp.write_text(digest)
+            # Written aside and renamed: a concurrent reader never sees half a stamp.
+            fd, name = tempfile.mkstemp(dir=source.path, prefix=".sha256.")
+            try:
+                with os.fdopen(fd, "w") as handle:
+                    handle.write(digest)
+                Path(name).replace(stamp)
+            finally:
+                Path(name).unlink(missing_ok=True)
         return digest[:16]
     except OSError:
         return "unknown"

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -307,7 +308,8 @@ class NeuralMindIndex:
         reduction = getattr(result, "reduction_ratio", None)
         retrieval = Retrieval(
             query_id=query.id,
-            ranked_modules=tuple(ranked),
+            # NFC, like the ground truth's paths (a checkout made on macOS may hold NFD names).
+            ranked_modules=tuple(unicodedata.normalize("NFC", m) for m in ranked),
             context_tokens=tokens,
             token_reduction=float(reduction) if reduction else None,
             latency_ms=library_seconds * 1000.0,

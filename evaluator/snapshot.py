@@ -4,17 +4,32 @@ The evaluator never writes into the user's checkout. It copies the checkout's fi
 ``git ls-files --cached --others --exclude-standard`` lists in a git work tree, every file
 but tool caches elsewhere) into a snapshot folder under the cache directory and indexes
 that. A snapshot is synchronised in place, so an unchanged file keeps its mtime and
-NeuralMind's incremental build re-embeds only what changed.
+NeuralMind's incremental build re-embeds only what changed. Snapshot files are always
+writable copies (content and mtime only, never the checkout's permissions).
+
+What is left out of a snapshot: tool state (``IGNORED_DIRS`` ...), symlinks, folders the
+caller excludes (the cache and output directories when they lie inside the checkout, so a
+snapshot never copies itself and a report never becomes an indexed module), and files whose
+names are not valid UTF-8 (NeuralMind and the results cannot hold them; they are reported).
+
+Concurrency: runs may share one cache directory. Whoever uses a snapshot folder (sync,
+build, questions) or assembles the model holds an exclusive advisory lock
+(``fcntl.flock``) on a file under ``<cache>/locks/``; a second run waits for the first to
+finish with that snapshot. The lock goes away with the process, so a killed run never
+leaves a stale lock behind.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -71,27 +86,80 @@ def _ignored(rel: PurePosixPath) -> bool:
             or rel.name in IGNORED_FILES or rel.name.endswith(IGNORED_SUFFIXES))
 
 
-def checkout_files(root: Path, *, use_git: bool = True) -> tuple[str, ...]:
-    """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped."""
+def _excluded_prefixes(root: Path, exclude: Iterable[Path]) -> tuple[tuple[str, ...], ...]:
+    """The folders of ``exclude`` strictly inside ``root``, as path parts relative to it."""
+    top = root.resolve()
+    prefixes = []
+    for folder in exclude:
+        try:
+            rel = Path(folder).resolve().relative_to(top)
+        except ValueError:
+            continue  # not under root
+        if rel.parts:  # root itself is never excluded wholesale
+            prefixes.append(rel.parts)
+    return tuple(prefixes)
+
+
+def _under(parts: Sequence[str], prefixes: Iterable[tuple[str, ...]]) -> bool:
+    return any(tuple(parts[:len(p)]) == p for p in prefixes)
+
+
+def without_folders(root: Path, files: Iterable[str], exclude: Sequence[Path]) -> tuple[str, ...]:
+    """``files`` (relative to ``root``) minus those inside the ``exclude`` folders."""
+    prefixes = _excluded_prefixes(root, exclude)
+    return tuple(f for f in files if not _under(PurePosixPath(f).parts, prefixes))
+
+
+def printable_name(name: str) -> str:
+    """A file name that may hold surrogate escapes (bytes that are not UTF-8), printable."""
+    return repr(name.encode("utf-8", "surrogateescape"))
+
+
+def _valid_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] = (),
+                   skipped: list[str] | None = None) -> tuple[str, ...]:
+    """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped.
+
+    ``exclude``: absolute folders to leave out when they are under ``root`` (the cache and
+    output directories). Names that are not valid UTF-8 are left out; ``skipped`` (when
+    given) receives a printable form of each (:func:`printable_name`).
+    """
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
+    prefixes = _excluded_prefixes(root, exclude)
     if use_git and is_git_worktree(root):
         out = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root).stdout
         names: Iterable[str] = (n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
     else:
         found = []
         for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS]
             rel_dir = Path(dirpath).relative_to(root)
+            dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS
+                           and not _under((*rel_dir.parts, d), prefixes)]
             found += [(rel_dir / f).as_posix() for f in filenames]
         names = found
     keep = []
+    bad = []
     for name in names:
         rel = PurePosixPath(name)
+        if _under(rel.parts, prefixes) or _ignored(rel):
+            continue
         path = root / name
-        if _ignored(rel) or path.is_symlink() or not path.is_file():
+        if path.is_symlink() or not path.is_file():
+            continue
+        if not _valid_utf8(name):
+            bad.append(name)
             continue
         keep.append(rel.as_posix())
+    if skipped is not None:
+        skipped.extend(printable_name(n) for n in sorted(set(bad)))
     return tuple(sorted(set(keep)))
 
 
@@ -104,15 +172,63 @@ class SyncStats:
 
 def snapshot_dir(cache_dir: Path, root: Path, *, flavour: str) -> Path:
     """The snapshot folder for a checkout, one per (checkout path, index flavour)."""
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    key = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:16]
     return cache_dir / "snapshots" / f"{root.resolve().name or 'root'}-{key}-{flavour}"
+
+
+def _make_room(dest: Path, dst: Path) -> None:
+    """Clear the way for the file ``dst`` inside ``dest``: a file where a folder of its path
+    must be (an earlier snapshot had ``a`` as a file, now ``a/b`` is wanted), a folder where
+    the file must be, or a (possibly read-only) older copy."""
+    for parent in reversed(dst.relative_to(dest).parents[:-1]):
+        folder = dest / parent
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            folder.unlink()
+    if dst.is_dir() and not dst.is_symlink():
+        shutil.rmtree(dst)
+    else:
+        dst.unlink(missing_ok=True)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_file: Path, *,
+                   on_wait: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``lock_file`` (created if needed) for the ``with``
+    block; ``on_wait`` is called once when another holder makes this one wait."""
+    try:
+        lock_file.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as err:
+        raise InputError(f"cannot create the lock file {lock_file}: {err.strerror or err}",
+                         hint="pass --cache-dir with a writable folder") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def snapshot_lock(cache_dir: Path, snapshot: Path, *,
+                  on_wait: Callable[[], None] | None = None
+                  ) -> contextlib.AbstractContextManager[None]:
+    """The lock that guards the snapshot folder ``snapshot`` (see :func:`snapshot_dir`)."""
+    return exclusive_lock(cache_dir / "locks" / f"snapshot-{snapshot.name}.lock",
+                          on_wait=on_wait)
 
 
 def sync_tree(root: Path, files: Sequence[str], dest: Path) -> SyncStats:
     """Make ``dest`` hold exactly ``files`` from ``root`` (besides the tool state it manages).
 
     Unchanged files (same size and mtime) are left alone so their mtimes stay and the
-    incremental build skips them; only reads happen in ``root``.
+    incremental build skips them; only reads happen in ``root``. Copies take the content
+    and the times, not the permissions: a read-only checkout still gives a snapshot that
+    the next sync can update (an older copy is replaced, not written through).
     """
     dest.mkdir(parents=True, exist_ok=True)
     wanted = set(files)
@@ -122,13 +238,15 @@ def sync_tree(root: Path, files: Sequence[str], dest: Path) -> SyncStats:
         st = src.stat()
         try:
             dt = dst.stat()
-            if dt.st_size == st.st_size and dt.st_mtime_ns == st.st_mtime_ns:
+            if stat.S_ISREG(dt.st_mode) and dt.st_size == st.st_size \
+                    and dt.st_mtime_ns == st.st_mtime_ns:
                 unchanged += 1
                 continue
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             pass
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dst)
+        _make_room(dest, dst)
+        shutil.copyfile(src, dst)
+        os.utime(dst, ns=(st.st_atime_ns, st.st_mtime_ns))
         copied += 1
     for dirpath, dirnames, filenames in os.walk(dest, topdown=True):
         rel_dir = Path(dirpath).relative_to(dest)
@@ -151,7 +269,7 @@ def tree_digest(root: Path, files: Sequence[str]) -> str:
     """A content hash of the files (paths and bytes): the index cache key's tree part."""
     digest = hashlib.sha256()
     for rel in files:
-        digest.update(rel.encode() + b"\0")
+        digest.update(os.fsencode(rel) + b"\0")
         digest.update(hashlib.sha256((root / rel).read_bytes()).digest())
     return digest.hexdigest()
 
@@ -202,14 +320,16 @@ def file_at(repo: Path, sha: str, rel: str) -> bool:
     return _git(["cat-file", "-e", f"{sha}:./{rel}"], repo, check=False).returncode == 0
 
 
-def export_commit(repo: Path, sha: str, dest: Path) -> tuple[str, ...]:
+def export_commit(repo: Path, sha: str, dest: Path, *,
+                  skipped: list[str] | None = None) -> tuple[str, ...]:
     """Write what a checkout of commit ``sha`` holds under ``repo`` (which may be a subfolder
     of the repository) into ``dest``; its files. Read-only for the repository.
 
     A checkout through a throw-away index (``read-tree`` + ``checkout-index``), not ``git
     archive``: an archive leaves out ``export-ignore`` files and rewrites ``export-subst``
     ones, so the base would not be what the commit holds. Line endings and filters are
-    applied as in a checkout, like on the head side.
+    applied as in a checkout, like on the head side. ``skipped`` as in
+    :func:`checkout_files`.
     """
     top = Path(_git(["rev-parse", "--show-toplevel"], repo).stdout.decode().strip())
     prefix = _git(["rev-parse", "--show-prefix"], repo).stdout.decode().strip()
@@ -223,4 +343,4 @@ def export_commit(repo: Path, sha: str, dest: Path) -> tuple[str, ...]:
         # The tree of the subfolder, so its files land at the top of ``dest``.
         _git(["read-tree", f"{sha}:{prefix}"], top, env=env)
         _git(["checkout-index", "--all", "--force", f"--prefix={dest}{os.sep}"], top, env=env)
-    return checkout_files(dest, use_git=False)
+    return checkout_files(dest, use_git=False, skipped=skipped)
