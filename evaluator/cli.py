@@ -446,7 +446,7 @@ def cmd_comment(args: argparse.Namespace, io: IO) -> int:
 
 
 def cmd_validate(args: argparse.Namespace, io: IO) -> int:
-    from evaluator.core.groundtruth import load_ground_truth
+    from evaluator.evaluate import load_ground_truth_file
     from evaluator.snapshot import checkout_files
 
     root = Path(args.path or ".")
@@ -459,16 +459,8 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
         values = _read_yaml(config) if config is not None else None
         options = build_options(values or {}, {}, file_name=str(config or "options file"))
         queries = resolve_queries(root, options)
-    if not queries.is_file():
-        raise InputError(f"ground-truth file {queries} does not exist",
-                         hint="pass --queries FILE")
-    try:
-        text = queries.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read {queries}: {err}") from None
-    ground_truth, problems = load_ground_truth(text, str(queries),
-                                               present_modules=checkout_files(root),
-                                               strict=args.strict)
+    ground_truth, problems = load_ground_truth_file(queries, present=checkout_files(root),
+                                                    strict=args.strict)
     runner = Runner(None, None, True, io.stdout)
     for problem in problems:
         if args.format == "github":

@@ -98,9 +98,10 @@ def ensure_writable(cache_dir: Path) -> Path:
     return cache_dir
 
 
-def read_ground_truth(path: Path, *, present: tuple[str, ...] | None,
-                      strict: bool) -> GroundTruth:
-    """Load and validate; raise :class:`GroundTruthError` listing every error."""
+def load_ground_truth_file(path: Path, *, present: tuple[str, ...] | None,
+                           strict: bool) -> tuple[GroundTruth | None, tuple[Problem, ...]]:
+    """Read and validate a ground-truth file: the ground truth (None on errors) and every
+    problem. A missing or unreadable file raises :class:`InputError`."""
     if not path.is_file():
         raise InputError(f"ground-truth file {path} does not exist",
                          hint="pass --queries FILE (default retrieval_queries.json in PATH)")
@@ -108,8 +109,13 @@ def read_ground_truth(path: Path, *, present: tuple[str, ...] | None,
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read {path}: {err}") from None
-    ground_truth, problems = load_ground_truth(text, str(path), present_modules=present,
-                                               strict=strict)
+    return load_ground_truth(text, str(path), present_modules=present, strict=strict)
+
+
+def read_ground_truth(path: Path, *, present: tuple[str, ...] | None,
+                      strict: bool) -> GroundTruth:
+    """Load and validate; raise :class:`GroundTruthError` listing every error."""
+    ground_truth, problems = load_ground_truth_file(path, present=present, strict=strict)
     if ground_truth is None:
         errors = [p for p in problems if p.severity == "error"]
         raise GroundTruthError(
