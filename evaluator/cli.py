@@ -432,14 +432,15 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
 
 def cmd_comment(args: argparse.Namespace, io: IO) -> int:
     results = load_results(Path(args.results))
-    baseline = load_results(Path(args.baseline)) if args.baseline else None
+    baseline_path = args.baseline.removeprefix("file:") if args.baseline else None
+    baseline = load_results(Path(baseline_path)) if baseline_path else None
     flags = {"comment_key": args.comment_key, "template": args.template, "quiet": args.quiet,
              "fail_on_floors": args.fail_on_floors}
     options = build_options({}, flags)
     if options.template:
         check_template(Path(options.template))
     progress = Progress(io.stderr, quiet=options.quiet)
-    comparison = _comparison(results, baseline, f"file {args.baseline}", options)
+    comparison = _comparison(results, baseline, f"file {baseline_path}", options)
     return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
                     comment=True, comment_required=True, results_path=Path(args.results),
                     report_path=None)
