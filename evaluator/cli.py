@@ -580,6 +580,7 @@ def cmd_import(args: argparse.Namespace, io: IO) -> int:
 
 ACTION_CHOICES = {
     "backend": ("auto", "in_memory"), "graph-source": ("builtin", "graphify"),
+    "mode": ("evaluate", "comment"),
     "comment": ("true", "false"), "fail-on-floors": ("true", "false"),
     "embed": ("true", "false"), "strict": ("true", "false"),
 }
@@ -646,12 +647,44 @@ def cmd_action(_args: argparse.Namespace, io: IO) -> int:
     token = env.get("INPUT_GITHUB-TOKEN", "").strip()
     if token:
         env["GITHUB_TOKEN"] = token
+    child = IO(env=env, stdout=io.stdout, stderr=io.stderr, session_factory=io.session_factory)
+    mode = env.get("INPUT_MODE", "").strip().lower() or "evaluate"
+    if mode not in ACTION_CHOICES["mode"]:
+        raise ConfigError(f"invalid action inputs:\n  input mode: {mode!r} is not one of "
+                          "evaluate, comment")
+    if mode == "comment":
+        return cmd_comment(build_parser().parse_args(action_comment_argv(env)), child)
     argv = action_argv(env)
     args = build_parser().parse_args(argv)
     workspace = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
-    return cmd_evaluate(args, IO(env=env, stdout=io.stdout, stderr=io.stderr,
-                                 session_factory=io.session_factory), relative_to=workspace,
-                        defaults=action_defaults(env))
+    return cmd_evaluate(args, child, relative_to=workspace, defaults=action_defaults(env))
+
+
+def action_comment_argv(env: Mapping[str, str]) -> list[str]:
+    """``mode: comment`` (the fork-safe workflow's second stage): post a saved results.json."""
+
+    def read(name: str) -> str:
+        return env.get(f"INPUT_{name.upper()}", "").strip()
+
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
+    if not read("results"):
+        raise ConfigError("input results: mode comment needs the path of a results.json")
+    argv = ["comment", "--results", str(_inside(workspace, read("results"), "results"))]
+    baseline = read("baseline").removeprefix("file:").strip()
+    if baseline and baseline not in ("none", "auto"):
+        argv += ["--baseline", str(_inside(workspace, baseline, "baseline"))]
+    if read("pr"):
+        if not read("pr").isdigit() or int(read("pr")) < 1:
+            raise ConfigError(f"input pr: {read('pr')!r} is not a pull request number")
+        argv += ["--pr", read("pr")]
+    for name in ("comment-key",):
+        if read(name):
+            argv += [f"--{name}", read(name)]
+    if read("template"):
+        argv += ["--template", str(_inside(workspace, read("template"), "template"))]
+    if read("fail-on-floors").lower() == "false":
+        argv.append("--no-fail-on-floors")
+    return argv
 
 
 COMMANDS: dict[str, Callable[[argparse.Namespace, IO], int]] = {

@@ -99,3 +99,38 @@ def test_action_token_input_posts_the_comment(sample_repo, cli, tmp_path, server
     assert server.sent("POST")[0].headers["Authorization"] == f"Bearer {TOKEN}"
     assert outputs(tmp_path)["comment-url"].startswith("https://github.com/")
     assert TOKEN not in run.stdout + run.stderr
+
+
+def test_comment_mode_posts_a_saved_results_file(sample_repo, cli, tmp_path, server):
+    """The fork-safe second stage: no build, only the saved results and the API."""
+    saved = sample_repo / "artifact"
+    first = cli("evaluate", str(sample_repo), "--backend", "in_memory", "--quiet",
+                "--output-dir", str(saved))
+    assert first.code in (0, 1)
+    env = {"GITHUB_WORKSPACE": str(sample_repo), "GITHUB_ACTIONS": "true",
+           "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": server.base_url,
+           "GITHUB_EVENT_NAME": "workflow_run", "INPUT_GITHUB-TOKEN": TOKEN,
+           "INPUT_MODE": "comment", "INPUT_RESULTS": "artifact/results.json",
+           "INPUT_PR": str(PR), "INPUT_FAIL-ON-FLOORS": "false",
+           "GITHUB_OUTPUT": str(tmp_path / "output.txt")}
+    run = cli("action", env=env)
+    assert run.code == 0, run.stderr
+    assert len(server.on_issue(PR)) == 1
+    assert "building" not in run.stderr
+    assert outputs(tmp_path)["comment-url"].endswith(str(server.on_issue(PR)[0]["id"]))
+
+
+@pytest.mark.parametrize(("inputs", "needle"), [
+    ({"MODE": "comment"}, "mode comment needs the path of a results.json"),
+    ({"MODE": "comment", "RESULTS": "../r.json"}, "is outside the workspace"),
+    ({"MODE": "comment", "RESULTS": "r.json", "PR": "7; rm -rf /"},
+     "is not a pull request number"),
+    ({"MODE": "publish"}, "input mode: 'publish' is not one of evaluate, comment"),
+])
+def test_comment_mode_bad_inputs(sample_repo, cli, inputs, needle):
+    env = {"GITHUB_WORKSPACE": str(sample_repo), "GITHUB_ACTIONS": "true",
+           **{f"INPUT_{k}": v for k, v in inputs.items()}}
+    run = cli("action", env=env)
+    assert run.code == 2
+    assert needle in run.stderr
+    assert "::error" in run.stdout
