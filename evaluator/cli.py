@@ -22,7 +22,7 @@ from evaluator import __version__
 from evaluator.baseline import plan_baseline
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
 from evaluator.core.interop import qrels_text, run_text, trec_problem
-from evaluator.core.options import Options, build_options
+from evaluator.core.options import Options, build_options, parse_baseline
 from evaluator.core.results import Results, from_dict, to_dict
 from evaluator.errors import (
     EXIT_FLOORS,
@@ -37,6 +37,8 @@ from evaluator.errors import (
 )
 from evaluator.progress import Progress
 from evaluator.render import (
+    COMMENT_LIMIT,
+    COMMENT_MARGIN,
     HEADLINE,
     SHAPE_COLUMNS,
     check_template,
@@ -45,7 +47,7 @@ from evaluator.render import (
     render_summary,
     render_text,
 )
-from evaluator.runner import Runner
+from evaluator.runner import Runner, neutralize
 
 CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
@@ -276,15 +278,15 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
     session = io.session_factory() if io.session_factory else github.new_session()
     client = github.GitHubClient(session, ctx)
     template = Path(options.template) if options.template else None
-    limit = None
+    limit = COMMENT_LIMIT - COMMENT_MARGIN
     for _attempt in range(3):
         rendered = render_comment(results, comparison=comparison, template=template,
-                                  **({"limit": limit} if limit else {}))
+                                  limit=limit)
         try:
             result = client.upsert_sticky_comment(ctx.pr_number, rendered.text,
                                                   key=options.comment_key)
         except github.CommentTooLong:
-            limit = (limit or len(rendered.text)) // 2
+            limit = min(limit, len(rendered.text)) // 2
             progress.warn(f"GitHub refused the comment as too long; shrinking to {limit} chars")
             continue
         except EvaluatorError as err:
@@ -319,7 +321,7 @@ def _publish(results: Results, comparison: BaselineComparison | None, *, options
     report = render(results, comparison=comparison, template=template)
     if report_path is not None:
         (cwd / report_path if cwd else report_path).write_text(report, encoding="utf-8")
-    print(render_text(results, comparison=comparison), file=io.stdout, end="")
+    print(neutralize(render_text(results, comparison=comparison)), file=io.stdout, end="")
     if runner.summary_path is not None:
         summary = render_summary(results, comparison=comparison, template=template)
         runner.append_summary(summary.text)
@@ -468,10 +470,11 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
             runner.annotate(problem.severity, problem.render(), file=problem.file,
                             line=problem.line, title="ground truth")
         else:
-            print(problem.render(), file=io.stdout)
+            print(neutralize(problem.render()), file=io.stdout)
     errors = sum(1 for p in problems if p.severity == "error")
     n = len(ground_truth.queries) if ground_truth else 0
-    print(f"{queries}: {n} queries, {errors} error(s), {len(problems) - errors} warning(s)",
+    print(neutralize(f"{queries}: {n} queries, {errors} error(s), "
+                     f"{len(problems) - errors} warning(s)"),
           file=io.stderr)
     return EXIT_OK if ground_truth is not None else EXIT_INPUT
 
@@ -528,9 +531,9 @@ def cmd_init(args: argparse.Namespace, io: IO) -> int:
                                "question as a teammate would ask it, grade the modules under "
                                "review, check the facts, then remove \"draft\".")
     _write_new(target, doc)
-    print(f"wrote {target}: {len(drafts)} draft questions over "
-          f"{len(next(iter(drafts)).grades)} modules; review it, then remove \"draft\"",
-          file=io.stdout)
+    print(neutralize(f"wrote {target}: {len(drafts)} draft questions over "
+                     f"{len(next(iter(drafts)).grades)} modules; review it, then remove "
+                     '"draft"'), file=io.stdout)
     return EXIT_OK
 
 
@@ -574,7 +577,8 @@ def cmd_import(args: argparse.Namespace, io: IO) -> int:
                                        "facts are candidates from the code; review them, then "
                                        "remove \"draft\".")
     _write_new(target, doc)
-    print(f"wrote {target}: {len(drafts)} queries imported from {args.format}", file=io.stdout)
+    print(neutralize(f"wrote {target}: {len(drafts)} queries imported from {args.format}"),
+          file=io.stdout)
     return EXIT_OK
 
 
@@ -614,9 +618,10 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
     for name in ("queries", "config", "template", "output-dir", "cache-dir"):
         if read(name):
             argv += [f"--{name}", str(_inside(workspace, read(name), name))]
-    baseline = read("baseline")
-    if baseline.startswith("file:"):
-        _inside(workspace, baseline[len("file:"):].strip(), "baseline")
+    if read("baseline"):
+        baseline_mode, baseline_file = parse_baseline(read("baseline"))
+        if baseline_mode == "file" and baseline_file is not None:
+            _inside(workspace, baseline_file, "baseline")
     for name in ("k", "backend", "graph-source", "comment-key", "baseline"):
         if read(name):
             argv += [f"--{name}", read(name)]
@@ -699,12 +704,12 @@ def main(argv: Sequence[str] | None = None, *, io: IO | None = None) -> int:
     try:
         return COMMANDS[args.command](args, io)
     except GroundTruthError as err:
-        print(f"error: {err}", file=io.stderr)
+        print(neutralize(f"error: {err}"), file=io.stderr)
         Runner.from_env(io.env, stream=io.stdout).annotate(
             "error", str(err).splitlines()[0], title="ground truth")
         return err.exit_code
     except EvaluatorError as err:
-        print(f"error: {err}", file=io.stderr)
+        print(neutralize(f"error: {err}"), file=io.stderr)
         Runner.from_env(io.env, stream=io.stdout).annotate("error", str(err))
         return err.exit_code
     except KeyboardInterrupt:
@@ -713,8 +718,9 @@ def main(argv: Sequence[str] | None = None, *, io: IO | None = None) -> int:
     except Exception as err:
         if io.env.get("RETRIEVAL_EVAL_DEBUG"):
             raise
-        print(f"internal error ({type(err).__name__}: {err}); this is a bug in retrieval-eval "
-              "— please report it (set RETRIEVAL_EVAL_DEBUG=1 for the traceback)", file=io.stderr)
+        print(neutralize(f"internal error ({type(err).__name__}: {err}); this is a bug in "
+                         "retrieval-eval — please report it (set RETRIEVAL_EVAL_DEBUG=1 for "
+                         "the traceback)"), file=io.stderr)
         return EXIT_INTERNAL
 
 

@@ -77,8 +77,8 @@ def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -
         return
     shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5
                                       else "")
-    progress.warn(f"{len(skipped)} file(s) with names that are not valid UTF-8 are not "
-                  f"indexed{where}: {shown}")
+    progress.warn(f"{len(skipped)} file(s) with names that are not valid UTF-8 or hold "
+                  f"control characters are not indexed{where}: {shown}")
 
 
 def _on_wait(progress: Progress, snapshot: Path) -> Callable[[], None]:

@@ -6,6 +6,8 @@ import sys
 import time
 from typing import TextIO
 
+from evaluator.runner import neutralize
+
 
 class Progress:
     def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
@@ -18,8 +20,9 @@ class Progress:
 
     def __call__(self, message: str) -> None:
         if not self.quiet:
-            print(f"[{self.elapsed():6.1f}s] {message}", file=self.stream, flush=True)
+            print(neutralize(f"[{self.elapsed():6.1f}s] {message}"), file=self.stream,
+                  flush=True)
 
     def warn(self, message: str) -> None:
         """Warnings are shown even with ``--quiet``."""
-        print(f"warning: {message}", file=self.stream, flush=True)
+        print(neutralize(f"warning: {message}"), file=self.stream, flush=True)

@@ -15,7 +15,7 @@ goes to the job summary and to a file.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -261,11 +261,13 @@ def render_text(results: Results, *, comparison: BaselineComparison | None = Non
 
 def render_comment(results: Results, *, comparison: BaselineComparison | None = None,
                    template: Path | None = None,
-                   limit: int = COMMENT_LIMIT - COMMENT_MARGIN) -> Rendered:
-    """The comment body within ``limit`` characters, dropping detail step by step."""
+                   limit: int = COMMENT_LIMIT - COMMENT_MARGIN,
+                   size: Callable[[str], int] = len) -> Rendered:
+    """The comment body within ``limit`` (``size``: characters by default), dropping detail
+    step by step."""
     dropped: list[str] = []
     text = render(results, comparison=comparison, template=template)
-    if len(text) <= limit:
+    if size(text) <= limit:
         return Rendered(text, ())
     total = len(results.queries)
     for step in DETAIL_STEPS[1:]:
@@ -276,26 +278,28 @@ def render_comment(results: Results, *, comparison: BaselineComparison | None = 
                    if step else "the per-query section"]
         text = render(results, comparison=comparison, template=template, detail_limit=step,
                       dropped=dropped)
-        if len(text) <= limit:
+        if size(text) <= limit:
             return Rendered(text, tuple(dropped))
     dropped = ["the per-query section", "the per-shape table"]
     text = render(results, comparison=comparison, template=template, detail_limit=0,
                   dropped=dropped)
-    if len(text) > limit:
+    if size(text) > limit:
         marker = "\n\n…(truncated to fit a GitHub comment; the full report is in the job summary)"
-        text = text[: limit - len(marker)] + marker
+        while size(text) + size(marker) > limit and text:
+            text = text[: max(0, len(text) - max(1, size(text) + size(marker) - limit))]
+        text += marker
         dropped.append("the end of the report")
     return Rendered(text, tuple(dropped))
 
 
-SUMMARY_LIMIT = 1_000_000  # GitHub's step summary takes at most 1 MiB per step
+SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub's step summary: at most 1 MiB (bytes) per step
 
 
 def render_summary(results: Results, *, comparison: BaselineComparison | None = None,
                    template: Path | None = None) -> Rendered:
     """The job-summary report: the full report, shrunk like the comment if over 1 MiB."""
     return render_comment(results, comparison=comparison, template=template,
-                          limit=SUMMARY_LIMIT)
+                          limit=SUMMARY_LIMIT, size=lambda text: len(text.encode("utf-8")))
 
 
 def check_template(template: Path) -> None:

@@ -7,6 +7,7 @@ to stdout and files instead.
 
 from __future__ import annotations
 
+import re
 import secrets
 import sys
 from collections.abc import Mapping
@@ -14,8 +15,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+_LINE_COMMAND = re.compile(r"(?m)^(\s*)::")
+ZERO_WIDTH = "\u200b"
+
+
+def neutralize(text: str) -> str:
+    """Console text that the Actions runner cannot read as a workflow command.
+
+    The runner takes ``::command::`` at the start of a line (after blanks) and the older
+    ``##[command]`` anywhere; a zero-width space breaks both. Used for everything printed
+    that can hold text from the repository or a results file (ids, shapes, paths, messages).
+    """
+    return _LINE_COMMAND.sub(lambda m: f"{m.group(1)}:{ZERO_WIDTH}:", text).replace(
+        "##[", f"##{ZERO_WIDTH}[")
+
 
 def _escape_data(text: str) -> str:
+    text = text.replace("##[", f"##{ZERO_WIDTH}[")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

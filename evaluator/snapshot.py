@@ -25,6 +25,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -110,6 +111,9 @@ def without_folders(root: Path, files: Iterable[str], exclude: Sequence[Path]) -
     return tuple(f for f in files if not _under(PurePosixPath(f).parts, prefixes))
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+
+
 def printable_name(name: str) -> str:
     """A file name that may hold surrogate escapes (bytes that are not UTF-8), printable."""
     return repr(name.encode("utf-8", "surrogateescape"))
@@ -128,8 +132,9 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
     """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped.
 
     ``exclude``: absolute folders to leave out when they are under ``root`` (the cache and
-    output directories). Names that are not valid UTF-8 are left out; ``skipped`` (when
-    given) receives a printable form of each (:func:`printable_name`).
+    output directories). Names that are not valid UTF-8 or hold control characters (a tab, a
+    newline: they could forge lines in a log) are left out; ``skipped`` (when given)
+    receives a printable form of each (:func:`printable_name`).
     """
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
@@ -154,7 +159,7 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
         path = root / name
         if path.is_symlink() or not path.is_file():
             continue
-        if not _valid_utf8(name):
+        if not _valid_utf8(name) or _CONTROL.search(name):
             bad.append(name)
             continue
         keep.append(rel.as_posix())

@@ -233,6 +233,9 @@ def _read_facts(raw: Any, qid: str, check: _Checker) -> tuple[str, ...]:
     for i, fact in enumerate(facts):
         if not fact:
             check.error("is an empty fact", query_id=qid, field_name=f"gold_facts[{i}]")
+        elif has_control(fact):
+            check.error("contains a control character", query_id=qid,
+                        field_name=f"gold_facts[{i}]")
     facts = tuple(f for f in facts if f)
     if not MIN_FACTS <= len(facts) <= MAX_FACTS:
         check.warn(f"has {len(facts)} facts; the N-15 format asks for {MIN_FACTS}-{MAX_FACTS}",
@@ -265,7 +268,9 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
         check.error(f"missing field(s): {', '.join(missing)}", **where_id)
     unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
     if unknown:
-        check.warn(f"unknown field(s) ignored: {', '.join(unknown)}", **where_id)
+        shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
+                 for u in unknown]
+        check.warn(f"unknown field(s) ignored: {', '.join(shown)}", **where_id)
     ok = not missing and ok_text
     if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
         check.error("id must be a non-empty string", field_name="id", **where_id)

@@ -257,9 +257,11 @@ def _run_field(r: _Reader, name: str, value: Any) -> Any:
     if name == "draft":
         return r.flag(value, where)
     if name == "index":
-        return dict(r.mapping(value, where))
+        return {r.text(k, where): (r.text(v, f"{where}.{k}") if isinstance(v, str) else v)
+                for k, v in r.mapping(value, where).items()}
     if name == "timings":
-        return {str(k): r.real(v, f"{where}.{k}") for k, v in r.mapping(value, where).items()}
+        return {r.text(k, where): r.real(v, f"{where}.{k}")
+                for k, v in r.mapping(value, where).items()}
     if name == "warnings":
         return r.strs(value, where)
     return value

@@ -209,3 +209,71 @@ def test_action_baseline_file_must_be_inside_the_workspace(sample_repo, cli, tmp
     assert run.code == 2
     assert "outside the workspace" in run.stderr
 
+
+
+@pytest.mark.parametrize("forged", [
+    "::error title=Security::Approved by maintainers",
+    "##[error]forged",
+])
+def test_results_file_cannot_forge_workflow_commands_on_the_console(saved, cli, server,
+                                                                   tmp_path, forged):
+    """The runner reads `::cmd::` after leading blanks and `##[cmd]` anywhere in a line."""
+    shape = next(iter(saved["by_shape"]))
+    saved["by_shape"][forged] = saved["by_shape"].pop(shape)
+    for q in saved["queries"]:
+        if q["shape"] == shape:
+            q["shape"] = forged
+    saved["queries"][0]["id"] = forged
+    saved["run"]["neuralmind_version"] = f"4.22 {forged}"
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(saved))
+    run = cli("comment", "--results", str(hostile), "--no-fail-on-floors",
+              env=_gh_env(server, tmp_path))
+    assert run.code == 0, run.stderr
+    for line in (run.stdout + run.stderr).splitlines():
+        assert not line.lstrip().startswith("::error title=Security"), line
+        assert "##[error]" not in line, line
+
+
+def test_results_file_timings_keys_are_checked(saved, cli, tmp_path):
+    saved["run"]["timings"]["x\n::error title=forged::stderr"] = 1.0
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(saved))
+    run = cli("comment", "--results", str(hostile), env={})
+    assert run.code == 2
+    assert not any(line.startswith("::error title=forged") for line in run.stderr.splitlines())
+
+
+def test_what_evaluate_writes_the_comment_can_read(tmp_path, cli, server):
+    """A control character in a fact is refused at load; a file name with a tab is not indexed."""
+    from tests.conftest import make_repo
+
+    repo = make_repo(tmp_path / "r", {"auth/tab\tcopy.py": "def copy():\n    return 1\n"})
+    out = tmp_path / "out"
+    run = cli("evaluate", str(repo), *FAST, "--output-dir", str(out))
+    assert run.code in (0, 1), run.stderr
+    assert "hold control characters are not indexed" in run.stderr
+    posted = cli("comment", "--results", str(out / "results.json"), "--no-fail-on-floors",
+                 env=_gh_env(server, tmp_path))
+    assert posted.code == 0, posted.stderr
+    path = repo / "retrieval_queries.json"
+    doc = json.loads(path.read_text())
+    doc["queries"][0]["gold_facts"][0] += "\u0007"
+    path.write_text(json.dumps(doc))
+    refused = cli("validate", str(repo))
+    assert refused.code == 2 and "contains a control character" in refused.stdout
+
+
+def test_job_summary_limit_counts_bytes_not_characters():
+    results = make_results(n=1500, question="检索质量评估问题编号 {i}：" + "模块之间的调用关系" * 5)
+    summary = render_summary(results)
+    assert len(summary.text.encode("utf-8")) <= SUMMARY_LIMIT
+    assert summary.dropped
+
+
+def test_action_bare_baseline_path_must_be_inside_the_workspace(sample_repo, cli):
+    env = {"GITHUB_WORKSPACE": str(sample_repo), "INPUT_BASELINE": "/etc/hostname",
+           "INPUT_BACKEND": "in_memory"}
+    run = cli("action", env=env)
+    assert run.code == 2
+    assert "outside the workspace" in run.stderr
