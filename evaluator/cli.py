@@ -207,21 +207,26 @@ def resolve_queries(root: Path, options: Options) -> Path:
     return path
 
 
-def _options_for(args: argparse.Namespace, root: Path, *,
-                 defaults: Mapping[str, Any] | None = None) -> tuple[Options, Path | None]:
-    config_path = Path(args.config) if args.config else next(
+def _options_for(root: Path, flags: Mapping[str, Any], *, config: str | None = None,
+                 defaults: Mapping[str, Any] | None = None) -> Options:
+    """Options from ``config`` (default: ``.retrieval-eval.yml`` at ``root``) and flags."""
+    config_path = Path(config) if config else next(
         (root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
-    if args.config and not config_path.is_file():  # type: ignore[union-attr]
-        raise ConfigError(f"options file {args.config} does not exist")
+    if config_path is not None and not config_path.is_file():
+        raise ConfigError(f"options file {config} does not exist")
     file_values = _read_yaml(config_path) if config_path is not None else None
-    flags = {name: getattr(args, name, None) for name in (
-        "k", "gain", "backend", "graph_source", "cache_dir", "output_dir", "strict", "embed",
-        "quiet", "fail_on_floors", "comment", "comment_key", "template", "baseline",
-        "relevance_threshold")}
-    options = build_options(file_values or {}, flags,
-                            file_name=str(config_path) if config_path else "options file",
-                            defaults=defaults)
-    return options, config_path
+    return build_options(file_values or {}, flags,
+                         file_name=str(config_path) if config_path else "options file",
+                         defaults=defaults)
+
+
+EVALUATE_FLAGS = ("k", "gain", "backend", "graph_source", "cache_dir", "output_dir", "strict",
+                  "embed", "quiet", "fail_on_floors", "comment", "comment_key", "template",
+                  "baseline", "relevance_threshold")
+
+
+def _write_results(path: Path, results: Results) -> None:
+    path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
 
 
 def _headline_outputs(results: Results) -> dict[str, str]:
@@ -248,17 +253,20 @@ def _comparison(results: Results, baseline: Results | None, source: str,
 
 def _post_comment(results: Results, comparison: BaselineComparison | None, *, options: Options,
                   pr: int | None, io: IO, runner: Runner, progress: Progress,
-                  required: bool) -> str | None:
+                  required: bool, report: str) -> str | None:
     """Post or update the sticky comment; returns its URL, or None with a warning."""
     from evaluator import github
+
+    def skip(reason: object, console_extra: str = "") -> None:
+        progress.warn(f"comment not posted: {reason}{console_extra}")
+        runner.annotate("warning", f"comment not posted: {reason}")
 
     try:
         ctx = github.context_from_env(io.env, pr=pr)
     except EvaluatorError as err:
         if required:
             raise
-        progress.warn(f"comment not posted: {err}")
-        runner.annotate("warning", f"comment not posted: {err}")
+        skip(err)
         return None
     problem = None
     if not ctx.token:
@@ -271,8 +279,7 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
     if problem:
         if required:
             raise InputError(f"cannot post the comment: {problem}")
-        progress.warn(f"comment not posted: {problem}; the report is in the summary")
-        runner.annotate("warning", f"comment not posted: {problem}")
+        skip(problem, "; the report is in the summary")
         return None
     assert ctx.pr_number is not None
     session = io.session_factory() if io.session_factory else github.new_session()
@@ -281,7 +288,7 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
     limit = COMMENT_LIMIT - COMMENT_MARGIN
     for _attempt in range(3):
         rendered = render_comment(results, comparison=comparison, template=template,
-                                  limit=limit)
+                                  limit=limit, full=report)
         try:
             result = client.upsert_sticky_comment(ctx.pr_number, rendered.text,
                                                   key=options.comment_key)
@@ -292,8 +299,7 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
         except EvaluatorError as err:
             if required:  # the `comment` command exists to post: failing to is an error
                 raise
-            progress.warn(f"comment not posted: {err}")
-            runner.annotate("warning", f"comment not posted: {err}")
+            skip(err)
             return None
         verb = "created" if result.created else "updated"
         progress(f"PR #{ctx.pr_number}: comment {verb}: {result.url}")
@@ -312,18 +318,18 @@ def _relative(path: Path, base: Path) -> Path:
 
 
 def _publish(results: Results, comparison: BaselineComparison | None, *, options: Options,
-             io: IO, progress: Progress, pr: int | None, comment: bool, comment_required: bool,
-             results_path: Path | None, report_path: Path | None,
+             io: IO, runner: Runner, progress: Progress, pr: int | None, comment: bool,
+             comment_required: bool, results_path: Path | None, report_path: Path | None,
              cwd: Path | None = None) -> int:
     """Summary to stdout, report to files/runner, comment; returns the exit code."""
-    runner = Runner.from_env(io.env, stream=io.stdout)
     template = Path(options.template) if options.template else None
     report = render(results, comparison=comparison, template=template)
     if report_path is not None:
         (cwd / report_path if cwd else report_path).write_text(report, encoding="utf-8")
     print(neutralize(render_text(results, comparison=comparison)), file=io.stdout, end="")
     if runner.summary_path is not None:
-        summary = render_summary(results, comparison=comparison, template=template)
+        summary = render_summary(results, comparison=comparison, template=template,
+                                 full=report)
         runner.append_summary(summary.text)
         if summary.dropped:
             progress.warn("the job summary leaves out " + " and ".join(summary.dropped)
@@ -335,7 +341,7 @@ def _publish(results: Results, comparison: BaselineComparison | None, *, options
     url = None
     if comment:
         url = _post_comment(results, comparison, options=options, pr=pr, io=io, runner=runner,
-                            progress=progress, required=comment_required)
+                            progress=progress, required=comment_required, report=report)
     outputs = _headline_outputs(results) | {
         "results-path": str(results_path or ""), "report-path": str(report_path or ""),
         "comment-url": url or ""}
@@ -363,7 +369,8 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
         queries = Path(args.queries) if args.queries else None
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
-    options, _config = _options_for(args, root, defaults=defaults)
+    options = _options_for(root, {name: getattr(args, name) for name in EVALUATE_FLAGS},
+                           config=args.config, defaults=defaults)
     if queries is None:
         queries = resolve_queries(root, options)
     if options.template:
@@ -404,7 +411,7 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
         except OSError as err:
             raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
         results_path, report_path = out / "results.json", out / "report.md"
-        results_path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
+        _write_results(results_path, results)
         sides = [results] + ([evaluation.baseline] if evaluation.baseline else [])
         problem = trec_problem(evaluation.ground_truth, sides)
         if problem:
@@ -414,8 +421,7 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
                                             encoding="utf-8")
             (out / "run.trec").write_text(run_text(results, "head"), encoding="utf-8")
         if evaluation.baseline is not None:
-            (out / "baseline-results.json").write_text(
-                json.dumps(to_dict(evaluation.baseline), indent=2) + "\n", encoding="utf-8")
+            _write_results(out / "baseline-results.json", evaluation.baseline)
             if not problem:
                 (out / "run.base.trec").write_text(run_text(evaluation.baseline, "base"),
                                                    encoding="utf-8")
@@ -427,9 +433,10 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
         # Step outputs are read outside the container: give workspace-relative paths.
         results_path, report_path = (_relative(p, relative_to) for p in (results_path,
                                                                          report_path))
-    return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
-                    comment=options.comment, comment_required=False,
-                    results_path=results_path, report_path=report_path, cwd=relative_to)
+    return _publish(results, comparison, options=options, io=io, runner=runner,
+                    progress=progress, pr=args.pr, comment=options.comment,
+                    comment_required=False, results_path=results_path,
+                    report_path=report_path, cwd=relative_to)
 
 
 def cmd_comment(args: argparse.Namespace, io: IO) -> int:
@@ -443,9 +450,10 @@ def cmd_comment(args: argparse.Namespace, io: IO) -> int:
         check_template(Path(options.template))
     progress = Progress(io.stderr, quiet=options.quiet)
     comparison = _comparison(results, baseline, f"file {baseline_path}", options)
-    return _publish(results, comparison, options=options, io=io, progress=progress, pr=args.pr,
-                    comment=True, comment_required=True, results_path=Path(args.results),
-                    report_path=None)
+    return _publish(results, comparison, options=options, io=io,
+                    runner=Runner.from_env(io.env, stream=io.stdout), progress=progress,
+                    pr=args.pr, comment=True, comment_required=True,
+                    results_path=Path(args.results), report_path=None)
 
 
 def cmd_validate(args: argparse.Namespace, io: IO) -> int:
@@ -455,13 +463,8 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
     root = Path(args.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    if args.queries:
-        queries = Path(args.queries)
-    else:
-        config = next((root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
-        values = _read_yaml(config) if config is not None else None
-        options = build_options(values or {}, {}, file_name=str(config or "options file"))
-        queries = resolve_queries(root, options)
+    queries = Path(args.queries) if args.queries else resolve_queries(root,
+                                                                       _options_for(root, {}))
     ground_truth, problems = load_ground_truth_file(queries, present=checkout_files(root),
                                                     strict=args.strict)
     runner = Runner(None, None, True, io.stdout)

@@ -63,6 +63,17 @@ def _cache_dir(options: Options) -> Path:
     return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
 
 
+def _model_for(options: Options, cache_dir: Path) -> ModelSource:
+    """The embedding model, resolved only when the backend or ``--embed`` needs it."""
+    if options.backend != "in_memory" or options.embed:
+        return resolve_model(cache_dir)
+    return ModelSource(None, "not needed")
+
+
+def _snapshot_for(options: Options, cache_dir: Path, root: Path) -> Path:
+    return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
+
+
 def _own_folders(options: Options, cache_dir: Path) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
@@ -149,6 +160,7 @@ class _Setup:
     options: Options
     qpath: Path
     ground_truth: GroundTruth
+    queries_sha256: str
     cache_dir: Path
     model: ModelSource
     tree: Path
@@ -222,7 +234,7 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         gain=options.gain.value,
         threshold=options.relevance_threshold,
         queries_file=_display(setup.qpath, setup.root),
-        queries_sha256=hashlib.sha256(setup.qpath.read_bytes()).hexdigest(),
+        queries_sha256=setup.queries_sha256,
         root=setup.root.name,
         commit=commit,
         ref=ref,
@@ -265,11 +277,10 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
     progress(f"ground truth: {len(ground_truth.queries)} queries "
              f"({', '.join(ground_truth.shapes)}) from {qpath}")
     cache_dir = ensure_writable(cache_dir)
-    needs_model = options.backend != "in_memory" or options.embed
-    model = resolve_model(cache_dir) if needs_model else ModelSource(None, "not needed")
-    flavour = f"{options.backend}-{options.graph_source}"
-    snapshot = snapshot_dir(cache_dir, root, flavour=flavour)
+    model = _model_for(options, cache_dir)
+    snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
+                   queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
                    started_at=started_at)
     progress(f"index: backend {options.backend}, graph {options.graph_source}, "
@@ -371,10 +382,8 @@ def build_index(root: Path, files: tuple[str, ...], options: Options, *,
     The snapshot stays locked until the caller closes the index. ``files`` inside the cache
     directory are left out (a cache inside the checkout would copy itself)."""
     cache_dir = ensure_writable(_cache_dir(options))
-    model = (resolve_model(cache_dir) if options.backend != "in_memory"
-             else ModelSource(None, "not needed"))
-    snapshot = snapshot_dir(cache_dir, root.resolve(),
-                            flavour=f"{options.backend}-{options.graph_source}")
+    model = _model_for(options, cache_dir)
+    snapshot = _snapshot_for(options, cache_dir, root.resolve())
     files = without_folders(root, files, [cache_dir.resolve()])
     lock = contextlib.ExitStack()
     lock.enter_context(snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)))

@@ -262,11 +262,12 @@ def render_text(results: Results, *, comparison: BaselineComparison | None = Non
 def render_comment(results: Results, *, comparison: BaselineComparison | None = None,
                    template: Path | None = None,
                    limit: int = COMMENT_LIMIT - COMMENT_MARGIN,
-                   size: Callable[[str], int] = len) -> Rendered:
+                   size: Callable[[str], int] = len, full: str | None = None) -> Rendered:
     """The comment body within ``limit`` (``size``: characters by default), dropping detail
-    step by step."""
+    step by step. ``full``: the full report when the caller rendered it already."""
     dropped: list[str] = []
-    text = render(results, comparison=comparison, template=template)
+    text = full if full is not None else render(results, comparison=comparison,
+                                                template=template)
     if size(text) <= limit:
         return Rendered(text, ())
     total = len(results.queries)
@@ -296,10 +297,11 @@ SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub's step summary: at most 1 MiB (byte
 
 
 def render_summary(results: Results, *, comparison: BaselineComparison | None = None,
-                   template: Path | None = None) -> Rendered:
+                   template: Path | None = None, full: str | None = None) -> Rendered:
     """The job-summary report: the full report, shrunk like the comment if over 1 MiB."""
     return render_comment(results, comparison=comparison, template=template,
-                          limit=SUMMARY_LIMIT, size=lambda text: len(text.encode("utf-8")))
+                          limit=SUMMARY_LIMIT, size=lambda text: len(text.encode("utf-8")),
+                          full=full)
 
 
 def check_template(template: Path) -> None:

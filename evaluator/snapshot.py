@@ -25,7 +25,6 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -34,13 +33,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from evaluator.core.groundtruth import has_control
 from evaluator.errors import GitError, InputError
 
 # Tool state that is never part of what is indexed (and is managed inside the snapshot).
 IGNORED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".neuralmind", "graphify-out", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".venv", "venv", "node_modules",
-    ".retrieval-eval", ".retrieval-eval-cache",
+    ".retrieval-eval",
 })
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 IGNORED_FILES = frozenset({"neuralmind-backend.yaml", "neuralmind-backend.yml",
@@ -111,9 +111,6 @@ def without_folders(root: Path, files: Iterable[str], exclude: Sequence[Path]) -
     return tuple(f for f in files if not _under(PurePosixPath(f).parts, prefixes))
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
-
-
 def printable_name(name: str) -> str:
     """A file name that may hold surrogate escapes (bytes that are not UTF-8), printable."""
     return repr(name.encode("utf-8", "surrogateescape"))
@@ -159,7 +156,7 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
         path = root / name
         if path.is_symlink() or not path.is_file():
             continue
-        if not _valid_utf8(name) or _CONTROL.search(name):
+        if not _valid_utf8(name) or has_control(name):
             bad.append(name)
             continue
         keep.append(rel.as_posix())
