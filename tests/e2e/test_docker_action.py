@@ -99,8 +99,8 @@ def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
     if uid == 0:
         uid = gid = 1000
         checkout.chmod(0o777)  # let that user create out/ (git does not track the mode)
-    # An empty NEURALMIND_ONNX_MODEL_DIR skips a model baked into the image at build time
-    # (when the build had network), so both sides use the packaged model.
+    # An empty NEURALMIND_ONNX_MODEL_DIR counts as unset: both sides resolve the packaged
+    # default model (the `model` extra, in the image's venv), assembled in their own cache.
     container = _run([docker, "run", "--rm", "--user", f"{uid}:{gid}",
                       "-e", "NEURALMIND_ONNX_MODEL_DIR=",
                       "-v", f"{checkout}:/github/workspace", "-w", "/github/workspace", image,
@@ -112,6 +112,10 @@ def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
     theirs = json.loads((host_out / "results.json").read_text())
     assert ours["run"]["backend"] == theirs["run"]["backend"]
     assert _origin(ours["run"]["model"]) == _origin(theirs["run"]["model"])
+    if backend == "auto":  # the same pinned file on both sides (its hashes name the folder)
+        assert _origin(ours["run"]["model"]) == "packaged"
+        assert Path(ours["run"]["model"].rstrip(")")).name == \
+            Path(theirs["run"]["model"].rstrip(")")).name
     assert ours["floors"]["passed"] == theirs["floors"]["passed"]
     assert ours["overall"]["n"] == theirs["overall"]["n"]
     assert _same_metrics(ours["overall"]["metrics"], theirs["overall"]["metrics"]), \
