@@ -74,6 +74,13 @@ def test_image_starts_and_reports_its_version(docker: str, image: str) -> None:
     assert proc.stdout.strip() == f"retrieval-eval {__version__}"
     helped = _run([docker, "run", "--rm", image], timeout=120)  # CMD ["--help"]
     assert helped.returncode == 0 and "evaluate" in helped.stdout
+    labels = json.loads(_run([docker, "image", "inspect", "--format",
+                              "{{json .Config.Labels}}", image]).stdout)
+    # A local build says "dev"; the release workflow passes VERSION=<tag without v>, which
+    # the build checks against __version__.
+    assert labels["org.opencontainers.image.version"] == "dev"
+    assert labels["org.opencontainers.image.licenses"] == "MIT"
+    assert labels["org.opencontainers.image.title"] == "neuralmind-retrieval-eval"
 
 
 @pytest.mark.parametrize("backend", ["in_memory", "auto"])
@@ -356,3 +363,19 @@ def test_act_impossible_floor_fails_the_job(act: str, image: str, act_repo: Pull
     assert "exit with `FAILURE`: 1" in run.output
     assert not api.writes()  # comment: false
     assert TOKEN not in run.output
+
+
+def test_the_image_version_must_be_the_evaluator_s(docker: str, image: str) -> None:
+    """The release build passes VERSION; the build fails when it is not __version__."""
+    root = Path(__file__).resolve().parents[2]
+
+    def build(version: str) -> subprocess.CompletedProcess[str]:
+        return _run([docker, "build", "--target", "app", "--build-arg", f"VERSION={version}",
+                     str(root)], timeout=1200)
+
+    wrong = build("99.0.0")
+    assert wrong.returncode != 0
+    assert (f"VERSION=99.0.0 but the evaluator says: retrieval-eval {__version__}"
+            in wrong.stdout + wrong.stderr)
+    right = build(__version__)
+    assert right.returncode == 0, (right.stdout + right.stderr)[-3000:]
