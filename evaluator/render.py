@@ -25,23 +25,16 @@ import jinja2.exceptions
 import jinja2.sandbox
 from markupsafe import Markup
 
-from evaluator.core.compare import LOWER_IS_BETTER, BaselineComparison, MetricDelta
+from evaluator.core import measures
+from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
 from evaluator.errors import InputError
 
 COMMENT_LIMIT = 65_536
 COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
-HEADLINE = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate", "faithfulness",
-            "contradiction", "context_tokens")
-SHAPE_COLUMNS = ("recall@5", "mrr", "ndcg@5", "hit_rate", "faithfulness")
-LABELS = {
-    "recall@5": "Recall@5", "precision@5": "Precision@5", "mrr": "MRR@5", "ndcg@5": "nDCG@5",
-    "hit_rate": "Hit rate@5", "faithfulness": "Faithfulness", "contradiction": "Contradiction",
-    "context_tokens": "Context tokens", "fact_recall": "Fact recall",
-    "context_precision": "Context precision", "context_recall": "Context recall",
-    "answer_relevance": "Answer relevance", "token_reduction": "Token reduction",
-}
+HEADLINE = measures.headline()
+SHAPE_COLUMNS = measures.shape_columns()
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
@@ -75,16 +68,15 @@ def _plain(value: object) -> object:
     return value
 
 
-def label(metric: str) -> str:
-    return LABELS.get(metric, metric)
+label = measures.label
 
 
 def fmt_value(value: float | None, metric: str = "") -> Markup:
     if value is None:
         return Markup("n/a")
-    if metric in ("context_tokens",):
+    if measures.unit(metric) == "tokens":
         return Markup(f"{value:,.0f}")
-    if metric == "token_reduction":
+    if measures.unit(metric) == "times":
         return Markup(f"{value:.1f}×")
     return Markup(f"{value:.3f}")
 
@@ -114,12 +106,11 @@ def fmt_delta(delta: MetricDelta | None) -> Markup:
     if delta is None or delta.delta is None:
         return Markup("n/a")
     d = delta.delta
-    if abs(d) < 5e-4 and delta.metric != "context_tokens":
-        return Markup("→ ±0")
-    if delta.metric == "context_tokens" and abs(d) < 0.5:
+    tokens = measures.unit(delta.metric) == "tokens"
+    if abs(d) < (0.5 if tokens else 5e-4):
         return Markup("→ ±0")
     arrow = "↑" if d > 0 else "↓"
-    number = f"{d:+,.0f}" if delta.metric == "context_tokens" else f"{d:+.3f}"
+    number = f"{d:+,.0f}" if tokens else f"{d:+.3f}"
     word = "better" if delta.improved else "worse"
     return Markup(f"{arrow} {number.replace('-', '−')} ({word})")
 
@@ -195,9 +186,9 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
             title: str = "Retrieval quality") -> dict[str, Any]:
     """The template's variables (documented in templates/comment.md.j2)."""
     run = results.run
-    shown_metrics = [m for m in HEADLINE if m in results.overall.metrics]
-    if results.overall.metrics.get("context_precision") is not None:
-        shown_metrics += ["context_precision", "context_recall", "answer_relevance"]
+    overall = results.overall.metrics
+    shown_metrics = [m for m in HEADLINE if m in overall]
+    shown_metrics += [m for m in measures.when_computed() if overall.get(m) is not None]
     deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
     shape_rows = []
     for shape, agg in results.shapes.items():
@@ -213,7 +204,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "commit": (run.commit or "")[:12],
         "n_queries": len(results.queries),
         "metrics": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
-                     "delta": deltas.get(m), "lower_is_better": m in LOWER_IS_BETTER}
+                     "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m)}
                     for m in shown_metrics],
         "shape_columns": list(SHAPE_COLUMNS),
         "shapes": shape_rows,

@@ -13,16 +13,15 @@ snapshot never copies itself and a report never becomes an indexed module), and 
 names are not valid UTF-8 (NeuralMind and the results cannot hold them; they are reported).
 
 Concurrency: runs may share one cache directory. Whoever uses a snapshot folder (sync,
-build, questions) or assembles the model holds an exclusive advisory lock
-(``fcntl.flock``) on a file under ``<cache>/locks/``; a second run waits for the first to
-finish with that snapshot. The lock goes away with the process, so a killed run never
-leaves a stale lock behind.
+build, questions) or assembles the model holds an exclusive lock (the ``filelock``
+library: ``flock`` on POSIX, ``msvcrt`` locking on Windows) on a file under
+``<cache>/locks/``; a second run waits for the first to finish with that snapshot. The lock
+goes away with the process, so a killed run never leaves a stale lock behind.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
 import shutil
@@ -32,6 +31,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+import filelock
 
 from evaluator.core.groundtruth import has_control
 from evaluator.errors import GitError, InputError
@@ -196,24 +197,24 @@ def _make_room(dest: Path, dst: Path) -> None:
 @contextlib.contextmanager
 def exclusive_lock(lock_file: Path, *,
                    on_wait: Callable[[], None] | None = None) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``lock_file`` (created if needed) for the ``with``
-    block; ``on_wait`` is called once when another holder makes this one wait."""
+    """Hold an exclusive lock on ``lock_file`` (created if needed) for the ``with`` block;
+    ``on_wait`` is called once when another holder makes this one wait."""
+    lock = filelock.FileLock(str(lock_file), mode=0o666)
     try:
         lock_file.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            lock.acquire(timeout=0)
+        except filelock.Timeout:
+            if on_wait is not None:
+                on_wait()
+            lock.acquire()
     except OSError as err:
         raise InputError(f"cannot create the lock file {lock_file}: {err.strerror or err}",
                          hint="pass --cache-dir with a writable folder") from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        lock.release()
 
 
 def snapshot_lock(cache_dir: Path, snapshot: Path, *,
@@ -346,3 +347,14 @@ def export_commit(repo: Path, sha: str, dest: Path, *,
         _git(["read-tree", f"{sha}:{prefix}"], top, env=env)
         _git(["checkout-index", "--all", "--force", f"--prefix={dest}{os.sep}"], top, env=env)
     return checkout_files(dest, use_git=False, skipped=skipped)
+
+
+class GitRepo:
+    """The real :class:`evaluator.deps.Git`: this module's git functions."""
+
+    head_commit = staticmethod(head_commit)
+    resolve_commit = staticmethod(resolve_commit)
+    fetch_commit = staticmethod(fetch_commit)
+    merge_base = staticmethod(merge_base)
+    file_at = staticmethod(file_at)
+    export_commit = staticmethod(export_commit)
