@@ -43,10 +43,13 @@ COMMAND_HELP = {
 FILE_COMMANDS = ("evaluate", "validate")  # the commands that read the options file
 
 
+def _nargs(option: Option) -> str | None:
+    return None if option.required or (option.choices and option.default is None) else "?"
+
+
 def _add(parser: argparse.ArgumentParser, option: Option) -> None:
     if option.positional:
-        nargs = None if option.required or (option.choices and option.default is None) else "?"
-        parser.add_argument(option.name, nargs=nargs, default=None, help=option.help,
+        parser.add_argument(option.name, nargs=_nargs(option), default=None, help=option.help,
                             choices=option.choices or None, metavar=option.metavar)
         return
     assert option.flag is not None
@@ -73,9 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command, help_text in COMMAND_HELP.items():
         p = sub.add_parser(command, help=help_text)
-        for option in OPTIONS:
-            if command in option.commands and (option.flag or option.positional):
-                _add(p, option)
+        mine = [o for o in OPTIONS if command in o.commands and (o.flag or o.positional)]
+        # Positionals that must be given come before the optional ones (import FORMAT PATH).
+        for option in sorted(mine, key=lambda o: not (o.positional and _nargs(o) is None)):
+            _add(p, option)
     return parser
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from evaluator import model
 from evaluator.core.options import build_options
+from evaluator.deps import real_deps
 from evaluator.evaluate import build_index
 from evaluator.progress import Progress
 from evaluator.snapshot import (
@@ -106,7 +107,8 @@ def test_build_index_leaves_the_cache_inside_the_checkout_out(tmp_path):
     options = build_options({}, {"backend": "in_memory", "cache_dir": str(cache)})
     for _ in range(2):
         files = checkout_files(repo)  # the second time, the first snapshot is listed too
-        index = build_index(repo, files, options, progress=Progress(quiet=True))
+        index = build_index(repo, files, options, progress=Progress(quiet=True),
+                            deps=real_deps({}, sys.stdout, sys.stderr))
         index.close()
     assert "cache-in" not in {p.name for p in index.tree.iterdir()}
     assert tree_files(index.tree) == set(checkout_files(repo, exclude=[cache]))
