@@ -69,7 +69,7 @@ def load_results(path: Path) -> Results:
 
 def resolve_queries(root: Path, settings: Settings) -> Path:
     """``settings.queries`` under ``root``; the default name also finds ``.yaml``/``.yml``."""
-    path = root / settings.queries
+    path: Path = root / settings.queries
     if not path.exists() and settings.queries == "retrieval_queries.json":
         for name in ("retrieval_queries.yaml", "retrieval_queries.yml"):
             if (root / name).is_file():

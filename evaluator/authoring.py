@@ -17,7 +17,7 @@ from pathlib import Path
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.interop import Draft
-from evaluator.neuralmind_index import NeuralMindIndex
+from evaluator.deps import Index
 
 _FALLBACK_SUFFIXES = frozenset({".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java",
                                 ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
@@ -125,7 +125,7 @@ def draft_queries(root: Path, files: Sequence[str], *, n: int) -> list[Draft]:
     return drafts
 
 
-def review_candidates(index: NeuralMindIndex, drafts: Sequence[Draft], *,
+def review_candidates(index: Index, drafts: Sequence[Draft], *,
                       per_query: int = 3) -> dict[str, list[str]]:
     """For each draft, the modules NeuralMind ranks highest that are graded 0 (to review)."""
     out: dict[str, list[str]] = {}
