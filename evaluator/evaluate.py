@@ -146,7 +146,6 @@ class BaseRequest:
 class Evaluation:
     results: Results
     ground_truth: GroundTruth
-    problems: tuple[Problem, ...]
     baseline: Results | None = None
     baseline_label: str | None = None
     notes: tuple[str, ...] = ()
@@ -308,9 +307,8 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
         time.perf_counter() - t0)))
-    return Evaluation(results=results, ground_truth=ground_truth, problems=ground_truth.problems,
-                      baseline=baseline, baseline_label=base.label if base else None,
-                      notes=tuple(notes))
+    return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
+                      baseline_label=base.label if base else None, notes=tuple(notes))
 
 
 def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str],

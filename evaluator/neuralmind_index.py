@@ -87,8 +87,6 @@ class BuildInfo:
     nodes_reused: int
     graph_kind: str
     seconds: float
-    baseline_tokens: int | None
-    notices: tuple[str, ...]
     cached: bool = False
     fallback: str | None = None
 
@@ -208,7 +206,7 @@ class NeuralMindIndex:
         _write_project_config(self.tree, user_config, self.graph_source)
         if self.graph_source == "graphify":
             run_graphify(self.tree)
-        mind, stats, fallback, lines = self._run_build(user_config, persistent)
+        mind, stats, fallback = self._run_build(user_config, persistent)
         nodes = int(stats.get("nodes_total", 0) or 0)
         if nodes == 0:
             raise BuildError("NeuralMind found nothing to index in the checkout",
@@ -227,9 +225,7 @@ class NeuralMindIndex:
             + int(stats.get("nodes_updated", 0) or 0),
             nodes_reused=int(stats.get("nodes_skipped", 0) or 0),
             graph_kind=str(graph.get("kind", "unknown")),
-            seconds=time.perf_counter() - started,
-            baseline_tokens=stats.get("baseline_tokens"),
-            notices=tuple(line for line in lines if line.strip()), fallback=fallback)
+            seconds=time.perf_counter() - started, fallback=fallback)
 
     def _load_cached(self, cache_key: str, started: float) -> BuildInfo | None:
         """The index on disk when its stamp carries ``cache_key``; else ``None``."""
@@ -251,18 +247,16 @@ class NeuralMindIndex:
             graph_source=self.graph_source, nodes=int(stamp.get("nodes", 0)),
             nodes_embedded=0, nodes_reused=int(stamp.get("nodes", 0)),
             graph_kind=str(stamp.get("graph_kind", "unknown")),
-            seconds=time.perf_counter() - started, baseline_tokens=None,
-            notices=(), cached=True)
+            seconds=time.perf_counter() - started, cached=True)
 
     def _run_build(self, user_config: Path | None, persistent: bool
-                   ) -> tuple[Any, dict[str, Any], str | None, list[str]]:
+                   ) -> tuple[Any, dict[str, Any], str | None]:
         """NeuralMind's build; an incremental one that fails is redone from scratch once.
 
-        Returns the NeuralMind object, its build stats, the fallback note and what the
-        library printed."""
-        notices = io.StringIO()
+        Returns the NeuralMind object, its build stats and the fallback note (if any)."""
+        notices = io.StringIO()  # NeuralMind's notices: kept off the terminal
         fallback = None
-        with self._library() as printed:
+        with self._library():
             try:
                 mind = self._new_mind(notices)
                 stats = mind.build()
@@ -283,8 +277,7 @@ class NeuralMindIndex:
         if not stats.get("success", False):
             raise BuildError(f"NeuralMind could not index the checkout: "
                              f"{stats.get('error') or 'unknown error'}")
-        lines = [*notices.getvalue().splitlines(), *printed.getvalue().splitlines()]
-        return mind, stats, fallback, lines
+        return mind, stats, fallback
 
     def _build_error(self, err: Exception) -> BuildError:
         text = f"{type(err).__name__}: {err}"

@@ -79,3 +79,18 @@ def test_a_measure_in_the_registry_reaches_scoring_labels_and_outputs():
 
     outputs = step_outputs(make_results(quality=0.9, seed=1))
     assert set(outputs) == {"passed", *measures.outputs()}
+
+
+# Where the process environment may be touched: ``main`` reads it once; the NeuralMind
+# adapter sets the model folder around its calls into NeuralMind and hands graphify a copy
+# without tokens; the git adapter extends it for one child process (GIT_INDEX_FILE).
+ENVIRON_ALLOWED = {"evaluator/cli.py", "evaluator/neuralmind_index.py", "evaluator/snapshot.py"}
+
+
+def test_nothing_below_main_reads_or_sets_the_process_environment():
+    users = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
+                users.add(str(path.relative_to(ROOT)))
+    assert users <= ENVIRON_ALLOWED, users - ENVIRON_ALLOWED

@@ -402,9 +402,6 @@ def build_options(file_values: Mapping[str, Any] | None, flag_values: Mapping[st
                            ("command line", flag_values)], file_layer=1)
 
 
-BASELINE_MODES = ("none", "auto", "ref", "file")
-
-
 def parse_baseline(spec: str | None) -> tuple[str, str | None]:
     """``none`` | ``auto`` | ``ref:<git-ref>`` | ``file:<path>``; a bare path means ``file:``."""
     text = (spec or "none").strip()

@@ -22,7 +22,7 @@ class FakeIndex:
         self.perfect = perfect
 
     def build(self, *, user_config=None, cache_key=None) -> BuildInfo:
-        return BuildInfo("fake", "builtin", 3, 3, 0, "fake", 0.0, None, ())
+        return BuildInfo("fake", "builtin", 3, 3, 0, "fake", 0.0)
 
     def ask(self, query, *, embed=False):
         graded = sorted((m for m, g in query.grades.items() if g > 0),
