@@ -375,8 +375,9 @@ def _display(path: Path, root: Path) -> str:
 class _LockedIndex:
     """An index whose snapshot folder stays locked until :meth:`close`."""
 
-    def __init__(self, index: Index, release: Callable[[], None]) -> None:
+    def __init__(self, index: Index, tree: Path, release: Callable[[], None]) -> None:
         self._index = index
+        self.tree = tree  # the snapshot folder it indexes
         self._release = release
 
     def build(self, *, user_config: Path | None = None,
@@ -395,7 +396,7 @@ class _LockedIndex:
 
 
 def build_index(root: Path, files: tuple[str, ...], options: Options, *,
-                progress: Progress, deps: Deps) -> Index:
+                progress: Progress, deps: Deps) -> _LockedIndex:
     """A built index of ``root`` in its snapshot (for drafting ground truth).
 
     The snapshot stays locked until the caller closes the index. ``files`` inside the cache
@@ -410,7 +411,8 @@ def build_index(root: Path, files: tuple[str, ...], options: Options, *,
         sync_tree(root, files, snapshot / "tree")
         index = _LockedIndex(deps.index_factory(snapshot / "tree", backend=options.backend,
                                                 graph_source=options.graph_source,
-                                                model=model), release=lock.close)
+                                                model=model), snapshot / "tree",
+                             release=lock.close)
         info = index.build()
     except BaseException:
         lock.close()

@@ -26,7 +26,7 @@ import jinja2.sandbox
 from markupsafe import Markup
 
 from evaluator.core import measures
-from evaluator.core.compare import BaselineComparison, MetricDelta
+from evaluator.core.compare import MOVER_METRIC, BaselineComparison, MetricDelta
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
 from evaluator.errors import InputError
@@ -159,7 +159,7 @@ def _order_queries(results: Results, comparison: BaselineComparison | None) -> l
         first = [c.id for c in (*comparison.newly_failing, *comparison.newly_passing,
                                 *comparison.movers)]
     rest = sorted((q for q in results.queries if q.id not in first),
-                  key=lambda q: (q.metrics.get("ndcg@5") or 0.0, q.id))
+                  key=lambda q: (q.metrics.get(MOVER_METRIC) or 0.0, q.id))
     head = [q for i in dict.fromkeys(first) if (q := results.query(i)) is not None]
     return head + rest
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import has_control
+from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
     Aggregate,
     Diagnostics,
@@ -31,7 +32,9 @@ from evaluator.core.scoring import (
 from evaluator.errors import ResultsError
 
 SCHEMA_VERSION = 1
-REQUIRED_METRICS = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate")
+# Every results file carries the ranked measures of the headline table.
+REQUIRED_METRICS = tuple(m.headline_name for m in MEASURES
+                         if m.source == "ranking" and m.report == "always")
 
 
 @dataclass(frozen=True)
