@@ -91,7 +91,9 @@ def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
                  "retrieval_queries.json", "--backend", backend, "--output-dir", str(host_out),
                  "--cache-dir", str(tmp_path / "host-cache"), "--quiet"],
                 cwd=checkout, env=host_env(tmp_path / "home"), timeout=600)
-    assert host.returncode in (0, 1), host.stderr
+    # The deterministic backend misses a floor on the sample; the real model meets them all
+    # (as test_bundled_example_meets_the_n15_floors_with_the_real_model shows on the host).
+    assert host.returncode == {"in_memory": 1, "auto": 0}[backend], host.stderr
 
     # A developer's `docker run --user "$(id -u):$(id -g)"`; as root here, an unprivileged
     # uid that owns nothing (no HOME, no passwd entry) shows the image copes with that too.
