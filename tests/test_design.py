@@ -94,3 +94,14 @@ def test_nothing_below_main_reads_or_sets_the_process_environment():
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
                 users.add(str(path.relative_to(ROOT)))
     assert users <= ENVIRON_ALLOWED, users - ENVIRON_ALLOWED
+
+
+def test_action_yml_inputs_and_outputs_are_the_tables():
+    import yaml
+
+    from evaluator.core import measures
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert list(action["inputs"]) == [o.action_input for o in options.OPTIONS if o.action_input]
+    assert set(measures.outputs()) | set(optiondocs.FIXED_OUTPUTS) == set(action["outputs"])
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["action"]}
