@@ -15,7 +15,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from evaluator.authoring import candidate_facts, draft_queries, indexable, review_candidates
 from evaluator.baseline import plan_baseline
+from evaluator.core import interop
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
 from evaluator.core.groundtruth import GroundTruth, Problem
 from evaluator.core.measures import headline, shape_columns
@@ -23,8 +27,11 @@ from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import Results, from_dict
 from evaluator.deps import Deps
 from evaluator.errors import InputError, ResultsError
+from evaluator.evaluate import build_index, evaluate, load_ground_truth_file
+from evaluator.neuralmind_index import example_root
 from evaluator.progress import Progress
 from evaluator.render import check_template
+from evaluator.snapshot import checkout_files
 
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
 
@@ -43,16 +50,6 @@ class Outcome:
     @property
     def passed(self) -> bool:
         return self.results.passed
-
-
-def example_root() -> Path:
-    """The ``sample_project`` fixture that ships inside the neuralmind package."""
-    import neuralmind
-
-    root = Path(neuralmind.__file__).resolve().parent / "demo_data" / "sample_project"
-    if not root.is_dir():
-        raise InputError(f"this neuralmind installation has no {root}")
-    return root
 
 
 def load_results(path: Path) -> Results:
@@ -112,8 +109,6 @@ def _stale_note(baseline: Results, pr_base_sha: str | None) -> list[str]:
 
 def run_evaluate(settings: Settings, deps: Deps) -> Outcome:
     """Baseline plan → evaluation (both sides) → comparison → regression gates."""
-    from evaluator.evaluate import evaluate
-
     root, queries = _checkout(settings)
     if settings.template:
         check_template(Path(settings.template))
@@ -170,9 +165,6 @@ class Validation:
 
 def run_validate(settings: Settings, deps: Deps) -> Validation:
     """Read and check a ground-truth file against the checkout's files."""
-    from evaluator.evaluate import load_ground_truth_file
-    from evaluator.snapshot import checkout_files
-
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
@@ -201,11 +193,6 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def run_init(settings: Settings, deps: Deps) -> Drafted:
     """Draft questions from the repository (and list what the index retrieves for them)."""
-    from evaluator.authoring import candidate_facts, draft_queries, review_candidates
-    from evaluator.core.interop import document
-    from evaluator.evaluate import build_index
-    from evaluator.snapshot import checkout_files
-
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
     if settings.count < 1:
@@ -227,7 +214,7 @@ def run_init(settings: Settings, deps: Deps) -> Drafted:
             index.close()
     facts = {d.id: candidate_facts(root, next(m for m, g in d.grades.items() if g == 3))
              for d in drafts}
-    doc = document(drafts, facts, draft=True, review=review,
+    doc = interop.document(drafts, facts, draft=True, review=review,
                    description=f"Drafted by retrieval-eval init for {root.name}: rewrite each "
                                "question as a teammate would ask it, grade the modules under "
                                "review, check the facts, then remove \"draft\".")
@@ -248,12 +235,6 @@ def _read(path_text: str | None, what: str, fmt: str) -> tuple[Path, str]:
 
 def run_import(settings: Settings, deps: Deps) -> Drafted:
     """Convert a ``.neuralmind.eval.yaml`` or TREC/BEIR qrels + queries to ground truth."""
-    import yaml
-
-    from evaluator.authoring import candidate_facts, indexable
-    from evaluator.core import interop
-    from evaluator.snapshot import checkout_files
-
     fmt = settings.source_format
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evaluator import app, publish
-from evaluator.app import EXAMPLE_QUERIES, example_root
+from evaluator.app import EXAMPLE_QUERIES
 from evaluator.core.options import Settings
 from evaluator.deps import Deps, real_deps
 from evaluator.errors import (
@@ -28,6 +28,7 @@ from evaluator.errors import (
     EvaluatorError,
     GroundTruthError,
 )
+from evaluator.neuralmind_index import example_root
 from evaluator.runner import Runner, neutralize
 from evaluator.settings import (
     action_values,

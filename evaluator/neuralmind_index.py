@@ -1,7 +1,7 @@
 """The NeuralMind adapter: build an index of a snapshot and ask it the ground-truth questions.
 
 The only module that imports ``neuralmind`` and runs ``graphify``, and the only one that
-touches the process environment: NeuralMind reads the model folder from
+sets the process environment: NeuralMind reads the model folder from
 ``NEURALMIND_ONNX_MODEL_DIR`` itself, so every call into it runs inside
 :func:`model_env`, which sets that variable to the folder this index was given and
 restores it afterwards. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
@@ -33,7 +33,7 @@ import yaml
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Faithfulness, Retrieval
-from evaluator.errors import BuildError
+from evaluator.errors import BuildError, InputError
 from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
 
 EmbedFn = Callable[[str], list[float]]
@@ -70,6 +70,16 @@ def cached_model_dir() -> Path | None:
     with model_env(None):
         found: Path | None = OnnxMiniLMEmbedder().local_model_dir()
     return found
+
+
+def example_root() -> Path:
+    """The ``sample_project`` fixture that ships inside the neuralmind package."""
+    import neuralmind
+
+    root = Path(neuralmind.__file__).resolve().parent / "demo_data" / "sample_project"
+    if not root.is_dir():
+        raise InputError(f"this neuralmind installation has no {root}")
+    return root
 
 
 def neuralmind_version() -> str:
