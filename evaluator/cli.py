@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from evaluator import __version__
+from evaluator import __version__, atomic
 from evaluator.baseline import plan_baseline
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
 from evaluator.core.interop import qrels_text, run_text, trec_problem
@@ -35,6 +35,7 @@ from evaluator.errors import (
     InputError,
     ResultsError,
 )
+from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
 from evaluator.render import (
     COMMENT_LIMIT,
@@ -85,6 +86,9 @@ def _add_comment_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pr", type=int, help="pull request number (default: from the event file)")
     p.add_argument("--comment-key", help="keeps separate sticky comments per evaluation")
     p.add_argument("--template", help="a Jinja template extending builtin/comment.md.j2")
+    p.add_argument("--comment-timeout", metavar="SECONDS",
+                   help="total time for talking to GitHub (every request, retry and wait); "
+                        "default 120, at most 900")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -179,6 +183,11 @@ def _read_yaml(path: Path) -> Any:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise ConfigError(f"cannot read options file {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"options file {path} is not UTF-8 text",
+                          hint="save it as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"options file {path} is nested too deeply") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -190,11 +199,19 @@ def load_results(path: Path) -> Results:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ResultsError(f"cannot read results file {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ResultsError(f"results file {path} is not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ResultsError(f"{path} is not JSON (line {err.lineno}: {err.msg})") from None
-    return from_dict(data, str(path))
+    except RecursionError:
+        raise ResultsError(f"results file {path} is nested too deeply to be a results "
+                           "file") from None
+    try:
+        return from_dict(data, str(path))
+    except RecursionError:
+        raise ResultsError(f"results file {path} is nested too deeply") from None
 
 
 def resolve_queries(root: Path, options: Options) -> Path:
@@ -203,7 +220,11 @@ def resolve_queries(root: Path, options: Options) -> Path:
     if not path.exists() and options.queries == "retrieval_queries.json":
         for name in ("retrieval_queries.yaml", "retrieval_queries.yml"):
             if (root / name).is_file():
-                return root / name
+                path = root / name
+                break
+    if path.exists() or path.is_symlink():
+        # A committed symlink must not make us read a file outside the checkout.
+        confine(path, root, setting=f"ground-truth file {path.name}")
     return path
 
 
@@ -215,18 +236,42 @@ def _options_for(root: Path, flags: Mapping[str, Any], *, config: str | None = N
     if config_path is not None and not config_path.is_file():
         raise ConfigError(f"options file {config} does not exist")
     file_values = _read_yaml(config_path) if config_path is not None else None
+    if isinstance(file_values, dict):
+        file_values = _confine_file_paths(file_values, root, str(config_path))
     return build_options(file_values or {}, flags,
                          file_name=str(config_path) if config_path else "options file",
                          defaults=defaults)
 
 
+FILE_PATHS = ("template", "queries", "output-dir", "cache-dir")
+
+
+def _confine_file_paths(values: dict[str, Any], root: Path, name: str) -> dict[str, Any]:
+    """The options file is the PR's to change: its paths must stay inside the checkout.
+
+    Relative paths are taken from the checkout (``root``); the result holds absolute ones.
+    """
+    out = dict(values)
+    for key, value in values.items():
+        norm = str(key).strip().replace("_", "-")
+        if norm in FILE_PATHS and isinstance(value, str) and value.strip():
+            resolved = confine(value.strip(), root, setting=f"{name}: {norm}")
+            out[key] = (str(resolved.relative_to(root.resolve())) if norm == "queries"
+                        else str(resolved))
+        elif norm == "baseline" and isinstance(value, str):
+            mode, file = parse_baseline(value)
+            if mode == "file" and file is not None:
+                out[key] = "file:" + str(confine(file, root, setting=f"{name}: baseline"))
+    return out
+
+
 EVALUATE_FLAGS = ("k", "gain", "backend", "graph_source", "cache_dir", "output_dir", "strict",
                   "embed", "quiet", "fail_on_floors", "comment", "comment_key", "template",
-                  "baseline", "relevance_threshold")
+                  "baseline", "relevance_threshold", "comment_timeout")
 
 
 def _write_results(path: Path, results: Results) -> None:
-    path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
+    atomic.write_text(path, json.dumps(to_dict(results), indent=2) + "\n")
 
 
 def _headline_outputs(results: Results) -> dict[str, str]:
@@ -283,7 +328,13 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
         return None
     assert ctx.pr_number is not None
     session = io.session_factory() if io.session_factory else github.new_session()
-    client = github.GitHubClient(session, ctx)
+    try:
+        client = github.GitHubClient(session, ctx, deadline_s=options.comment_timeout)
+    except EvaluatorError as err:
+        if required:
+            raise
+        skip(err)
+        return None
     template = Path(options.template) if options.template else None
     limit = COMMENT_LIMIT - COMMENT_MARGIN
     for _attempt in range(3):
@@ -306,7 +357,11 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
         if rendered.dropped:
             progress.warn("the comment leaves out " + " and ".join(rendered.dropped))
         return str(result.url)
-    progress.warn("comment not posted: still too long after shrinking")
+    reason = "GitHub refused it as too long even after shrinking it three times"
+    if required:
+        raise github.GitHubError(f"comment not posted: {reason}",
+                                 hint="use a shorter --template; the report is in the summary")
+    skip(reason)
     return None
 
 
@@ -320,12 +375,14 @@ def _relative(path: Path, base: Path) -> Path:
 def _publish(results: Results, comparison: BaselineComparison | None, *, options: Options,
              io: IO, runner: Runner, progress: Progress, pr: int | None, comment: bool,
              comment_required: bool, results_path: Path | None, report_path: Path | None,
-             cwd: Path | None = None) -> int:
+             cwd: Path | None = None, written: set[str] | None = None) -> int:
     """Summary to stdout, report to files/runner, comment; returns the exit code."""
     template = Path(options.template) if options.template else None
     report = render(results, comparison=comparison, template=template)
     if report_path is not None:
-        (cwd / report_path if cwd else report_path).write_text(report, encoding="utf-8")
+        atomic.write_text(cwd / report_path if cwd else report_path, report)
+        if written is not None:
+            written.add("report.md")
     print(neutralize(render_text(results, comparison=comparison)), file=io.stdout, end="")
     if runner.summary_path is not None:
         summary = render_summary(results, comparison=comparison, template=template,
@@ -373,6 +430,12 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
                            config=args.config, defaults=defaults)
     if queries is None:
         queries = resolve_queries(root, options)
+    elif queries.exists():
+        regular_file(queries, what="ground-truth file")
+    for folder, setting in ((options.output_dir, "output-dir"), (options.cache_dir,
+                                                                  "cache-dir")):
+        if folder:
+            check_not_root(folder, root, setting=setting)
     if options.template:
         check_template(Path(options.template))
     progress = Progress(io.stderr, quiet=options.quiet)
@@ -382,8 +445,54 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
                          hint=f"to compare with a git ref, write ref:{options.baseline}"
                          if options.baseline and ":" not in options.baseline else None)
     baseline = load_results(plan.file) if plan.file is not None else None
+    out_dir = _prepare_output_dir(options.output_dir)
     evaluation = evaluate(root, options, progress=progress, queries_path=queries,
                           base=plan.request)
+    written: set[str] = set()
+    try:
+        return _finish_evaluate(evaluation, baseline, plan, options, io=io, progress=progress,
+                                out_dir=out_dir, args=args, relative_to=relative_to,
+                                written=written)
+    except BaseException:
+        # Whatever fails late, the head's finished evaluation stays on disk.
+        _keep_head(evaluation.results, out_dir, progress, written)
+        raise
+
+
+def _prepare_output_dir(folder: str | None) -> Path | None:
+    if not folder:
+        return None
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"--output-dir {out} exists and is not a directory") from None
+    except OSError as err:
+        raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+    return out
+
+
+def _keep_head(results: Results, out: Path | None, progress: Progress,
+               written: set[str]) -> None:
+    """After a late failure: the head's results and a plain report, if not written yet."""
+    if out is None:
+        return
+    for name, make in (("results.json", lambda: json.dumps(to_dict(results), indent=2) + "\n"),
+                       ("report.md", lambda: render(results))):
+        target = out / name
+        if name in written:
+            continue
+        try:
+            atomic.write_text(target, make())
+            progress.warn(f"kept the finished evaluation in {target}")
+        except Exception as err:  # noqa: BLE001 - the original failure is what matters
+            progress.warn(f"could not keep {target}: {err}")
+
+
+def _finish_evaluate(evaluation: Any, baseline: Results | None, plan: Any, options: Options, *,
+                     io: IO, progress: Progress, out_dir: Path | None,
+                     args: argparse.Namespace, relative_to: Path | None,
+                     written: set[str]) -> int:
     results = evaluation.results
     notes = list(evaluation.notes)
     source = f"file {plan.file}" if plan.file is not None else ""
@@ -404,27 +513,22 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
                             min_effect=options.min_effect)
         results = replace(results, violations=results.violations + gates)
     results_path = report_path = None
-    if options.output_dir:
-        out = Path(options.output_dir)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as err:
-            raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+    if out_dir is not None:
+        out = out_dir
         results_path, report_path = out / "results.json", out / "report.md"
         _write_results(results_path, results)
+        written.add("results.json")
         sides = [results] + ([evaluation.baseline] if evaluation.baseline else [])
         problem = trec_problem(evaluation.ground_truth, sides)
         if problem:
             progress.warn(f"no TREC export: {problem}")
         else:
-            (out / "qrels.trec").write_text(qrels_text(evaluation.ground_truth),
-                                            encoding="utf-8")
-            (out / "run.trec").write_text(run_text(results, "head"), encoding="utf-8")
+            atomic.write_text(out / "qrels.trec", qrels_text(evaluation.ground_truth))
+            atomic.write_text(out / "run.trec", run_text(results, "head"))
         if evaluation.baseline is not None:
             _write_results(out / "baseline-results.json", evaluation.baseline)
             if not problem:
-                (out / "run.base.trec").write_text(run_text(evaluation.baseline, "base"),
-                                                   encoding="utf-8")
+                atomic.write_text(out / "run.base.trec", run_text(evaluation.baseline, "base"))
         progress(f"wrote {results_path} and {report_path}")
     runner = Runner.from_env(io.env, stream=io.stdout)
     for warning in results.run.warnings:
@@ -436,15 +540,19 @@ def cmd_evaluate(args: argparse.Namespace, io: IO, *, relative_to: Path | None =
     return _publish(results, comparison, options=options, io=io, runner=runner,
                     progress=progress, pr=args.pr, comment=options.comment,
                     comment_required=False, results_path=results_path,
-                    report_path=report_path, cwd=relative_to)
+                    report_path=report_path, cwd=relative_to, written=written)
 
 
 def cmd_comment(args: argparse.Namespace, io: IO) -> int:
-    results = load_results(Path(args.results))
+    results = load_results(regular_file(Path(args.results), what="results file"))
     baseline_path = args.baseline.removeprefix("file:") if args.baseline else None
+    if baseline_path is not None and baseline_path.strip() in ("", "none"):
+        baseline_path = None
+    if baseline_path is not None:
+        regular_file(Path(baseline_path), what="baseline file")
     baseline = load_results(Path(baseline_path)) if baseline_path else None
     flags = {"comment_key": args.comment_key, "template": args.template, "quiet": args.quiet,
-             "fail_on_floors": args.fail_on_floors}
+             "fail_on_floors": args.fail_on_floors, "comment_timeout": args.comment_timeout}
     options = build_options({}, flags)
     if options.template:
         check_template(Path(options.template))
@@ -625,7 +733,7 @@ def action_argv(env: Mapping[str, str]) -> list[str]:
         baseline_mode, baseline_file = parse_baseline(read("baseline"))
         if baseline_mode == "file" and baseline_file is not None:
             _inside(workspace, baseline_file, "baseline")
-    for name in ("k", "backend", "graph-source", "comment-key", "baseline"):
+    for name in ("k", "backend", "graph-source", "comment-key", "baseline", "comment-timeout"):
         if read(name):
             argv += [f"--{name}", read(name)]
     for name in ("embed", "strict"):
@@ -685,7 +793,7 @@ def action_comment_argv(env: Mapping[str, str]) -> list[str]:
         if not read("pr").isdigit() or int(read("pr")) < 1:
             raise ConfigError(f"input pr: {read('pr')!r} is not a pull request number")
         argv += ["--pr", read("pr")]
-    for name in ("comment-key",):
+    for name in ("comment-key", "comment-timeout"):
         if read(name):
             argv += [f"--{name}", read(name)]
     if read("template"):

@@ -24,7 +24,7 @@ from typing import Any
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
 from evaluator.core.metrics import Gain
-from evaluator.core.scoring import DEFAULT_K, effective_k, metric_names
+from evaluator.core.scoring import COST_COLUMNS, DEFAULT_K, effective_k, metric_names
 from evaluator.errors import ConfigError
 
 BACKENDS = ("auto", "in_memory")
@@ -48,6 +48,7 @@ class Options:
     comment: bool = False
     comment_key: str = "default"
     template: str | None = None
+    comment_timeout: float = 120.0
     baseline: str | None = None
     primary_metric: str = "ndcg@5"
     alpha: float = 0.05
@@ -64,6 +65,7 @@ _FLOOR_KEYS = {"floors", "shape_floors", "zero_miss"}
 _BOOLS = {"strict", "embed", "quiet", "fail_on_floors", "comment",
           "max_drop_significant_only", "fail_on_new_failures"}
 _FRACTIONS = {"alpha", "min_effect"}
+MAX_COMMENT_TIMEOUT = 900.0  # seconds: the options file cannot make the job wait longer
 _OPTIONAL_STRS = {"cache_dir", "output_dir", "template", "baseline"}
 
 
@@ -186,13 +188,25 @@ def _apply(options: Options, values: Mapping[str, Any], origin: str,
         elif name == "graph_source":
             changes[name] = _choice(where, value, GRAPH_SOURCES, errors)
         elif name in _FRACTIONS:
+            low_open = name == "alpha"  # a significance level of 0 can never be met
             try:
                 number = float(value)
-                if isinstance(value, bool) or not 0.0 <= number < 1.0:
+                if isinstance(value, bool) or not 0.0 <= number < 1.0 \
+                        or (low_open and number == 0.0):
                     raise ValueError
                 changes[name] = number
             except (TypeError, ValueError):
-                errors.append(f"{where}: {value!r} must be a number from 0 up to 1")
+                bound = "above 0 and below 1" if low_open else "from 0 up to 1"
+                errors.append(f"{where}: {value!r} must be a number {bound}")
+        elif name == "comment_timeout":
+            try:
+                number = float(value)
+                if isinstance(value, bool) or not 1.0 <= number <= MAX_COMMENT_TIMEOUT:
+                    raise ValueError
+                changes[name] = number
+            except (TypeError, ValueError):
+                errors.append(f"{where}: {value!r} must be a number of seconds from 1 to "
+                              f"{MAX_COMMENT_TIMEOUT:g}")
         elif name == "relevance_threshold":
             if isinstance(value, bool) or str(value).strip() not in {"1", "2", "3"}:
                 errors.append(f"{where}: {value!r} must be 1, 2 or 3")
@@ -221,6 +235,13 @@ def build_options(
     options = _apply(options, {k: v for k, v in flag_values.items() if v is not None},
                      "command line", errors)
     known = set(metric_names(effective_k(options.k)))
+    for floor in (*options.floors.aggregate, *options.floors.per_shape):
+        if floor.metric in known and floor.metric not in COST_COLUMNS \
+                and not 0.0 <= floor.value <= 1.0:
+            errors.append(f"floor {floor.rule}: {floor.metric} lies between 0 and 1, so this "
+                          "floor would always fail (or always hold)")
+        elif floor.metric in COST_COLUMNS and floor.value < 0:
+            errors.append(f"floor {floor.rule}: {floor.metric} is never negative")
     for metric in sorted(options.floors.metrics() | {options.primary_metric}
                          | set(options.max_drop)):
         if metric not in known:
