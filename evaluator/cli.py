@@ -672,12 +672,17 @@ def cmd_import(args: argparse.Namespace, io: IO) -> int:
             data = yaml.safe_load(text)
         except yaml.YAMLError:
             raise InputError(f"{source} is not valid YAML") from None
+        except RecursionError:
+            raise InputError(f"{source} is nested too deeply") from None
         drafts = interop.from_neuralmind_eval(data, str(source), modules)
     else:
         qrels_path, qrels_text = read(args.qrels, "--qrels")
         queries_path, queries_text = read(args.queries, "--queries")
-        qrels = interop.parse_qrels(qrels_text, str(qrels_path), clip=args.clip_grades)
-        queries = interop.parse_queries(queries_text, str(queries_path))
+        try:
+            qrels = interop.parse_qrels(qrels_text, str(qrels_path), clip=args.clip_grades)
+            queries = interop.parse_queries(queries_text, str(queries_path))
+        except RecursionError:
+            raise InputError(f"{qrels_path} or {queries_path} is nested too deeply") from None
         drafts = interop.from_qrels(qrels, queries, modules, source=str(qrels_path))
     if not drafts:
         raise InputError("nothing to import: no query has both a question and judgments")
