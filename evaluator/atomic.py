@@ -35,7 +35,7 @@ def write_bytes(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(name, path)
+        Path(name).replace(path)
         name = None
     except OSError as err:
         raise InputError(f"cannot write {path}: {err.strerror or err}",
@@ -43,4 +43,4 @@ def write_bytes(path: Path, data: bytes) -> None:
     finally:
         if name is not None:
             with contextlib.suppress(OSError):
-                os.unlink(name)
+                Path(name).unlink()

@@ -31,6 +31,7 @@ from evaluator.errors import (
     EXIT_OK,
     ConfigError,
     EvaluatorError,
+    GitHubError,
     GroundTruthError,
     InputError,
     ResultsError,
@@ -359,7 +360,7 @@ def _post_comment(results: Results, comparison: BaselineComparison | None, *, op
         return str(result.url)
     reason = "GitHub refused it as too long even after shrinking it three times"
     if required:
-        raise github.GitHubError(f"comment not posted: {reason}",
+        raise GitHubError(f"comment not posted: {reason}",
                                  hint="use a shorter --template; the report is in the summary")
     skip(reason)
     return None
@@ -477,15 +478,17 @@ def _keep_head(results: Results, out: Path | None, progress: Progress,
     """After a late failure: the head's results and a plain report, if not written yet."""
     if out is None:
         return
-    for name, make in (("results.json", lambda: json.dumps(to_dict(results), indent=2) + "\n"),
-                       ("report.md", lambda: render(results))):
+    makers: tuple[tuple[str, Callable[[], str]], ...] = (
+        ("results.json", lambda: json.dumps(to_dict(results), indent=2) + "\n"),
+        ("report.md", lambda: render(results)))
+    for name, make in makers:
         target = out / name
         if name in written:
             continue
         try:
             atomic.write_text(target, make())
             progress.warn(f"kept the finished evaluation in {target}")
-        except Exception as err:  # noqa: BLE001 - the original failure is what matters
+        except Exception as err:
             progress.warn(f"could not keep {target}: {err}")
 
 

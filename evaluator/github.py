@@ -31,9 +31,9 @@ from __future__ import annotations
 import base64
 import json
 import math
-import threading
 import random as _random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -626,7 +626,7 @@ class GitHubClient:
         def work() -> None:
             try:
                 box["response"] = call()
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            except BaseException as exc:
                 box["error"] = exc
 
         worker = threading.Thread(target=work, daemon=True, name="github-request")
@@ -651,7 +651,8 @@ class GitHubClient:
         if seconds > self._max_wait:
             if dictated:
                 raise GitHubError(
-                    f"GitHub API {what}{' ' + why if why else ''}: GitHub asks to wait {seconds:.0f} s (rate limit), "
+                    f"GitHub API {what}{' ' + why if why else ''}: GitHub asks to wait "
+                    f"{seconds:.0f} s (rate limit), "
                     f"more than the {self._max_wait:.0f} s this tool waits at once",
                     hint="run the job again later")
             seconds = self._max_wait

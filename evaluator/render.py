@@ -183,7 +183,7 @@ class _BudgetSandbox(jinja2.sandbox.SandboxedEnvironment):
                         f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
         return super().call_binop(context, operator, left, right)
 
-    def call(__self, __context: Any, __obj: Any, *args: Any,  # noqa: N805
+    def call(__self, __context: Any, __obj: Any, *args: Any,
              **kwargs: Any) -> Any:
         if time.monotonic() > __self.deadline:
             raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "

@@ -297,7 +297,7 @@ def tree_digest(root: Path, files: Sequence[str]) -> str:
         digest.update(os.fsencode(rel) + b"\0")
         inner = hashlib.sha256()
         with (root / rel).open("rb") as handle:  # streamed: never a whole file in memory
-            for block in iter(lambda h=handle: h.read(1 << 20), b""):
+            while block := handle.read(1 << 20):
                 inner.update(block)
         digest.update(inner.digest())
     return digest.hexdigest()

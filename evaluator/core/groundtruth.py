@@ -292,7 +292,7 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
         check.error(f"question must be a string, not {type(question).__name__}",
                     field_name="question", **where_id)
         ok = False
-    elif "question" in raw and not question.strip():
+    elif "question" in raw and isinstance(question, str) and not question.strip():
         check.error("question is empty", field_name="question", **where_id)
         ok = False
     shape = raw.get("shape")

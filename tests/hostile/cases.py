@@ -126,7 +126,8 @@ GROUND_TRUTH = [
     Case("gt-grade-string", gt_edit(lambda d: d["queries"][0]["relevance_grades"].update(
         {next(iter(d["queries"][0]["relevance_grades"])): "high"})), 2, ("grade",)),
     Case("gt-grade-inf", gt_text('{"queries": [{"id": "a", "question": "q?", "shape": '
-                                 '"focused", "relevance_grades": {"x.py": 1e999}, "gold_facts": ["a", "b"]}]}'),
+                                 '"focused", "relevance_grades": {"x.py": 1e999}, '
+                                 '"gold_facts": ["a", "b"]}]}'),
          2, ("grade",)),
     Case("gt-module-climbs-out", gt_edit(lambda d: d["queries"][0]["relevance_grades"].update(
         {"../outside/secret.txt": 3})), 2, ("../outside/secret.txt",)),
@@ -136,7 +137,8 @@ GROUND_TRUTH = [
     Case("gt-duplicate-ids", gt_edit(lambda d: d["queries"].append(dict(d["queries"][0]))),
          2, ("duplicate",)),
     Case("gt-facts-not-list", gt_edit(q0("gold_facts", "one fact")), 2, ("facts",)),
-    Case("gt-grades-not-mapping", gt_edit(q0("relevance_grades", [1, 2])), 2, ("relevance_grades",)),
+    Case("gt-grades-not-mapping", gt_edit(q0("relevance_grades", [1, 2])), 2,
+         ("relevance_grades",)),
     Case("gt-symlink-outside", gt_symlink(secret), 2, ("retrieval_queries.json", "outside")),
     Case("gt-symlink-proc-environ", gt_symlink(lambda w: "/proc/self/environ"), 2,
          ("retrieval_queries.json", "outside")),
@@ -340,7 +342,8 @@ REPOS = [
          (".neuralmind.yaml",)),
     Case("repo-base-sha-upload-pack", lambda w: event(
         f"--upload-pack=touch {w.root}/pwned")(w), 2, ("sha",), check=no_marker),
-    Case("repo-head-sha-option", lambda w: event("a" * 40, f"--upload-pack=touch {w.root}/pwned")(w),
+    Case("repo-head-sha-option",
+         lambda w: event("a" * 40, f"--upload-pack=touch {w.root}/pwned")(w),
          2, ("sha",), check=no_marker),
     Case("repo-base-sha-not-hex", event("zzzz"), 2, ("sha",)),
     Case("repo-ref-option", lambda w: (ev(w, "--baseline", "ref:--output=x"), {}), 2,

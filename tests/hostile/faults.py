@@ -78,9 +78,8 @@ class FaultServer:
                 if self.headers.get("Host", "").startswith("localhost"):
                     server.other_host_hits += 1
                 fault = server._next(method)
-                if fault is not None:
-                    if self._fault(fault, method):
-                        return
+                if fault is not None and self._fault(fault, method):
+                    return
                 if method == "POST":
                     body = json.loads(payload or b"{}").get("body", "")
                     server.posted.append(body)
@@ -123,13 +122,13 @@ class FaultServer:
                     return False
                 return True
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._handle("GET")
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self._handle("POST")
 
-            def do_PATCH(self) -> None:  # noqa: N802
+            def do_PATCH(self) -> None:
                 self._handle("PATCH")
 
         return Handler

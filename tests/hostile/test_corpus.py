@@ -11,7 +11,7 @@ import pytest
 
 from tests.hostile.cases import ALL, FAST
 from tests.hostile.faults import FaultServer, fault_server
-from tests.hostile.harness import Case, World, judge, new_world, run_main
+from tests.hostile.harness import Case, judge, new_world, run_main
 
 
 @pytest.fixture(scope="session")
