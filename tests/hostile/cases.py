@@ -4,6 +4,7 @@ code and the words the message must hold). See ``harness.judge`` for what every 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 from collections.abc import Callable
@@ -680,3 +681,9 @@ GITHUB = [
 
 ALL: list[Case] = [*GROUND_TRUTH, *OPTIONS, *RESULTS, *REPOS, *OUTPUT, *RUNNER, *ACTION,
                    *TEMPLATES, *GITHUB]
+
+# Cases that wait for a deadline or a budget to pass (4-5 s each): `pytest -m slow`.
+SLOW = frozenset({"tpl-nested-range-loops", "tpl-nested-list-loops", "tpl-macro-loops",
+                  "gh-trickle-get", "gh-trickle-post", "gh-trickle-evaluate", "gh-silent",
+                  "gh-silent-evaluate", "gh-pagination-endless", "repo-sparse-300mb"})
+ALL = [dataclasses.replace(c, slow=True) if c.id in SLOW else c for c in ALL]

@@ -22,7 +22,7 @@ from evaluator.cli import IO, main
 from tests.conftest import make_repo
 
 TOKEN = "ghs_Hostile0Corpus1Token2XYZ"
-HANG_LIMIT = 15.0 if os.environ.get("CORPUS_ORIGINAL") else 25.0  # then: a hang
+HANG_LIMIT = 8.0 if os.environ.get("CORPUS_ORIGINAL") else 25.0  # then: a hang
 TRACEBACK = "Traceback (most recent call last)"
 
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.hostile.cases import ALL, FAST
 from tests.hostile.faults import FaultServer, fault_server
-from tests.hostile.harness import Case, judge, new_world, run_main
+from tests.hostile.harness import Case, Verdict, judge, new_world, run_main
 
 
 @pytest.fixture(scope="session")
@@ -52,4 +53,23 @@ def test_hostile_input(case: Case, tmp_path: Path, saved_results: Path,
     if case.serve is not None:
         case.serve(server)
     argv, env = case.setup(world)
-    judge(case, world, argv, env, server)
+    judge(case, world, argv, env, server, on_result=_tally(case))
+
+
+def _tally(case: Case) -> Callable[[Verdict], None] | None:
+    """With CORPUS_TALLY=FILE, one JSON line per case (the before/after totals)."""
+    target = os.environ.get("CORPUS_TALLY")
+    if not target:
+        return None
+
+    def write(verdict: Verdict) -> None:
+        row = {"id": case.id, "hang": verdict.hang, "traceback": verdict.traceback,
+               "leak": bool(verdict.leak), "wrong_code": bool(verdict.wrong_code),
+               "lost_results": verdict.lost_results,
+               "outside_writes": bool(verdict.outside_writes),
+               "checkout_changed": bool(verdict.checkout_changed),
+               "message": bool(verdict.message), "extra": bool(verdict.extra),
+               "detail": "; ".join(verdict.problems())[:300]}
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(row) + "\n")
+    return write
