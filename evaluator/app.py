@@ -10,7 +10,7 @@ does that from the returned data, and :mod:`evaluator.cli` maps it to an exit co
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from evaluator.authoring import candidate_facts, draft_queries, indexable, review_candidates
-from evaluator.baseline import plan_baseline
+from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.core import interop
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
 from evaluator.core.groundtruth import GroundTruth, Problem
@@ -27,8 +27,9 @@ from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import Results, from_dict
 from evaluator.deps import Deps
 from evaluator.errors import InputError, ResultsError
-from evaluator.evaluate import build_index, evaluate, load_ground_truth_file
+from evaluator.evaluate import Evaluation, build_index, evaluate, load_ground_truth_file
 from evaluator.neuralmind_index import example_root
+from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
 from evaluator.render import check_template
 from evaluator.snapshot import checkout_files
@@ -57,20 +58,38 @@ def load_results(path: Path) -> Results:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ResultsError(f"cannot read results file {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ResultsError(f"results file {path} is not UTF-8 text") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise ResultsError(f"{path} is not JSON (line {err.lineno}: {err.msg})") from None
-    return from_dict(data, str(path))
+    except RecursionError:
+        raise ResultsError(f"results file {path} is nested too deeply to be a results "
+                           "file") from None
+    try:
+        return from_dict(data, str(path))
+    except RecursionError:
+        raise ResultsError(f"results file {path} is nested too deeply") from None
 
 
 def resolve_queries(root: Path, settings: Settings) -> Path:
-    """``settings.queries`` under ``root``; the default name also finds ``.yaml``/``.yml``."""
+    """``settings.queries`` under ``root``; the default name also finds ``.yaml``/``.yml``.
+
+    The default names are confined to ``root`` (a committed symlink must not make us read
+    a file outside the checkout); a value from the options file was confined when read, and
+    one typed on the command line is the user's own."""
     path: Path = root / settings.queries
-    if not path.exists() and settings.queries == "retrieval_queries.json":
+    default = settings.queries == "retrieval_queries.json"
+    if not path.exists() and default:
         for name in ("retrieval_queries.yaml", "retrieval_queries.yml"):
             if (root / name).is_file():
-                return root / name
+                path = root / name
+                break
+    if default and (path.exists() or path.is_symlink()):
+        confine(path, root, setting=f"ground-truth file {path.name}")
+    if path.exists():
+        regular_file(path, what="ground-truth file")
     return path
 
 
@@ -96,6 +115,10 @@ def _checkout(settings: Settings) -> tuple[Path, Path]:
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
+    for folder, setting in ((settings.output_dir, "output-dir"),
+                            (settings.cache_dir, "cache-dir")):
+        if folder:
+            check_not_root(folder, root, setting=setting)
     return root, resolve_queries(root, settings)
 
 
@@ -107,8 +130,25 @@ def _stale_note(baseline: Results, pr_base_sha: str | None) -> list[str]:
     return []
 
 
-def run_evaluate(settings: Settings, deps: Deps) -> Outcome:
-    """Baseline plan → evaluation (both sides) → comparison → regression gates."""
+def prepare_output_dir(folder: str | None) -> None:
+    """The output folder, created before the index is built (a bad one fails early)."""
+    if not folder:
+        return
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"--output-dir {out} exists and is not a directory") from None
+    except OSError as err:
+        raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+
+
+def run_evaluate(settings: Settings, deps: Deps, *,
+                 on_late_failure: Callable[[Results], None] | None = None) -> Outcome:
+    """Baseline plan → evaluation (both sides) → comparison → regression gates.
+
+    ``on_late_failure`` gets the head's finished results when a later step fails (the
+    caller keeps them on disk); the failure is raised again."""
     root, queries = _checkout(settings)
     if settings.template:
         check_template(Path(settings.template))
@@ -119,9 +159,21 @@ def run_evaluate(settings: Settings, deps: Deps) -> Outcome:
         raise InputError(f"baseline file {plan.file} does not exist",
                          hint=f"to compare with a git ref, write ref:{spec}"
                          if spec and ":" not in spec else None)
-    baseline = load_results(plan.file) if plan.file is not None else None
+    baseline = load_results(regular_file(plan.file, what="baseline file")) \
+        if plan.file is not None else None
+    prepare_output_dir(settings.output_dir)
     evaluation = evaluate(root, settings, progress=progress, deps=deps, queries_path=queries,
                           base=plan.request)
+    try:
+        return _compare_and_gate(evaluation, baseline, plan, settings)
+    except BaseException:
+        if on_late_failure is not None:
+            on_late_failure(evaluation.results)
+        raise
+
+
+def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: BaselinePlan,
+                      settings: Settings) -> Outcome:
     results, notes = evaluation.results, list(evaluation.notes)
     source = f"file {plan.file}" if plan.file is not None else ""
     if evaluation.baseline is not None:
@@ -143,12 +195,12 @@ def run_evaluate(settings: Settings, deps: Deps) -> Outcome:
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
     """A saved results file (and baseline file) as an :class:`Outcome` to post."""
-    results_file = Path(settings.results)
+    results_file = regular_file(Path(settings.results), what="results file")
     results = load_results(results_file)
     mode, value = parse_baseline(settings.baseline)
-    if mode == "ref" or (mode == "auto" and settings.baseline):
-        mode, value = "none", None
-    baseline = load_results(Path(value)) if mode == "file" and value else None
+    baseline = None
+    if mode == "file" and value:
+        baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
         check_template(Path(settings.template))
     comparison = compare(results, baseline, f"file {value}", settings)
@@ -246,12 +298,17 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
             data = yaml.safe_load(text)
         except yaml.YAMLError:
             raise InputError(f"{source} is not valid YAML") from None
+        except RecursionError:
+            raise InputError(f"{source} is nested too deeply") from None
         drafts = interop.from_neuralmind_eval(data, str(source), modules)
     else:
         qrels_path, qrels_text = _read(settings.qrels, "--qrels", fmt)
         queries_path, queries_text = _read(settings.trec_queries, "--queries", fmt)
-        qrels = interop.parse_qrels(qrels_text, str(qrels_path), clip=settings.clip_grades)
-        queries = interop.parse_queries(queries_text, str(queries_path))
+        try:
+            qrels = interop.parse_qrels(qrels_text, str(qrels_path), clip=settings.clip_grades)
+            queries = interop.parse_queries(queries_text, str(queries_path))
+        except RecursionError:
+            raise InputError(f"{qrels_path} or {queries_path} is nested too deeply") from None
         drafts = interop.from_qrels(qrels, queries, modules, source=str(qrels_path))
     if not drafts:
         raise InputError("nothing to import: no query has both a question and judgments")

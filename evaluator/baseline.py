@@ -20,7 +20,7 @@ from evaluator.core.options import parse_baseline
 from evaluator.deps import Git
 from evaluator.errors import GitError, InputError
 from evaluator.evaluate import BaseRequest
-from evaluator.snapshot import SHALLOW_HINT
+from evaluator.snapshot import SHALLOW_HINT, is_sha
 
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 
@@ -41,6 +41,8 @@ def _event(env: Mapping[str, str]) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    except RecursionError:
+        raise InputError(f"the GitHub event file {path} is nested too deeply") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -49,7 +51,14 @@ def _pr_shas(env: Mapping[str, str]) -> tuple[str, str] | None:
     if not isinstance(pr, dict):
         return None
     base, head = (pr.get("base") or {}).get("sha"), (pr.get("head") or {}).get("sha")
-    return (base, head) if isinstance(base, str) and isinstance(head, str) else None
+    if not (isinstance(base, str) and isinstance(head, str)):
+        return None
+    for name, value in (("base", base), ("head", head)):
+        if not is_sha(value):
+            # Never hand an event's text to git as a ref: ``--upload-pack=...`` would run.
+            raise InputError(f"the GitHub event's pull_request.{name}.sha {value[:60]!r} is "
+                             "not a commit sha (40 or 64 hex digits)")
+    return base, head
 
 
 def _commit(git: Git, repo: Path, sha: str) -> str:

@@ -57,7 +57,9 @@ def _exit_code(outcome: app.Outcome) -> int:
 
 
 def cmd_evaluate(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    outcome = app.run_evaluate(settings, deps)
+    outcome = app.run_evaluate(
+        settings, deps, on_late_failure=lambda results: publish.keep_head(results, settings,
+                                                                          deps))
     publish.publish(outcome, deps, comment=settings.comment, relative_to=relative_to)
     return _exit_code(outcome)
 

@@ -279,8 +279,15 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     qpath = queries_path or (root / options.queries)
     cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped)
+    unindexable: list[str] = []
+    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
+                           unindexable=unindexable)
     _warn_skipped(progress, skipped)
+    if unindexable:
+        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
+                                              if len(unindexable) > 5 else "")
+        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
+                      f"them (binary, or over the size limit): {shown}")
     if not files:
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")

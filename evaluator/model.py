@@ -146,11 +146,16 @@ def model_fingerprint(source: ModelSource) -> str:
     onnx = source.path / "model.onnx"
     stamp = source.path / ".sha256"
     try:
-        if stamp.is_file() and stamp.stat().st_mtime >= onnx.stat().st_mtime:
+        if source.origin == "packaged" and stamp.is_file() \
+                and stamp.stat().st_mtime >= onnx.stat().st_mtime:
             saved = stamp.read_text().strip()
             if len(saved) == 64:
                 return saved[:16]
         digest = _sha256(onnx)
+        if source.origin != "packaged":
+            # A folder the user supplied (NEURALMIND_ONNX_MODEL_DIR, NeuralMind's own cache) is
+            # never written to: hash it every run instead of leaving a stamp there.
+            return digest[:16]
         with contextlib.suppress(OSError):
             # Written aside and renamed: a concurrent reader never sees half a stamp.
             fd, name = tempfile.mkstemp(dir=source.path, prefix=".sha256.")

@@ -123,6 +123,11 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
             loaded = yaml.safe_load(user_config.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as err:
             raise BuildError(f"{user_config} is not valid YAML: {err}") from None
+        except UnicodeDecodeError:
+            raise InputError(f"{user_config} is not UTF-8 text",
+                             hint="save .neuralmind.yaml as UTF-8") from None
+        except RecursionError:
+            raise InputError(f"{user_config} is nested too deeply") from None
         if isinstance(loaded, dict):
             settings.update(loaded)
     settings["graph_source"] = graph_source

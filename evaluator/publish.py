@@ -11,17 +11,19 @@ sets the step outputs (one per measure with an ``output`` in the registry).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator import github
+from evaluator import atomic, github
 from evaluator.app import Drafted, Outcome, Validation
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
+from evaluator.core.options import Settings
 from evaluator.core.results import Results, to_dict
 from evaluator.deps import Deps
-from evaluator.errors import EvaluatorError, InputError
+from evaluator.errors import EvaluatorError, GitHubError, InputError
 from evaluator.progress import Progress
 from evaluator.render import (
     COMMENT_LIMIT,
@@ -40,36 +42,56 @@ class Written:
     report: Path | None = None
 
 
-def _write_results(path: Path, results: Results) -> None:
-    path.write_text(json.dumps(to_dict(results), indent=2) + "\n", encoding="utf-8")
+def _results_json(results: Results) -> str:
+    return json.dumps(to_dict(results), indent=2) + "\n"
 
 
-def write_outputs(outcome: Outcome, report: str, progress: Progress) -> Written:
-    """The output folder, when ``output_dir`` is set."""
+def keep_head(results: Results, settings: Settings, deps: Deps,
+              written: Collection[str] = ()) -> None:
+    """After a late failure: the head's results and a plain report, if not written yet."""
+    if not settings.output_dir:
+        return
+    progress = Progress(deps.stderr, quiet=settings.quiet)
+    makers: tuple[tuple[str, Callable[[], str]], ...] = (
+        ("results.json", lambda: _results_json(results)),
+        ("report.md", lambda: render(results)))
+    for name, make in makers:
+        target = Path(settings.output_dir) / name
+        if name in written:
+            continue
+        try:
+            atomic.write_text(target, make())
+            progress.warn(f"kept the finished evaluation in {target}")
+        except Exception as err:
+            progress.warn(f"could not keep {target}: {err}")
+
+
+def write_outputs(outcome: Outcome, report: str, progress: Progress,
+                  written: set[str]) -> Written:
+    """The output folder (created by the application), when ``output_dir`` is set; every
+    file written atomically and recorded in ``written``."""
     if not outcome.settings.output_dir:
         return Written()
     out = Path(outcome.settings.output_dir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
-    written = Written(out / "results.json", out / "report.md")
-    _write_results(out / "results.json", outcome.results)
-    (out / "report.md").write_text(report, encoding="utf-8")
+    out.mkdir(parents=True, exist_ok=True)  # `comment` writes none; `evaluate` made it
+    result = Written(out / "results.json", out / "report.md")
+    atomic.write_text(out / "results.json", _results_json(outcome.results))
+    written.add("results.json")
+    atomic.write_text(out / "report.md", report)
+    written.add("report.md")
     sides = [outcome.results] + ([outcome.baseline] if outcome.baseline else [])
     problem = trec_problem(outcome.ground_truth, sides) if outcome.ground_truth else "none"
     if outcome.ground_truth is not None and problem:
         progress.warn(f"no TREC export: {problem}")
     elif outcome.ground_truth is not None:
-        (out / "qrels.trec").write_text(qrels_text(outcome.ground_truth), encoding="utf-8")
-        (out / "run.trec").write_text(run_text(outcome.results, "head"), encoding="utf-8")
+        atomic.write_text(out / "qrels.trec", qrels_text(outcome.ground_truth))
+        atomic.write_text(out / "run.trec", run_text(outcome.results, "head"))
     if outcome.baseline is not None:
-        _write_results(out / "baseline-results.json", outcome.baseline)
+        atomic.write_text(out / "baseline-results.json", _results_json(outcome.baseline))
         if not problem:
-            (out / "run.base.trec").write_text(run_text(outcome.baseline, "base"),
-                                               encoding="utf-8")
-    progress(f"wrote {written.results} and {written.report}")
-    return written
+            atomic.write_text(out / "run.base.trec", run_text(outcome.baseline, "base"))
+    progress(f"wrote {result.results} and {result.report}")
+    return result
 
 
 def step_outputs(results: Results) -> dict[str, str]:
@@ -121,7 +143,12 @@ class _Poster:
             self.skip(problem, "; the report is in the summary")
             return None
         assert ctx.pr_number is not None
-        client = github.GitHubClient(self.deps.session_factory(), ctx)
+        try:
+            client = github.GitHubClient(self.deps.session_factory(), ctx,
+                                         deadline_s=settings.comment_timeout)
+        except EvaluatorError as err:
+            self.skip(err)
+            return None
         return self._upsert(client, ctx.pr_number, report)
 
     def _upsert(self, client: github.GitHubClient, pr: int, report: str) -> str | None:
@@ -146,7 +173,11 @@ class _Poster:
             if rendered.dropped:
                 self.progress.warn("the comment leaves out " + " and ".join(rendered.dropped))
             return str(result.url)
-        self.progress.warn("comment not posted: still too long after shrinking")
+        reason = "GitHub refused it as too long even after shrinking it three times"
+        if self.required:
+            raise GitHubError(f"comment not posted: {reason}",
+                              hint="use a shorter --template; the report is in the summary")
+        self.skip(reason)
         return None
 
 
@@ -165,13 +196,26 @@ def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bo
             relative_to: Path | None = None) -> None:
     """Files, console summary, job summary, annotations, comment and step outputs.
 
-    ``relative_to``: step outputs give paths relative to it (the Action's workspace)."""
+    ``relative_to``: step outputs give paths relative to it (the Action's workspace).
+    Whatever fails, an evaluation's results and report stay on disk (:func:`keep_head`)."""
+    written: set[str] = set()
+    try:
+        _publish(outcome, deps, comment=comment, comment_required=comment_required,
+                 relative_to=relative_to, written=written)
+    except BaseException:
+        if outcome.ground_truth is not None:  # an evaluation, not a saved file
+            keep_head(outcome.results, outcome.settings, deps, written)
+        raise
+
+
+def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bool,
+             relative_to: Path | None, written: set[str]) -> None:
     settings, results, comparison = outcome.settings, outcome.results, outcome.comparison
     progress = Progress(deps.stderr, quiet=settings.quiet)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     template = Path(settings.template) if settings.template else None
     report = render(results, comparison=comparison, template=template)
-    written = write_outputs(outcome, report, progress)
+    paths = write_outputs(outcome, report, progress, written)
     if outcome.ground_truth is not None:
         for warning in results.run.warnings:
             runner.annotate("warning", warning, title="ground truth")
@@ -190,10 +234,10 @@ def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bo
     url = None
     if comment:
         url = _Poster(outcome, deps, runner, progress, comment_required).post(report)
-    results_path = written.results or outcome.results_file
+    results_path = paths.results or outcome.results_file
     runner.set_outputs(step_outputs(results) | {
         "results-path": _relative(results_path, relative_to),
-        "report-path": _relative(written.report, relative_to), "comment-url": url or ""})
+        "report-path": _relative(paths.report, relative_to), "comment-url": url or ""})
 
 
 def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:

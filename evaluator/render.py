@@ -15,6 +15,8 @@ goes to the job summary and to a file.
 from __future__ import annotations
 
 import re
+import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,7 @@ from typing import Any
 
 import jinja2
 import jinja2.exceptions
+import jinja2.filters
 import jinja2.sandbox
 from markupsafe import Markup
 
@@ -130,6 +133,77 @@ def templates_dir() -> Path:
     raise InputError("the default templates are missing from this installation")
 
 
+# A template from the repository renders under a budget: this much time and output at most.
+TEMPLATE_SECONDS = 5.0
+TEMPLATE_MAX_CHARS = 4_000_000
+_MAX_ARG = 100_000  # the largest number a template may pass to a function or filter
+_WIDE_FORMAT = re.compile(r"(?:%[-#0 +]*|\{[^}]*:[^}]*?)(\d{6,})")
+
+
+class TemplateBudgetExceeded(Exception):
+    """A user template went over its time or size budget (internal; becomes InputError)."""
+
+
+def _check_args(args: Sequence[object], kwargs: Mapping[str, object]) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_ARG:
+            raise jinja2.exceptions.SecurityError(
+                f"the number {value} is too large for a template (at most {_MAX_ARG:,})")
+        if isinstance(value, str) and _WIDE_FORMAT.search(value):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+
+
+class _BudgetSandbox(jinja2.sandbox.SandboxedEnvironment):
+    """The sandbox, plus: no huge repetitions or powers, no huge numeric arguments, and a
+    deadline checked on every call (the line tracer in :func:`_render_budgeted` covers
+    loops that call nothing)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+    deadline: float = float("inf")
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**":
+            if isinstance(right, int | float) and abs(right) > 64:
+                raise jinja2.exceptions.SecurityError("an exponent that large is not allowed")
+        else:
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, str | list | tuple) and isinstance(times, int) \
+                        and len(seq) * times > TEMPLATE_MAX_CHARS:
+                    raise TemplateBudgetExceeded(
+                        f"a repetition of {len(seq) * times:,} items is over the "
+                        f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any,
+             **kwargs: Any) -> Any:
+        if time.monotonic() > __self.deadline:
+            raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                         "(time budget)")
+        _check_args(args, kwargs)
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, str) and _WIDE_FORMAT.search(owner):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        return super().call(__context, __obj, *args, **kwargs)
+
+
+def _guard_filter(func: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _check_args(args[1:], kwargs)
+        if args and isinstance(args[0], str) and func is _FORMAT and \
+                _WIDE_FORMAT.search(args[0]):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        return func(*args, **kwargs)
+    for attr in ("jinja_pass_arg",):
+        if hasattr(func, attr):
+            setattr(guarded, attr, getattr(func, attr))
+    return guarded
+
+
+_FORMAT = jinja2.filters.FILTERS["format"]
+_SIZED_FILTERS = ("center", "indent", "wordwrap", "truncate", "format", "batch", "slice",
+                  "filesizeformat", "round")
+
+
 def environment(template: Path | None = None, *, markdown: bool = True) -> jinja2.Environment:
     builtin = jinja2.FileSystemLoader(str(templates_dir()))
     loaders: list[jinja2.BaseLoader] = []
@@ -137,7 +211,7 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
         loaders.append(jinja2.FileSystemLoader(str(template.parent)))
     loaders += [jinja2.PrefixLoader({"builtin": builtin}), builtin]
     # Sandboxed: a template from the repository under test must not reach Python internals.
-    env = jinja2.sandbox.SandboxedEnvironment(
+    env = _BudgetSandbox(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -149,7 +223,51 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
     env.filters.update(md=lambda v: Markup(md_escape(v)), value=fmt_value, delta=fmt_delta,
                        delta_short=fmt_delta_short, signed=fmt_signed,
                        label=lambda m: Markup(md_escape(label(m))))
+    if template is not None:
+        for name in _SIZED_FILTERS:
+            if name in env.filters:
+                env.filters[name] = _guard_filter(env.filters[name])
+        env.globals.pop("lipsum", None)
     return env
+
+
+def _render_budgeted(tmpl: jinja2.Template, env: jinja2.Environment, values: dict[str, Any],
+                     ) -> str:
+    """Render under :data:`TEMPLATE_SECONDS` and :data:`TEMPLATE_MAX_CHARS`.
+
+    A line tracer runs only in the template's compiled code (not in Python libraries), so a
+    nested loop that calls nothing is stopped too; the output is counted as it streams.
+    """
+    deadline = time.monotonic() + TEMPLATE_SECONDS
+    if isinstance(env, _BudgetSandbox):
+        env.deadline = deadline
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and time.monotonic() > deadline:
+            raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                         "(time budget)")
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        return None if frame.f_code.co_filename.endswith(".py") else local
+
+    previous = sys.gettrace()
+    parts: list[str] = []
+    size = 0
+    sys.settrace(tracer)
+    try:
+        for chunk in tmpl.generate(**values):
+            size += len(chunk)
+            if size > TEMPLATE_MAX_CHARS:
+                raise TemplateBudgetExceeded(f"the output is over {TEMPLATE_MAX_CHARS:,} "
+                                             "characters (size budget)")
+            if time.monotonic() > deadline:
+                raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                             "(time budget)")
+            parts.append(chunk)
+    finally:
+        sys.settrace(previous)
+    return "".join(parts)
 
 
 def _order_queries(results: Results, comparison: BaselineComparison | None) -> list[QueryResult]:
@@ -230,8 +348,18 @@ def render(results: Results, *, comparison: BaselineComparison | None = None,
     target = template.name if template is not None else name
     try:
         tmpl = env.get_template(target)
-        return tmpl.render(**context(results, comparison=comparison, detail_limit=detail_limit,
-                                     dropped=dropped))
+        values = context(results, comparison=comparison, detail_limit=detail_limit,
+                         dropped=dropped)
+        if template is None:
+            return tmpl.render(**values)
+        return _render_budgeted(tmpl, env, values)
+    except TemplateBudgetExceeded as err:
+        raise InputError(f"template {template} stopped: {err}",
+                         hint="simplify the template") from None
+    except RecursionError:
+        raise InputError(f"template {target} recurses too deeply") from None
+    except UnicodeDecodeError:
+        raise InputError(f"template {target} is not UTF-8 text") from None
     except jinja2.TemplateSyntaxError as err:
         raise InputError(f"template {err.filename or target} line {err.lineno}: "
                          f"{err.message}") from None

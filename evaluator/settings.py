@@ -30,6 +30,7 @@ from evaluator.core.options import (
     parse_baseline,
 )
 from evaluator.errors import ConfigError, InputError
+from evaluator.paths import confine
 
 CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
 COMMAND_HELP = {
@@ -91,6 +92,10 @@ def read_yaml(path: Path, what: str = "options file") -> Any:
         return yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise ConfigError(f"cannot read {what} {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{what} {path} is not UTF-8 text", hint="save it as UTF-8") from None
+    except RecursionError:
+        raise ConfigError(f"{what} {path} is nested too deeply") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -110,11 +115,36 @@ def find_options_file(root: Path | None, config: str | None) -> Path | None:
 
 
 def read_options_file(root: Path | None, config: str | None) -> tuple[str, Any]:
-    """The options file's name and parsed content (``{}`` when there is none)."""
+    """The options file's name and parsed content (``{}`` when there is none); its paths
+    confined to ``root`` (see :func:`confine_file_paths`)."""
     path = find_options_file(root, config)
     if path is None:
         return "options file", {}
-    return str(path), read_yaml(path) or {}
+    values = read_yaml(path) or {}
+    if isinstance(values, dict) and root is not None:
+        values = confine_file_paths(values, root, str(path))
+    return str(path), values
+
+
+def confine_file_paths(values: dict[str, Any], root: Path, name: str) -> dict[str, Any]:
+    """The options file is the PR's to change: its paths must stay inside the checkout.
+
+    Every path option with a file key (and ``baseline: file:``): relative paths are taken
+    from the checkout (``root``); the result holds absolute ones (``queries`` stays relative
+    to ``root``)."""
+    paths = {o.file_key: o for o in OPTIONS if o.type == "path" and o.file_key}
+    out = dict(values)
+    for key, value in values.items():
+        norm = str(key).strip().replace("_", "-")
+        if norm in paths and isinstance(value, str) and value.strip():
+            resolved = confine(value.strip(), root, setting=f"{name}: {norm}")
+            out[key] = (str(resolved.relative_to(root.resolve())) if norm == "queries"
+                        else str(resolved))
+        elif norm == "baseline" and isinstance(value, str):
+            mode, file = parse_baseline(value)
+            if mode == "file" and file is not None:
+                out[key] = "file:" + str(confine(file, root, setting=f"{name}: baseline"))
+    return out
 
 
 # ----------------------------------------------------------------------------- action

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
-from evaluator.core.measures import effective_k, metric_names
+from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
 from evaluator.core.scoring import DEFAULT_K
 from evaluator.errors import ConfigError
@@ -117,6 +117,33 @@ def _as_fraction(value: Any, where: str, errors: Errors, _option: Option) -> flo
         return 0.0
 
 
+def _as_level(value: Any, where: str, errors: Errors, _option: Option) -> float:
+    """A significance level: above 0 (a level of 0 can never be met) and below 1."""
+    try:
+        number = float(value)
+        if isinstance(value, bool) or not 0.0 < number < 1.0:
+            raise ValueError
+        return number
+    except (TypeError, ValueError):
+        errors.append(f"{where}: {value!r} must be a number above 0 and below 1")
+        return 0.05
+
+
+MAX_COMMENT_TIMEOUT = 900.0  # seconds: the options file cannot make the job wait longer
+
+
+def _as_seconds(value: Any, where: str, errors: Errors, _option: Option) -> float:
+    try:
+        number = float(value)
+        if isinstance(value, bool) or not 1.0 <= number <= MAX_COMMENT_TIMEOUT:
+            raise ValueError
+        return number
+    except (TypeError, ValueError):
+        errors.append(f"{where}: {value!r} must be a number of seconds from 1 to "
+                      f"{MAX_COMMENT_TIMEOUT:g}")
+        return 120.0
+
+
 def _as_floors(value: Any, where: str, errors: Errors, _option: Option) -> tuple[Floor, ...]:
     if not isinstance(value, Mapping):
         errors.append(f"{where}: must be a mapping of metric to floor")
@@ -149,7 +176,8 @@ def _as_drops(value: Any, where: str, errors: Errors, _option: Option) -> dict[s
 Parser = Callable[[Any, str, Errors, "Option"], Any]
 TYPES: dict[str, Parser] = {
     "bool": _as_bool, "int": _as_int, "text": _as_text, "path": _as_text, "k": _as_k,
-    "gain": _as_gain, "fraction": _as_fraction, "floors": _as_floors, "drops": _as_drops,
+    "gain": _as_gain, "fraction": _as_fraction, "level": _as_level, "seconds": _as_seconds,
+    "floors": _as_floors, "drops": _as_drops,
 }
 SWITCHES = frozenset({"bool"})  # types given on the command line as a flag without a value
 
@@ -252,11 +280,15 @@ OPTIONS: tuple[Option, ...] = (
        "pull request", default="default", commands=("evaluate", "comment")),
     _o("template", "path", "a Jinja template extending builtin/comment.md.j2",
        commands=("evaluate", "comment")),
+    _o("comment_timeout", "seconds", "total seconds for talking to GitHub (every request, "
+       "retry and wait of the comment phase); a server that answers slowly or asks to wait "
+       "longer makes the comment fail instead of holding the job; at most 900",
+       default=120.0, commands=("evaluate", "comment"), metavar="SECONDS"),
     _o("quiet", "bool", "no progress on stderr (warnings and the summary still print)",
        default=False, commands=("evaluate", "comment", "init"), action_input=None),
     _o("primary_metric", "text", "the metric tested for significance against the baseline",
        default="ndcg@5", **_FILE),
-    _o("alpha", "fraction", "significance level of the paired randomization test",
+    _o("alpha", "level", "significance level of the paired randomization test",
        default=0.05, **_FILE),
     _o("min_effect", "fraction", "smallest change of the primary metric called significant",
        default=0.02, **_FILE),
@@ -360,6 +392,14 @@ def _layer(values: dict[str, Any], given: Mapping[str, Any], origin: str, errors
 
 def _check_metrics(settings: Settings, errors: Errors) -> None:
     known = set(metric_names(effective_k(settings.values["k"])))
+    policy = settings.floors
+    for floor in (*policy.aggregate, *policy.per_shape):
+        if floor.metric in known and unit(floor.metric) == "score" \
+                and not 0.0 <= floor.value <= 1.0:
+            errors.append(f"floor {floor.rule}: {floor.metric} lies between 0 and 1, so this "
+                          "floor would always fail (or always hold)")
+        elif floor.metric in known and floor.value < 0:
+            errors.append(f"floor {floor.rule}: {floor.metric} is never negative")
     used = settings.floors.metrics() | {settings.values["primary_metric"]} \
         | set(settings.values["max_drop"])
     for metric in sorted(used):

@@ -14,6 +14,7 @@ refuses any other version with a message naming both. Layout::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -162,6 +163,8 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(where, "expected a number")
+        if not math.isfinite(value):
+            raise self.fail(where, f"expected a finite number, not {value!r}")
         return float(value)
 
     def real(self, value: Any, where: str) -> float:
