@@ -474,11 +474,10 @@ def cmd_validate(args: argparse.Namespace, io: IO) -> int:
                             line=problem.line, title="ground truth")
         else:
             print(neutralize(problem.render()), file=io.stdout)
-    errors = sum(1 for p in problems if p.severity == "error")
-    n = len(ground_truth.queries) if ground_truth else 0
-    print(neutralize(f"{queries}: {n} queries, {errors} error(s), "
-                     f"{len(problems) - errors} warning(s)"),
-          file=io.stderr)
+    from evaluator.core.groundtruth import validation_summary
+
+    print(neutralize(validation_summary(queries.read_text(encoding="utf-8"), str(queries),
+                                        problems)), file=io.stderr)
     return EXIT_OK if ground_truth is not None else EXIT_INPUT
 
 
