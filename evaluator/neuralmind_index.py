@@ -317,6 +317,22 @@ class NeuralMindIndex:
         )
         return retrieval, library_seconds
 
+    def rank(self, question: str) -> tuple[str, ...]:
+        """The modules NeuralMind ranks for ``question``, best first (read-only, no judging):
+        what drafting and review need, without the faithfulness work of :meth:`ask`."""
+        if self._mind is None:
+            raise RuntimeError("build() first")
+        from neuralmind import project_eval
+
+        with _quiet_library():
+            try:
+                result = self._mind.query(question, learn=False)
+                ranked = project_eval.rank_files(result.top_search_hits, self._mind)
+            except Exception as err:
+                raise BuildError(f"NeuralMind failed to answer {question!r}: "
+                                 f"{type(err).__name__}: {err}") from None
+        return tuple(unicodedata.normalize("NFC", m) for m in ranked)
+
     def close(self) -> None:
         if self._mind is not None:
             with contextlib.suppress(Exception):
