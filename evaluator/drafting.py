@@ -41,7 +41,7 @@ MAX_FACT_CHARS = 80
 MAX_SENTENCE_WORDS = 18
 #: Verbs docstrings start with ("Return …", "Creates …"): a first sentence that starts with
 #: one of them becomes "How does X <verb> …?"; any other sentence gets a fixed template.
-DOC_VERBS = frozenset("""  # noqa: SIM905 (a word list reads best as text)
+DOC_VERBS = frozenset("""
 add allow apply ask attach authenticate build calculate call capture change charge check
 clear close collect compare compute configure confirm connect construct convert copy count
 create decode decorate define delete detect determine disable dispatch display download
@@ -53,7 +53,7 @@ refresh refund register remove render replace represent reset resolve restrict r
 rewind run save search select send serialize set show sign sort split stamp start stop
 store stream strip style take test translate try turn unstyle update upload use validate
 verify wait wrap write yield
-""".split())
+""".split())  # noqa: SIM905 (a word list reads best as text)
 
 
 # ----------------------------------------------------------------------------- the code map
