@@ -1,23 +1,49 @@
-"""Drafting ground truth for a repository: questions, grades for review, candidate facts.
+"""``init`` and review: draft a ground-truth file a maintainer can accept, and show a file
+against what NeuralMind retrieves.
 
-Builds on NeuralMind's own drafting (``project_eval.suggest_questions``: questions from module
-docstrings and README headings, with the defining module as gold) and adds what the N-15
-format needs: every module graded (3 for the defining module, 0 elsewhere), the next
-candidates NeuralMind retrieves listed for review, a shape guess, and candidate gold facts
-taken from the defining module's docstring and public names — words the retrieved context
-can literally contain. The file is marked ``"draft": true``; the evaluator warns while it is.
+``init`` works over the module universe (:mod:`evaluator.core.universe`): it builds the
+NeuralMind index of the checkout (with progress), reads the universe's code
+(:mod:`evaluator.drafting`), drafts exactly ``--count`` questions in the shape mix (or says,
+per missing slot, why fewer), grades every module of the universe (3/2 from the code, 1 for
+neighbours in the call graph and for the modules NeuralMind ranks highest), writes one
+reason per non-zero grade and the modules NeuralMind retrieved into each question's
+``review`` section, and marks the file ``"draft": true`` (the evaluator warns while it is).
+
+Review (``init --review FILE``) asks NeuralMind each question of a ground-truth file and
+prints its top modules against the grades: a module retrieved high but graded 0 may be
+under-graded; a module graded 2 or 3 that is not retrieved is a miss to look at.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import json
 import re
-from collections.abc import Sequence
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from evaluator.core.groundtruth import Query
-from evaluator.core.interop import Draft
-from evaluator.neuralmind_index import NeuralMindIndex
+from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.options import Options
+from evaluator.core.universe import Universe, UniverseSpec, select_universe
+from evaluator.drafting import (
+    DEFAULT_MIX,
+    SHAPES,
+    Candidate,
+    CodeMap,
+    all_candidates,
+    build_code_map,
+    plan,
+)
+from evaluator.errors import InputError
+from evaluator.neuralmind_index import code_suffixes
+from evaluator.progress import Progress
+from evaluator.snapshot import checkout_files
 
 _FALLBACK_SUFFIXES = frozenset({".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java",
                                 ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
@@ -34,19 +60,6 @@ def indexable(files: Sequence[str]) -> list[str]:
     except (ImportError, AttributeError):
         suffixes = _FALLBACK_SUFFIXES | _DOC_SUFFIXES
     return sorted(f for f in files if Path(f).suffix.lower() in suffixes)
-
-
-def suggest(root: Path, n: int) -> list[tuple[str, str]]:
-    """NeuralMind's drafted questions for ``root``: ``[(question, defining module)]``."""
-    from neuralmind import project_eval
-
-    drafts = project_eval.suggest_questions(root, n=n)
-    out = []
-    for item in drafts:
-        gold = item.get("gold") or []
-        if item.get("q") and gold:
-            out.append((str(item["q"]), str(gold[0])))
-    return out
 
 
 def _public_names(source: str) -> list[str]:
@@ -84,54 +97,235 @@ def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
     return facts[:limit] or [Path(module).stem.replace("_", " ")]
 
 
-def guess_shape(question: str, golds: int) -> str:
-    """``identity`` for "what is X" questions, else by the number of gold modules."""
-    if question.lower().startswith(("what is ", "which class", "which function")):
-        return "identity"
-    return "focused" if golds <= 1 else "cross-file"
 
 
-def identity_questions(root: Path, modules: Sequence[str], n: int) -> list[tuple[str, str]]:
-    """"What is <Class>?" for public classes — the identity shape NeuralMind does not draft."""
-    out: list[tuple[str, str]] = []
-    for module in modules:
-        if not module.endswith(".py") or Path(module).name.startswith("test_"):
-            continue
-        try:
-            tree = ast.parse((root / module).read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                out.append((f"What is {node.name} and where is it defined?", module))
-                break
-        if len(out) >= n:
-            break
-    return out
+# ----------------------------------------------------------------------------- init
 
 
-def draft_queries(root: Path, files: Sequence[str], *, n: int) -> list[Draft]:
-    """Drafts over every indexable module: grade 3 for the defining module, 0 elsewhere."""
-    modules = indexable(files)
-    pairs = suggest(root, n=max(1, n - n // 4))
-    seen = {q for q, _ in pairs}
-    pairs += [p for p in identity_questions(root, modules, n // 4 or 1) if p[0] not in seen]
-    drafts = []
-    for i, (question, gold) in enumerate(pairs[:n], start=1):
-        if gold not in modules:
-            continue
-        grades = {m: (3 if m == gold else 0) for m in modules}
-        drafts.append(Draft(f"draft-{i:02d}", question, grades, guess_shape(question, 1)))
-    return drafts
+@dataclass(frozen=True)
+class InitOutcome:
+    """What ``init`` did: the file, the count asked and drafted, and the timings."""
+
+    path: Path
+    asked: int
+    drafted: int
+    shapes: Mapping[str, int]
+    shortfall: tuple[str, ...]
+    universe: Universe
+    build_seconds: float
+    draft_seconds: float
+    total_seconds: float
+
+    def summary(self) -> str:
+        shapes = ", ".join(f"{n} {s}" for s, n in self.shapes.items() if n)
+        return (f"wrote {self.path}: {self.drafted} draft question(s) of {self.asked} asked "
+                f"({shapes}) over {len(self.universe.modules)} modules; review the grades "
+                "and facts (each question's \"review\" says why), then remove \"draft\"")
 
 
-def review_candidates(index: NeuralMindIndex, drafts: Sequence[Draft], *,
-                      per_query: int = 3) -> dict[str, list[str]]:
-    """For each draft, the modules NeuralMind ranks highest that are graded 0 (to review)."""
-    out: dict[str, list[str]] = {}
-    for d in drafts:
-        query = Query(d.id, d.question, d.shape, d.grades, ("placeholder fact", "x y"))
-        retrieval, _seconds = index.ask(query)
-        out[d.id] = [m for m in retrieval.ranked_modules
-                     if d.grades.get(m, 0) == 0][:per_query]
-    return out
+@contextlib.contextmanager
+def heartbeat(progress: Progress, what: str, every: float = 10.0) -> Iterator[None]:
+    """Print ``what: still running (Ns)`` every ``every`` seconds until the block ends."""
+    stop = threading.Event()
+    started = time.perf_counter()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            progress(f"{what}: still running ({time.perf_counter() - started:.0f}s)")
+
+    thread = threading.Thread(target=beat, name="init-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:
+    """The module universe of ``files`` with NeuralMind's code suffixes as the sources."""
+    return select_universe(files, spec or UniverseSpec(), source_suffixes=code_suffixes())
+
+
+def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: set[str], *,
+                      top: int = 3) -> tuple[dict[str, int], dict[str, str]]:
+    """Grade 1 for a module NeuralMind ranks in its ``top`` for the question *and* that is in
+    the subsystem of a module graded 2 or 3 (same folder, or an import between them);
+    other retrieved modules are only listed for review."""
+    grades = dict(candidate.grades)
+    reasons = dict(candidate.reasons)
+    for rank, module in enumerate(ranked[:top], start=1):
+        if module not in grades and module in subsystem:
+            grades[module] = 1
+            reasons[module] = (f"related: NeuralMind ranks it #{rank} for this question and "
+                               "it shares a folder or an import with the answer; keep 1 if "
+                               "the answer touches it, else set 0")
+    return grades, reasons
+
+
+def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
+                   retrieved: Mapping[int, Sequence[str]], root_name: str,
+                   code: CodeMap | None = None) -> dict[str, Any]:
+    """The draft ground-truth document: every module of the universe graded per question,
+    each non-zero grade with its reason and NeuralMind's top modules under ``review``."""
+    rows: list[dict[str, Any]] = []
+    counters: dict[str, int] = {}
+    for n, candidate in enumerate(chosen):
+        ranked = retrieved.get(n, ())
+        subsystem: set[str] = set()
+        if code is not None:
+            for module, grade in candidate.grades.items():
+                if grade >= 2:
+                    subsystem |= code.subsystem(module)
+        grades, reasons = _retrieval_grades(candidate, ranked, subsystem)
+        counters[candidate.shape] = counters.get(candidate.shape, 0) + 1
+        row: dict[str, Any] = {
+            "id": f"{candidate.shape}-{counters[candidate.shape]:02d}",
+            "question": candidate.question,
+            "shape": candidate.shape,
+            "relevance_grades": {m: grades.get(m, 0) for m in universe.modules},
+            "gold_facts": list(candidate.facts),
+        }
+        review: dict[str, Any] = {
+            "grades": {m: f"{grades[m]}: {reasons[m]}" for m in
+                       sorted(grades, key=lambda m: (-grades[m], m)) if grades[m] > 0},
+        }
+        if ranked:
+            review["retrieved"] = [f"#{i} {m} (graded {grades.get(m, 0)})"
+                                   for i, m in enumerate(ranked[:5], start=1)]
+        row["review"] = review
+        rows.append(row)
+    return {
+        "description": (f"Drafted by retrieval-eval init for {root_name}: check each "
+                        "question reads as a teammate would ask it, accept or change the "
+                        "grades (review.grades says why each is there; review.retrieved is "
+                        "what NeuralMind found), check the facts, then remove \"draft\". "
+                        f"Module universe: {universe.summary()}."),
+        "draft": True,
+        "queries": rows,
+    }
+
+
+def run_init(root: Path, *, target: Path, count: int, options: Options,
+             spec: UniverseSpec | None = None, mix: Mapping[str, float] = DEFAULT_MIX,
+             progress: Progress, use_index: bool = True) -> InitOutcome:
+    """Draft ``count`` questions for ``root`` into ``target`` (never overwritten)."""
+    from evaluator.evaluate import _cache_dir, _own_folders, build_index
+
+    started = time.perf_counter()
+    if count < 1:
+        raise InputError("--count must be at least 1")
+    if target.exists():
+        raise InputError(f"{target} already exists; it is never overwritten",
+                         hint="choose another --output, or move the file away")
+    files = checkout_files(root, exclude=_own_folders(options, _cache_dir(options)))
+    universe = universe_of(files, spec)
+    progress(f"universe: {universe.summary()}")
+    if not universe.modules:
+        raise InputError(f"no module of {root} is in the module universe ({len(files)} "
+                         "files, all left out)", hint="widen it with the include option")
+    index = None
+    build_seconds = 0.0
+    try:
+        if use_index:
+            progress(f"index: building the NeuralMind index of {len(files)} files "
+                     f"(backend {options.backend})")
+            t0 = time.perf_counter()
+            with heartbeat(progress, "index"):
+                index = build_index(root, files, options, progress=progress)
+            build_seconds = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        code = build_code_map(root, universe.modules)
+        symbols = sum(len(m.symbols) for m in code.modules.values())
+        progress(f"drafting: read {len(code.modules)} Python modules: {symbols} functions, "
+                 f"classes and methods, {len(code.edges)} calls between modules, "
+                 f"{len(code.exports)} exported names, {len(code.entry_points)} entry points")
+        candidates = all_candidates(code)
+        drafted = plan(candidates, count, mix)
+        shapes = Counter(c.shape for c in drafted.chosen)
+        progress(f"drafting: {len(drafted.chosen)}/{count} questions ("
+                 + ", ".join(f"{shapes[s]} {s}" for s in SHAPES) + ") from "
+                 + ", ".join(f"{len(candidates[s])} {s}" for s in SHAPES) + " candidates")
+        retrieved: dict[int, tuple[str, ...]] = {}
+        if index is not None:
+            for n, candidate in enumerate(drafted.chosen):
+                retrieved[n] = universe.filter_ranking(index.rank(candidate.question))
+            progress(f"review: asked NeuralMind the {len(drafted.chosen)} questions")
+    finally:
+        if index is not None:
+            index.close()
+    if not drafted.chosen:
+        raise InputError(f"nothing to draft questions from in {root}: no documented public "
+                         "Python functions or classes in the module universe",
+                         hint="write the ground truth by hand (see the README), or widen "
+                              "the universe with include")
+    for line in drafted.shortfall:
+        progress.warn(line)
+    doc = draft_document(drafted.chosen, universe, retrieved=retrieved, root_name=root.name,
+                         code=code)
+    write_new(target, doc)
+    draft_seconds = time.perf_counter() - t1
+    return InitOutcome(path=target, asked=count, drafted=len(drafted.chosen),
+                       shapes={s: shapes[s] for s in SHAPES}, shortfall=drafted.shortfall,
+                       universe=universe, build_seconds=build_seconds,
+                       draft_seconds=draft_seconds,
+                       total_seconds=time.perf_counter() - started)
+
+
+def write_new(path: Path, doc: Mapping[str, Any]) -> None:
+    """Write ``doc`` as JSON to a new file; an existing file is never overwritten."""
+    try:
+        with path.open("x", encoding="utf-8") as handle:
+            handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    except FileExistsError:
+        raise InputError(f"{path} already exists; it is never overwritten",
+                         hint="choose another --output, or move the file away") from None
+    except OSError as err:
+        raise InputError(f"cannot write {path}: {err.strerror}") from None
+
+
+# ----------------------------------------------------------------------------- review
+
+
+def explain(ground_truth: GroundTruth, ranked: Mapping[str, Sequence[str]], *,
+            top: int = 5) -> list[str]:
+    """Per question, the ``top`` modules retrieved against their grades, and the modules
+    graded 2 or 3 that were not retrieved that high."""
+    lines: list[str] = []
+    for query in ground_truth.queries:
+        got = list(ranked.get(query.id, ()))[:top]
+        lines.append(f"{query.id} ({query.shape}): {query.question}")
+        if not got:
+            lines.append("  NeuralMind retrieved no module of the universe")
+        for rank, module in enumerate(got, start=1):
+            grade = query.grade(module)
+            flag = "  <- retrieved but graded 0: under-graded?" if grade == 0 else ""
+            lines.append(f"  #{rank} {module}  grade {grade}{flag}")
+        missed = [m for m, g in sorted(query.grades.items(), key=lambda kv: (-kv[1], kv[0]))
+                  if g >= 2 and m not in got]
+        for module in missed:
+            lines.append(f"  missed: {module} (grade {query.grade(module)}) is not in the "
+                         f"top {top}")
+    return lines
+
+
+def run_review(root: Path, queries: Path, *, options: Options, progress: Progress,
+               spec: UniverseSpec | None = None, top: int = 5) -> list[str]:
+    """Build the index of ``root`` and :func:`explain` the ground truth ``queries``."""
+    from evaluator.evaluate import _cache_dir, _own_folders, build_index, read_ground_truth
+
+    files = checkout_files(root, exclude=_own_folders(options, _cache_dir(options)))
+    universe = universe_of(files, spec)
+    progress(f"universe: {universe.summary()}")
+    ground_truth = read_ground_truth(queries, present=files, strict=False)
+    for problem in ground_truth.warnings:
+        progress.warn(problem.render())
+    progress(f"index: building the NeuralMind index of {len(files)} files")
+    with heartbeat(progress, "index"):
+        index = build_index(root, files, options, progress=progress)
+    try:
+        ranked = {q.id: universe.filter_ranking(index.rank(q.question))
+                  for q in ground_truth.queries}
+    finally:
+        index.close()
+    return explain(ground_truth, ranked, top=top)

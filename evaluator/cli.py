@@ -145,15 +145,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("action", help="run as the GitHub Action (inputs from INPUT_* variables)")
 
-    ini = sub.add_parser("init", help="draft a ground-truth file for a repository")
+    ini = sub.add_parser("init", help="draft a ground-truth file for a repository, or "
+                                      "review one (--review)")
     ini.add_argument("path", nargs="?", default=None, help="the repository root (default: .)")
     ini.add_argument("--output", help="where to write (default: PATH/retrieval_queries.json); "
                                       "never overwritten")
-    ini.add_argument("--count", type=int, default=12, help="how many questions to draft")
+    ini.add_argument("--count", type=int, default=12,
+                     help="how many questions to draft (exactly this many, or a warning "
+                          "per missing one saying why)")
+    ini.add_argument("--mix", default=None,
+                     help="shape weights, e.g. focused=5,cross-file=4,identity=3 "
+                          "(default focused=0.4,cross-file=0.35,identity=0.25)")
+    ini.add_argument("--include", action="append", default=None, metavar="GLOB",
+                     help="module universe: only these files are modules (repeatable)")
+    ini.add_argument("--exclude", action="append", default=None, metavar="GLOB",
+                     help="module universe: leave these files out (repeatable; replaces the "
+                          "default list, 'default' stands for it)")
+    ini.add_argument("--review", metavar="FILE", default=None,
+                     help="do not draft: print, per question of FILE, the modules NeuralMind "
+                          "retrieves against their grades")
     ini.add_argument("--backend", choices=["auto", "in_memory"], default=None)
     ini.add_argument("--cache-dir")
     ini.add_argument("--no-review", action="store_true",
-                     help="skip listing the modules NeuralMind retrieves for review")
+                     help="draft without building the index (no retrieval-based grades)")
     _add_common(ini)
 
     imp = sub.add_parser("import", help="convert other ground truth to retrieval_queries.json")
@@ -501,41 +515,34 @@ def _target(args: argparse.Namespace, root: Path) -> Path:
 
 
 def cmd_init(args: argparse.Namespace, io: IO) -> int:
-    from evaluator.authoring import candidate_facts, draft_queries, review_candidates
-    from evaluator.core.interop import document
-    from evaluator.evaluate import build_index
-    from evaluator.snapshot import checkout_files
+    from evaluator.authoring import run_init, run_review
+    from evaluator.core.universe import UniverseSpec, invalid_globs
+    from evaluator.drafting import DEFAULT_MIX, parse_mix
 
     root = Path(args.path or ".").resolve()
-    target = _target(args, root)
-    if args.count < 1:
-        raise InputError("--count must be at least 1")
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the repository as PATH")
+    bad = invalid_globs([*(args.include or []), *(args.exclude or [])])
+    if bad:
+        raise InputError("invalid --include/--exclude glob: " + "; ".join(bad))
+    spec = UniverseSpec(include=tuple(args.include or ()),
+                        exclude=tuple(args.exclude) if args.exclude is not None else None)
+    try:
+        mix = parse_mix(args.mix) if args.mix else DEFAULT_MIX
+    except ValueError as err:
+        raise InputError(f"--mix: {err}") from None
     progress = Progress(io.stderr, quiet=bool(args.quiet))
-    files = checkout_files(root)
-    drafts = draft_queries(root, files, n=args.count)
-    if not drafts:
-        raise InputError(f"nothing to draft questions from in {root}: no module docstrings, "
-                         "README headings or public classes were found",
-                         hint="write the ground truth by hand (see the README)")
-    progress(f"drafted {len(drafts)} questions")
-    review: dict[str, list[str]] = {}
-    if not args.no_review:
-        options = build_options({}, {"backend": args.backend, "cache_dir": args.cache_dir})
-        index = build_index(root, files, options, progress=progress)
-        try:
-            review = review_candidates(index, drafts)
-        finally:
-            index.close()
-    facts = {d.id: candidate_facts(root, next(m for m, g in d.grades.items() if g == 3))
-             for d in drafts}
-    doc = document(drafts, facts, draft=True, review=review,
-                   description=f"Drafted by retrieval-eval init for {root.name}: rewrite each "
-                               "question as a teammate would ask it, grade the modules under "
-                               "review, check the facts, then remove \"draft\".")
-    _write_new(target, doc)
-    print(neutralize(f"wrote {target}: {len(drafts)} draft questions over "
-                     f"{len(next(iter(drafts)).grades)} modules; review it, then remove "
-                     '"draft"'), file=io.stdout)
+    options = build_options({}, {"backend": args.backend, "cache_dir": args.cache_dir})
+    if args.review:
+        lines = run_review(root, Path(args.review), options=options, progress=progress,
+                           spec=spec)
+        for line in lines:
+            print(neutralize(line), file=io.stdout)
+        return EXIT_OK
+    target = Path(args.output) if args.output else root / "retrieval_queries.json"
+    outcome = run_init(root, target=target, count=args.count, options=options, spec=spec,
+                       mix=mix, progress=progress, use_index=not args.no_review)
+    print(neutralize(outcome.summary()), file=io.stdout)
     return EXIT_OK
 
 

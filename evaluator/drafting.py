@@ -123,6 +123,19 @@ class CodeMap:
         info = self.modules.get(module)
         return info.symbols.get(name) if info else None
 
+    def subsystem(self, module: str) -> set[str]:
+        """The modules of ``module``'s subsystem: its folder, what it imports from the
+        universe, and what imports it."""
+        folder = posixpath.dirname(module)
+        out = {m for m in self.modules if posixpath.dirname(m) == folder}
+        info = self.modules.get(module)
+        if info is not None:
+            out |= {target for target, _name in info.imported.values()}
+        out |= {m for m, other in self.modules.items()
+                if any(target == module for target, _name in other.imported.values())}
+        out.discard(module)
+        return out
+
 
 def _dotted_names(py_files: Iterable[str], present: set[str]) -> dict[str, str]:
     """Dotted module name of each file: packages walk up while ``__init__.py`` exists."""
@@ -190,8 +203,8 @@ def _bases(node: ast.ClassDef) -> tuple[str, ...]:
     for base in node.bases:
         if isinstance(base, ast.Name):
             out.append(base.id)
-        elif isinstance(base, ast.Attribute):
-            out.append(base.attr)
+        elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+            out.append(f"{base.value.id}.{base.attr}")
     return tuple(out)
 
 
@@ -525,6 +538,18 @@ def _references(code: CodeMap) -> Counter[tuple[str, str]]:
     return Counter((e.dst, e.callee) for e in code.edges)
 
 
+def _base_module(code: CodeMap, module: str, base: str) -> tuple[str, str] | None:
+    """Where the base class ``base`` (``Name`` or ``alias.Name``) of a class in ``module``
+    is defined."""
+    head, _, attr = base.partition(".")
+    if not attr:
+        return _defining(code.modules, module, head)
+    imported = code.modules[module].imported.get(head)
+    if imported is None or imported[1] is not None:
+        return None
+    return _defining(code.modules, imported[0], attr)
+
+
 def identity_candidates(code: CodeMap) -> list[Candidate]:
     refs = _references(code)
     out: list[Candidate] = []
@@ -570,10 +595,10 @@ def identity_candidates(code: CodeMap) -> list[Candidate]:
         if exporter and exporter != module:
             grading.set(exporter, 1, f"related: exports `{public}` in the public API")
         for base in symbol.bases:
-            found = _defining(code.modules, module, base)
+            found = _base_module(code, module, base)
             if found and found[0] != module:
-                grading.set(found[0], 2, f"needed: defines `{base}`, the base class of "
-                                         f"`{name}`")
+                grading.set(found[0], 2, f"needed: defines `{found[1]}`, the base class "
+                                         f"of `{name}`")
         _neighbours(code, grading, module, name)
         facts = symbol_facts(symbol, source)
         if len(facts) < 2:

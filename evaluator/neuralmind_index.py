@@ -47,6 +47,18 @@ def neuralmind_version() -> str:
     return str(getattr(neuralmind, "__version__", "unknown"))
 
 
+def code_suffixes() -> frozenset[str]:
+    """The file suffixes NeuralMind parses as code (the default module universe's sources)."""
+    from evaluator.core.universe import SOURCE_SUFFIXES
+
+    try:
+        from neuralmind import graphgen
+
+        return frozenset(str(s).lower() for s in graphgen._CODE_SUFFIXES) or SOURCE_SUFFIXES
+    except (ImportError, AttributeError):
+        return SOURCE_SUFFIXES
+
+
 @dataclass(frozen=True)
 class BuildInfo:
     backend: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -61,28 +62,91 @@ def test_export_writes_one_run_per_side(sample_repo, cli, tmp_path):
     assert head != base
 
 
-def test_init_drafts_a_reviewable_file_and_never_overwrites(tmp_path, cli):
-    repo = make_repo(tmp_path / "r")
+def _graded(q: dict, least: int) -> list[str]:
+    return [m for m, g in q["relevance_grades"].items() if g >= least]
+
+
+@pytest.mark.parametrize("count", [1, 5, 12])
+def test_init_drafts_exactly_count_reviewable_questions(tmp_path, cli, count):
+    repo = make_repo(tmp_path / "r", {"tests/test_x.py": "def test_x():\n    assert 1\n",
+                                      "docs/conf.py": "project = 'x'\n",
+                                      "LICENSE": "MIT\n"})
     (repo / "retrieval_queries.json").unlink()
     run = cli("init", str(repo), "--backend", "in_memory", "--cache-dir", str(tmp_path / "c"),
-              "--count", "8")
+              "--count", str(count))
     assert run.code == 0, run.stderr
     doc = json.loads((repo / "retrieval_queries.json").read_text())
     assert doc["draft"] is True
-    assert 1 <= len(doc["queries"]) <= 8
+    assert len(doc["queries"]) == count
+    if count >= 3:
+        assert {q["shape"] for q in doc["queries"]} == {"focused", "cross-file", "identity"}
     modules = set(doc["queries"][0]["relevance_grades"])
-    assert {"auth/handlers.py", "README.md", "users/crud.py"} <= modules
+    # The default universe: the code, not tests, docs, licences or the README.
+    assert {"auth/handlers.py", "users/crud.py"} <= modules
+    assert not modules & {"README.md", "tests/test_x.py", "docs/conf.py", "LICENSE"}
     for q in doc["queries"]:
         assert set(q["relevance_grades"]) == modules
         assert sorted(q["relevance_grades"].values()).count(3) == 1
-        assert q["gold_facts"]
-        assert q["shape"] in ("focused", "cross-file", "identity")
-        assert all(m in modules for m in q.get("review", {}).get("candidates", []))
-    assert any(q.get("review", {}).get("candidates") for q in doc["queries"])
+        assert 2 <= len(q["gold_facts"]) <= 4
+        assert q["question"].endswith("?")
+        sources = [(repo / m).read_text().lower() for m in _graded(q, 2)]
+        for fact in q["gold_facts"]:
+            assert any(fact.lower() in text for text in sources), (fact, q["id"])
+        reasons = q["review"]["grades"]
+        assert set(reasons) == set(_graded(q, 1))
+        assert all(reasons[m].startswith(f"{q['relevance_grades'][m]}: ") for m in reasons)
+        assert all(m.split(" ")[1] in modules for m in q["review"].get("retrieved", []))
+    assert any(q["review"].get("retrieved") for q in doc["queries"])
+    # Progress while it works, with counts.
+    assert "universe: 13 modules; left out" in run.stderr
+    assert "index: building the NeuralMind index" in run.stderr
+    assert f"drafting: {count}/{count} questions" in run.stderr
+    validated = cli("validate", str(repo), "--strict")
+    assert validated.code == 0, validated.stdout + validated.stderr
+    assert f"{count} quer" in validated.stderr and "0 error(s)" in validated.stderr
     again = cli("init", str(repo), "--no-review")
     assert again.code == 2 and "never overwritten" in again.stderr
     evaluated = cli("evaluate", str(repo), *FAST)
     assert "marked as a draft" in evaluated.stderr
+
+
+def test_init_says_why_it_drafts_fewer(tmp_path, cli):
+    repo = make_repo(tmp_path / "r")
+    out = tmp_path / "draft.json"
+    run = cli("init", str(repo), "--no-review", "--count", "200", "--output", str(out))
+    assert run.code == 0, run.stderr
+    drafted = len(json.loads(out.read_text())["queries"])
+    assert drafted < 200
+    empty = [line for line in run.stderr.splitlines() if "slot left empty" in line]
+    assert len(empty) == 200 - drafted
+    assert all(line.startswith("warning: ") for line in empty)
+    assert f"{drafted} draft question(s) of 200 asked" in run.stdout
+
+
+def test_init_mix_and_universe_flags(tmp_path, cli):
+    repo = make_repo(tmp_path / "r")
+    out = tmp_path / "draft.json"
+    run = cli("init", str(repo), "--no-review", "--count", "4", "--mix",
+              "focused=1,identity=0,cross-file=0", "--exclude", "default", "--exclude",
+              "billing/", "--output", str(out))
+    assert run.code == 0, run.stderr
+    doc = json.loads(out.read_text())
+    assert {q["shape"] for q in doc["queries"]} == {"focused"}
+    assert not any(m.startswith("billing/") for m in doc["queries"][0]["relevance_grades"])
+    bad = cli("init", str(repo), "--mix", "focussed=1", "--output", str(tmp_path / "x.json"))
+    assert bad.code == 2 and "--mix" in bad.stderr
+    bad_glob = cli("init", str(repo), "--include", "../x", "--output", str(tmp_path / "y.json"))
+    assert bad_glob.code == 2 and "'..'" in bad_glob.stderr
+
+
+def test_init_review_shows_retrieval_against_grades(sample_repo, cli, tmp_path):
+    run = cli("init", str(sample_repo), "--review", str(sample_repo / "retrieval_queries.json"),
+              "--backend", "in_memory", "--cache-dir", str(tmp_path / "c"))
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("focused-01 (focused): ")
+    assert any(re.match(r"^  #1 \S+  grade [0-3]", line) for line in lines)
+    assert any("retrieved but graded 0" in line or "missed:" in line for line in lines)
 
 
 def test_validate_github_annotations_point_at_file_and_line(sample_repo, cli):
