@@ -150,15 +150,15 @@ def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:
 def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: set[str], *,
                       top: int = 3) -> tuple[dict[str, int], dict[str, str]]:
     """Grade 1 for a module NeuralMind ranks in its ``top`` for the question *and* that is in
-    the subsystem of a module graded 2 or 3 (same folder, or an import between them);
-    other retrieved modules are only listed for review."""
+    the subsystem of a module graded 2 or 3 (an import between them); other retrieved
+    modules are only listed for review."""
     grades = dict(candidate.grades)
     reasons = dict(candidate.reasons)
     for rank, module in enumerate(ranked[:top], start=1):
         if module not in grades and module in subsystem:
             grades[module] = 1
             reasons[module] = (f"related: NeuralMind ranks it #{rank} for this question and "
-                               "it shares a folder or an import with the answer; keep 1 if "
+                               "it imports or is imported by the answer's module; keep 1 if "
                                "the answer touches it, else set 0")
     return grades, reasons
 

@@ -124,10 +124,9 @@ class CodeMap:
         return info.symbols.get(name) if info else None
 
     def subsystem(self, module: str) -> set[str]:
-        """The modules of ``module``'s subsystem: its folder, what it imports from the
-        universe, and what imports it."""
-        folder = posixpath.dirname(module)
-        out = {m for m in self.modules if posixpath.dirname(m) == folder}
+        """The modules of ``module``'s subsystem: what it imports from the universe, and
+        what imports it."""
+        out: set[str] = set()
         info = self.modules.get(module)
         if info is not None:
             out |= {target for target, _name in info.imported.values()}
@@ -366,7 +365,9 @@ def build_code_map(root: Path, modules: Sequence[str]) -> CodeMap:
             n for n in (*init.imported, *init.symbols) if not n.startswith("_"))
         for name in names:
             found = _defining(infos, init.path, name)
-            if found is not None:
+            # Without __all__, a function defined in the __init__ itself is usually a helper
+            # of the package's import (``check_compatibility``), not its API.
+            if found is not None and not (init.all_names is None and found[0] == init.path):
                 exports[name] = found
                 export_modules[name] = init.path
     return CodeMap(modules=infos, exports=exports, export_modules=export_modules,
@@ -480,7 +481,7 @@ def _as_clause(sentence: str) -> str | None:
     if len(words) > 3 and words[1] in ("and", "or") and words[2].isalpha():
         words[2] = _third_to_base(words[2])
     rest = " ".join(words[1:])
-    if rest.count("(") != rest.count(")") or rest.count("`") % 2:
+    if rest.count("(") != rest.count(")") or rest.count("`") % 2 or "n't" in rest:
         return None
     return f"{_third_to_base(first)} {rest}"
 
@@ -567,12 +568,14 @@ def identity_candidates(code: CodeMap) -> list[Candidate]:
                     importers[found] += 1
         exports = {sym: (module, sym) for (module, sym), _n in importers.most_common()
                    if "." not in sym}
-    ranked = sorted(exports.items(), key=lambda kv: (-refs[kv[1]], kv[0]))
+    ranked = sorted(exports.items(), key=lambda kv: (
+        kv[1][0] == code.export_modules.get(kv[0]), -refs[kv[1]], kv[0]))
     per_module: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
     for name, (module, sym) in ranked:
         per_module[module].append((name, module, sym, "export"))
     while any(per_module.values()):
-        for module in sorted(per_module, key=lambda m: (-len(per_module[m]), m)):
+        for module in sorted(per_module, key=lambda m: (
+                m in code.export_modules.values(), -len(per_module[m]), m)):
             if per_module[module]:
                 items.append(per_module[module].pop(0))
     for public, module, name, how in items:
@@ -672,10 +675,13 @@ def cross_file_candidates(code: CodeMap) -> list[Candidate]:
     out: list[Candidate] = []
     used_pairs: set[tuple[str, str]] = set()
     used_starts: set[tuple[str, str]] = set()
+    used_callees: set[tuple[str, str]] = set()
     for _score, path in paths:
         first = path[0]
         pair = (first.src, first.dst)
-        if pair in used_pairs or (first.src, first.caller) in used_starts:
+        callees = {(e.dst, e.callee) for e in path}
+        if pair in used_pairs or (first.src, first.caller) in used_starts \
+                or callees & used_callees:
             continue
         start = code.symbol(first.src, first.caller)
         mid = code.symbol(first.dst, first.callee)
@@ -709,6 +715,7 @@ def cross_file_candidates(code: CodeMap) -> list[Candidate]:
             continue
         used_pairs.add(pair)
         used_starts.add((first.src, first.caller))
+        used_callees |= callees
         out.append(Candidate("cross-file", question, grading.grades, grading.reasons,
                              tuple(facts), f"{first.src}:{first.caller}"))
     return out
