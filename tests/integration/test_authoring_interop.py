@@ -256,3 +256,41 @@ def test_import_trec_bad_queries(sample_repo, cli, tmp_path):
     exists = cli("import", "trec", str(sample_repo), "--qrels", str(qrels), "--queries",
                  str(queries))
     assert exists.code == 2 and "already exists" in exists.stderr
+
+
+def test_heartbeat_reports_while_a_step_runs():
+    import io
+    import time
+
+    from evaluator.authoring import heartbeat
+    from evaluator.progress import Progress
+
+    stream = io.StringIO()
+    with heartbeat(Progress(stream), "index", every=0.02):
+        time.sleep(0.1)
+    lines = stream.getvalue().splitlines()
+    assert lines and all("index: still running (" in line for line in lines)
+    quiet = io.StringIO()
+    with heartbeat(Progress(quiet, quiet=True), "index", every=0.02):
+        time.sleep(0.05)
+    assert quiet.getvalue() == ""
+
+
+def test_explain_flags_under_graded_and_missed_modules():
+    from evaluator.authoring import explain
+    from evaluator.core.groundtruth import load_ground_truth
+
+    text = json.dumps({"queries": [{
+        "id": "q1", "question": "How is a token signed?", "shape": "focused",
+        "relevance_grades": {"a.py": 3, "b.py": 2, "c.py": 0},
+        "gold_facts": ["sign_token(", "JWT_SECRET"]}]})
+    gt, problems = load_ground_truth(text, "gt.json")
+    assert gt is not None, problems
+    lines = explain(gt, {"q1": ["c.py", "a.py"]}, top=5)
+    assert lines == [
+        "q1 (focused): How is a token signed?",
+        "  #1 c.py  grade 0  <- retrieved but graded 0: under-graded?",
+        "  #2 a.py  grade 3",
+        "  missed: b.py (grade 2) is not in the top 5",
+    ]
+    assert explain(gt, {}, top=5)[1] == "  NeuralMind retrieved no module of the universe"
