@@ -147,19 +147,37 @@ def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:
     return select_universe(files, spec or UniverseSpec(), source_suffixes=code_suffixes())
 
 
-def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: set[str], *,
+def _named(question: str) -> set[str]:
+    """The code names a drafted question is about (``Cart.checkout()`` → ``checkout``)."""
+    names = set()
+    for quoted in re.findall(r"`([^`]+)`", question):
+        if not quoted.endswith(".py"):
+            names.add(quoted.removesuffix("()").rsplit(".", 1)[-1])
+    return names
+
+
+def _mentions(source: str, names: set[str]) -> str | None:
+    return next((n for n in sorted(names) if re.search(rf"\b{re.escape(n)}\b", source)), None)
+
+
+def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: set[str],
+                      sources: Mapping[str, str], *,
                       top: int = 3) -> tuple[dict[str, int], dict[str, str]]:
-    """Grade 1 for a module NeuralMind ranks in its ``top`` for the question *and* that is in
-    the subsystem of a module graded 2 or 3 (an import between them); other retrieved
-    modules are only listed for review."""
+    """Grade 1 for a module NeuralMind ranks in its ``top`` for the question that is in the
+    subsystem of a module graded 2 or 3 (an import between them) *and* names what the
+    question is about; other retrieved modules are only listed for review."""
     grades = dict(candidate.grades)
     reasons = dict(candidate.reasons)
+    names = _named(candidate.question)
     for rank, module in enumerate(ranked[:top], start=1):
-        if module not in grades and module in subsystem:
+        if module in grades or module not in subsystem:
+            continue
+        name = _mentions(sources.get(module, ""), names)
+        if name is not None:
             grades[module] = 1
-            reasons[module] = (f"related: NeuralMind ranks it #{rank} for this question and "
-                               "it imports or is imported by the answer's module; keep 1 if "
-                               "the answer touches it, else set 0")
+            reasons[module] = (f"related: NeuralMind ranks it #{rank} for this question, it "
+                               f"imports or is imported by the answer's module and it uses "
+                               f"`{name}`; keep 1 if the answer touches it, else set 0")
     return grades, reasons
 
 
@@ -177,7 +195,8 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
             for module, grade in candidate.grades.items():
                 if grade >= 2:
                     subsystem |= code.subsystem(module)
-        grades, reasons = _retrieval_grades(candidate, ranked, subsystem)
+        sources = {m: info.source for m, info in code.modules.items()} if code else {}
+        grades, reasons = _retrieval_grades(candidate, ranked, subsystem, sources)
         counters[candidate.shape] = counters.get(candidate.shape, 0) + 1
         row: dict[str, Any] = {
             "id": f"{candidate.shape}-{counters[candidate.shape]:02d}",

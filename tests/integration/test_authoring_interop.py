@@ -294,3 +294,18 @@ def test_explain_flags_under_graded_and_missed_modules():
         "  missed: b.py (grade 2) is not in the top 5",
     ]
     assert explain(gt, {}, top=5)[1] == "  NeuralMind retrieved no module of the universe"
+
+
+def test_retrieval_grade_needs_an_import_link_and_a_use_of_the_name():
+    from evaluator.authoring import _retrieval_grades
+    from evaluator.drafting import Candidate
+
+    candidate = Candidate("focused", "How does `Cart.checkout()` in `cart.py` charge?",
+                          {"cart.py": 3}, {"cart.py": "defines `Cart.checkout`"},
+                          ("def checkout(", "Charge the customer"), "cart.py:Cart.checkout")
+    sources = {"shop.py": "cart.checkout(user)\n", "audit.py": "import cart\n",
+               "other.py": "checkout()\n"}
+    grades, reasons = _retrieval_grades(candidate, ["other.py", "audit.py", "shop.py"],
+                                        {"audit.py", "shop.py"}, sources)
+    assert grades == {"cart.py": 3, "shop.py": 1}
+    assert "ranks it #3" in reasons["shop.py"] and "`checkout`" in reasons["shop.py"]
