@@ -1,7 +1,7 @@
 """Benchmark for the issue "ground truth worth keeping": what ``init`` drafts on real packages.
 
     .venv/bin/python benchmarks/bench_init.py [--packages click==8.1.7 requests==2.32.3]
-        [--cache DIR] [--counts 5,12,20] [--keep DIR] [--show]
+        [--cache DIR] [--counts 5,12,20] [--repeat 1] [--keep DIR] [--show]
 
 For each package (an sdist from the package index, fetched with
 ``pip download --no-deps --no-binary :all:`` into ``--cache``, extracted and committed to a
@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -133,7 +134,7 @@ def show(doc: dict[str, Any]) -> None:
 
 
 def bench(spec: str, cache: Path, counts: list[int], keep: Path | None,
-          print_drafts: bool) -> list[list[object]]:
+          print_drafts: bool, repeat: int) -> list[list[object]]:
     root = fetch(spec, cache)
     files = checkout_files(root)
     universe = universe_of(files, None)
@@ -157,29 +158,40 @@ def bench(spec: str, cache: Path, counts: list[int], keep: Path | None,
                      "ok" if valid.returncode == 0 else "FAIL", len(short)])
         for line in short:
             print(f"  {line}")
-    # Timing: cold build alone vs cold init (largest count, with the index), both fresh.
+    # Timing: cold build alone vs cold init (largest count, with the index), both fresh,
+    # alternated ``repeat`` times; medians.
     biggest = max(counts)
-    build_cache = work / "cache-build"
-    build, build_wall = run([sys.executable, "-c", BUILD_ONLY, str(root), str(build_cache)],
-                            cwd=ROOT)
-    if build.returncode != 0:
-        raise SystemExit(f"index build failed on {spec}:\n{build.stderr}")
+    builds, inits, beyond = [], [], []
     out = work / "draft-timed.json"
-    init, init_wall = run([*cli_command(), "init", str(root), "--count", str(biggest),
-                           "--cache-dir", str(work / "cache-init"), "--output", str(out)])
-    if init.returncode != 0:
-        raise SystemExit(f"init failed on {spec}:\n{init.stderr}")
+    for n in range(repeat):
+        build_cache = work / f"cache-build-{n}"
+        build, build_wall = run([sys.executable, "-c", BUILD_ONLY, str(root),
+                                 str(build_cache)], cwd=ROOT)
+        if build.returncode != 0:
+            raise SystemExit(f"index build failed on {spec}:\n{build.stderr}")
+        out.unlink(missing_ok=True)
+        init, init_wall = run([*cli_command(), "init", str(root), "--count", str(biggest),
+                               "--cache-dir", str(work / f"cache-init-{n}"), "--output",
+                               str(out)])
+        if init.returncode != 0:
+            raise SystemExit(f"init failed on {spec}:\n{init.stderr}")
+        inside = [float(m.group(1)) for line in init.stderr.splitlines()
+                  if (m := re.search(r"index: \d+ nodes in ([0-9.]+)s", line))]
+        builds.append(build_wall)
+        inits.append(init_wall)
+        beyond.append(init_wall - inside[0] if inside else float("nan"))
+        shutil.rmtree(build_cache, ignore_errors=True)
+        shutil.rmtree(work / f"cache-init-{n}", ignore_errors=True)
+    build_wall, init_wall = statistics.median(builds), statistics.median(inits)
+    drafting = statistics.median(beyond)
     doc = json.loads(out.read_text(encoding="utf-8"))
     checked = check_draft(root, doc, set(universe.modules))
     ratio = init_wall / build_wall
-    inside = [float(m.group(1)) for line in init.stderr.splitlines()
-              if (m := re.search(r"index: \d+ nodes in ([0-9.]+)s", line))]
-    drafting = init_wall - inside[0] if inside else float("nan")
     rows.append([f"{spec} timed --count {biggest}", f"{checked['drafted']}/{biggest}",
                  ",".join(checked["shapes"]), f"{checked['verified']}/{checked['facts']}",
                  checked["outside"], f"{build_wall:.1f}s build, {init_wall:.1f}s init, "
                  f"ratio {ratio:.2f} (goal <= {TARGET_RATIO}); init beyond its own build "
-                 f"{drafting:.1f}s", ""])
+                 f"{drafting:.1f}s ({100 * drafting / build_wall:.0f}% of a build)", ""])
     print("  init progress:")
     for line in init.stderr.splitlines():
         print(f"    {line}")
@@ -201,12 +213,14 @@ def main() -> None:
     parser.add_argument("--counts", default="5,12,20")
     parser.add_argument("--keep", type=Path, default=None, help="keep the drafts here")
     parser.add_argument("--show", action="store_true", help="print every drafted question")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="timed build/init pairs per package (medians)")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     print(machine_line())
     rows: list[list[object]] = []
     for spec in args.packages:
-        rows += bench(spec, args.cache, counts, args.keep, args.show)
+        rows += bench(spec, args.cache, counts, args.keep, args.show, args.repeat)
     print()
     print(table(["run", "drafted", "shapes", "facts verbatim", "outside universe",
                  "validate --strict / time", "short slots"], rows))
