@@ -551,24 +551,28 @@ def _base_module(code: CodeMap, module: str, base: str) -> tuple[str, str] | Non
     return _defining(code.modules, imported[0], attr)
 
 
-def identity_candidates(code: CodeMap) -> list[Candidate]:
+def _api(code: CodeMap) -> dict[str, tuple[str, str]]:
+    """The public API: the package's exports, or else the names other modules import."""
+    if code.exports:
+        return dict(code.exports)
+    importers: Counter[tuple[str, str]] = Counter()
+    for info in code.modules.values():
+        for module, name in info.imported.values():
+            found = _defining(code.modules, module, name) if name else None
+            if found and found[0] != info.path:
+                importers[found] += 1
+    return {sym: (module, sym) for (module, sym), _n in importers.most_common()
+            if "." not in sym}
+
+
+def _identity_items(code: CodeMap) -> list[tuple[str, str, str, str]]:
+    """``(public name, module, symbol, how)``: entry points, then the API round-robin over
+    the defining modules (most referenced first; names defined in the exporting
+    ``__init__`` last)."""
     refs = _references(code)
-    out: list[Candidate] = []
-    items: list[tuple[str, str, str, str]] = []  # (public name, module, symbol, how)
-    for script, (module, func) in sorted(code.entry_points.items()):
-        items.append((script, module, func, "entry"))
-    exports = dict(code.exports)
-    if not exports:
-        # No package __init__ exports: the API is what the other modules import.
-        importers: Counter[tuple[str, str]] = Counter()
-        for info in code.modules.values():
-            for module, name in info.imported.values():
-                found = _defining(code.modules, module, name) if name else None
-                if found and found[0] != info.path:
-                    importers[found] += 1
-        exports = {sym: (module, sym) for (module, sym), _n in importers.most_common()
-                   if "." not in sym}
-    ranked = sorted(exports.items(), key=lambda kv: (
+    items = [(script, module, func, "entry")
+             for script, (module, func) in sorted(code.entry_points.items())]
+    ranked = sorted(_api(code).items(), key=lambda kv: (
         kv[1][0] == code.export_modules.get(kv[0]), -refs[kv[1]], kv[0]))
     per_module: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
     for name, (module, sym) in ranked:
@@ -578,41 +582,54 @@ def identity_candidates(code: CodeMap) -> list[Candidate]:
                 m in code.export_modules.values(), -len(per_module[m]), m)):
             if per_module[module]:
                 items.append(per_module[module].pop(0))
-    for public, module, name, how in items:
+    return items
+
+
+def _identity_candidate(code: CodeMap, public: str, symbol: Symbol,
+                        how: str) -> Candidate | None:
+    module, name = symbol.module, symbol.name
+    grading = _Grading()
+    grading.set(module, 3, f"defines `{name}`")
+    if how == "entry":
+        question = (f"Which function runs when the `{public}` command is started, and "
+                    f"where is it defined?")
+    else:
+        dotted = f"{code.package}.{public}" if public in code.exports and code.package \
+            else public
+        question = (f"What is `{dotted}`, and which module defines it?"
+                    if symbol.kind == "class" else
+                    f"What does `{dotted}()` do, and which module defines it?")
+    exporter = code.export_modules.get(public)
+    if exporter and exporter != module:
+        grading.set(exporter, 1, f"related: exports `{public}` in the public API")
+    for base in symbol.bases:
+        found = _base_module(code, module, base)
+        if found and found[0] != module:
+            grading.set(found[0], 2, f"needed: defines `{found[1]}`, the base class "
+                                     f"of `{name}`")
+    _neighbours(code, grading, module, name)
+    source = code.modules[module].source
+    facts = symbol_facts(symbol, source)
+    if len(facts) < 2:
+        methods = [s for s in code.modules[module].symbols.values()
+                   if s.name.startswith(f"{name}.") and s.public and s.doc_line]
+        for method in methods[:2]:
+            facts += symbol_facts(method, source)
+    facts = _dedupe(facts)
+    if len(facts) < 2:
+        return None
+    return Candidate("identity", question, grading.grades, grading.reasons, tuple(facts),
+                     f"{module}:{name}")
+
+
+def identity_candidates(code: CodeMap) -> list[Candidate]:
+    """Questions about the public API: entry points and exported names."""
+    out: list[Candidate] = []
+    for public, module, name, how in _identity_items(code):
         symbol = code.symbol(module, name)
-        if symbol is None or not symbol.public:
-            continue
-        source = code.modules[module].source
-        grading = _Grading()
-        grading.set(module, 3, f"defines `{name}`")
-        pkg = code.package
-        if how == "entry":
-            question = (f"Which function runs when the `{public}` command is started, and "
-                        f"where is it defined?")
-        else:
-            dotted = f"{pkg}.{public}" if public in code.exports and pkg else public
-            question = (f"What is `{dotted}`, and which module defines it?"
-                        if symbol.kind == "class" else
-                        f"What does `{dotted}()` do, and which module defines it?")
-        exporter = code.export_modules.get(public)
-        if exporter and exporter != module:
-            grading.set(exporter, 1, f"related: exports `{public}` in the public API")
-        for base in symbol.bases:
-            found = _base_module(code, module, base)
-            if found and found[0] != module:
-                grading.set(found[0], 2, f"needed: defines `{found[1]}`, the base class "
-                                         f"of `{name}`")
-        _neighbours(code, grading, module, name)
-        facts = symbol_facts(symbol, source)
-        if len(facts) < 2:
-            methods = [s for s in code.modules[module].symbols.values()
-                       if s.name.startswith(f"{name}.") and s.public and s.doc_line]
-            for method in methods[:2]:
-                facts += symbol_facts(method, source)
-        facts = _dedupe(facts)
-        if len(facts) >= 2:
-            out.append(Candidate("identity", question, grading.grades, grading.reasons,
-                                 tuple(facts), f"{module}:{name}"))
+        if symbol is not None and symbol.public and \
+                (candidate := _identity_candidate(code, public, symbol, how)) is not None:
+            out.append(candidate)
     return out
 
 
@@ -650,8 +667,9 @@ def focused_candidates(code: CodeMap, *, skip: set[str]) -> list[Candidate]:
     return out
 
 
-def cross_file_candidates(code: CodeMap) -> list[Candidate]:
-    """Paths of two or three modules along resolved calls, from public callers first."""
+def _call_paths(code: CodeMap) -> list[list[Edge]]:
+    """Call paths of two or three modules, best first: public (exported) starts, public
+    documented functions along the way, three modules before two."""
     exported = set(code.exports.values()) | set(code.entry_points.values())
     by_src: dict[tuple[str, str], list[Edge]] = defaultdict(list)
     for edge in code.edges:
@@ -672,52 +690,67 @@ def cross_file_candidates(code: CodeMap) -> list[Candidate]:
             paths.append((score + 1, [edge, onward[0]]))
         paths.append((score, [edge]))
     paths.sort(key=lambda p: (-p[0], -len(p[1]), p[1][0].src, p[1][0].caller))
+    return [path for _score, path in paths]
+
+
+def _path_candidate(code: CodeMap, path: Sequence[Edge]) -> Candidate | None:
+    """A cross-file question along ``path``: 3 where it starts, 2 on the rest."""
+    first = path[0]
+    start = code.symbol(first.src, first.caller)
+    mid = code.symbol(first.dst, first.callee)
+    assert start is not None
+    assert mid is not None
+    grading = _Grading()
+    grading.set(first.src, 3, f"defines `{first.caller}`, where the path starts")
+    grading.set(first.dst, 2, f"needed: defines `{first.callee}`, called by "
+                              f"`{first.caller}`")
+    facts = symbol_facts(start, code.modules[first.src].source)[:1]
+    facts += symbol_facts(mid, code.modules[first.dst].source)[:1]
+    call = first.line.rstrip(",")
+    if usable(call, code.modules[first.src].source):
+        facts.append(call)
+    a, b = posixpath.basename(first.src), posixpath.basename(first.dst)
+    if len(path) == 2:
+        last = path[1]
+        end = code.symbol(last.dst, last.callee)
+        assert end is not None
+        grading.set(last.dst, 2, f"needed: defines `{last.callee}`, called by "
+                                 f"`{last.caller}`")
+        facts += symbol_facts(end, code.modules[last.dst].source)[:1]
+        question = (f"How does {start.mention()} in `{a}` reach {end.mention()} in "
+                    f"`{posixpath.basename(last.dst)}`, by way of {mid.mention()} "
+                    f"in `{b}`?")
+    else:
+        question = (f"How does {start.mention()} in `{a}` use {mid.mention()} from "
+                    f"`{b}`, and what does {mid.mention()} do for it?")
+    facts = _dedupe(facts)
+    if len(facts) < 2:
+        return None
+    return Candidate("cross-file", question, grading.grades, grading.reasons, tuple(facts),
+                     f"{first.src}:{first.caller}")
+
+
+def cross_file_candidates(code: CodeMap) -> list[Candidate]:
+    """Questions along call paths of two or three modules, from public callers first; a
+    module pair, a start and a callee are each used once."""
     out: list[Candidate] = []
     used_pairs: set[tuple[str, str]] = set()
     used_starts: set[tuple[str, str]] = set()
     used_callees: set[tuple[str, str]] = set()
-    for _score, path in paths:
+    for path in _call_paths(code):
         first = path[0]
         pair = (first.src, first.dst)
         callees = {(e.dst, e.callee) for e in path}
         if pair in used_pairs or (first.src, first.caller) in used_starts \
                 or callees & used_callees:
             continue
-        start = code.symbol(first.src, first.caller)
-        mid = code.symbol(first.dst, first.callee)
-        assert start is not None
-        assert mid is not None
-        grading = _Grading()
-        grading.set(first.src, 3, f"defines `{first.caller}`, where the path starts")
-        grading.set(first.dst, 2, f"needed: defines `{first.callee}`, called by "
-                                  f"`{first.caller}`")
-        facts = symbol_facts(start, code.modules[first.src].source)[:1]
-        facts += symbol_facts(mid, code.modules[first.dst].source)[:1]
-        call = first.line.rstrip(",")
-        if usable(call, code.modules[first.src].source):
-            facts.append(call)
-        a, b = posixpath.basename(first.src), posixpath.basename(first.dst)
-        if len(path) == 2:
-            last = path[1]
-            end = code.symbol(last.dst, last.callee)
-            assert end is not None
-            grading.set(last.dst, 2, f"needed: defines `{last.callee}`, called by "
-                                     f"`{last.caller}`")
-            facts += symbol_facts(end, code.modules[last.dst].source)[:1]
-            question = (f"How does {start.mention()} in `{a}` reach {end.mention()} in "
-                        f"`{posixpath.basename(last.dst)}`, by way of {mid.mention()} "
-                        f"in `{b}`?")
-        else:
-            question = (f"How does {start.mention()} in `{a}` use {mid.mention()} from "
-                        f"`{b}`, and what does {mid.mention()} do for it?")
-        facts = _dedupe(facts)
-        if len(facts) < 2:
+        candidate = _path_candidate(code, path)
+        if candidate is None:
             continue
         used_pairs.add(pair)
         used_starts.add((first.src, first.caller))
         used_callees |= callees
-        out.append(Candidate("cross-file", question, grading.grades, grading.reasons,
-                             tuple(facts), f"{first.src}:{first.caller}"))
+        out.append(candidate)
     return out
 
 

@@ -341,6 +341,31 @@ def _check_shape(shape: str, qid: str, at: Location, strict: bool, check: _Check
                   field_name="shape", at=(*at, "shape"))
 
 
+def _check_texts(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
+                 check: _Checker) -> bool:
+    """No control characters in the id, question and shape (they could forge CI lines)."""
+    for name in ("id", "question", "shape"):
+        if isinstance(raw.get(name), str) and has_control(raw[name]):
+            check.error("contains a control character (a newline, tab, escape …); these "
+                        "could forge workflow commands in a CI log", field_name=name,
+                        at=(*at, name), **where_id)
+            return False
+    return True
+
+
+def _check_unknown_fields(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
+                          check: _Checker) -> None:
+    unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
+    if unknown:
+        shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
+                 for u in unknown]
+        close = [f"{u!r} (did you mean {c[0]!r}?)" for u in unknown
+                 if (c := difflib.get_close_matches(u, QUERY_FIELDS, n=1, cutoff=0.75))]
+        hint = f"; {', '.join(close)}" if close else ""
+        check.warn(f"unknown field(s) ignored: {', '.join(shown)}{hint}",
+                   at=(*at, unknown[0]), **where_id)
+
+
 def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
                 graded: list[tuple[str, Location, Mapping[str, int]]],
                 strict: bool = False) -> Query | None:
@@ -356,27 +381,11 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
     if has_control(qid):
         qid = qid.encode("unicode_escape").decode("ascii")
     where_id: dict[str, Any] = {"query_id": qid}
-    for name in ("id", "question", "shape"):
-        if isinstance(raw.get(name), str) and has_control(raw[name]):
-            check.error("contains a control character (a newline, tab, escape …); these "
-                        "could forge workflow commands in a CI log", field_name=name,
-                        at=(*at, name), **where_id)
-            ok_text = False
-            break
-    else:
-        ok_text = True
+    ok_text = _check_texts(raw, at, where_id, check)
     missing = [f for f in QUERY_FIELDS if f not in raw]
     if missing:
         check.error(f"missing field(s): {', '.join(missing)}", at=at, **where_id)
-    unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
-    if unknown:
-        shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
-                 for u in unknown]
-        close = [f"{u!r} (did you mean {c[0]!r}?)" for u in unknown
-                 if (c := difflib.get_close_matches(u, QUERY_FIELDS, n=1, cutoff=0.75))]
-        hint = f"; {', '.join(close)}" if close else ""
-        check.warn(f"unknown field(s) ignored: {', '.join(shown)}{hint}",
-                   at=(*at, unknown[0]), **where_id)
+    _check_unknown_fields(raw, at, where_id, check)
     ok = not missing and ok_text
     if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
         check.error("id must be a non-empty string", field_name="id", at=(*at, "id"),
@@ -479,6 +488,25 @@ def _restrict(query: Query, universe: Universe) -> Query:
     return query if len(kept) == len(query.grades) else replace(query, grades=kept)
 
 
+def _apply_universe(queries: list[Query],
+                    graded: Sequence[tuple[str, Location, Mapping[str, int]]],
+                    universe: Universe, present: frozenset[str] | None, strict: bool,
+                    check: _Checker) -> list[Query]:
+    """Report grades outside the universe and drop them; a query left with nothing
+    relevant is an error."""
+    _check_universe(graded, universe, present, strict, check)
+    positions = {qid: at for qid, at, _grades in graded}
+    restricted = [_restrict(q, universe) for q in queries]
+    for before, after in zip(queries, restricted, strict=True):
+        if after.grades is not before.grades and (not after.grades
+                                                  or max(after.grades.values()) < 1):
+            check.error("no module of the module universe has grade >= 1, so the query "
+                        "has nothing relevant to find", query_id=before.id,
+                        field_name="relevance_grades",
+                        at=(*positions.get(before.id, ()), "relevance_grades"))
+    return restricted
+
+
 def load_ground_truth(
     text: str,
     source: str,
@@ -528,16 +556,7 @@ def load_ground_truth(
         _check_modules(graded, present, check)
     positions = {qid: at for qid, at, _grades in graded}
     if universe is not None:
-        _check_universe(graded, universe, present, strict, check)
-        restricted = [_restrict(q, universe) for q in queries]
-        for before, after in zip(queries, restricted, strict=True):
-            if after.grades is not before.grades and (not after.grades
-                                                      or max(after.grades.values()) < 1):
-                check.error("no module of the module universe has grade >= 1, so the query "
-                            "has nothing relevant to find", query_id=before.id,
-                            field_name="relevance_grades",
-                            at=(*positions.get(before.id, ()), "relevance_grades"))
-        queries = restricted
+        queries = _apply_universe(queries, graded, universe, present, strict, check)
     _check_coverage(queries, positions, strict, check, universe)
     problems = tuple(sorted(check.problems, key=lambda p: (p.line is None, p.line or 0)))
     if any(p.severity == "error" for p in problems):
