@@ -36,6 +36,7 @@ from evaluator.drafting import (
     SHAPES,
     Candidate,
     CodeMap,
+    Plan,
     all_candidates,
     build_code_map,
     plan,
@@ -225,6 +226,37 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
     }
 
 
+def draft_plan(root: Path, universe: Universe, count: int, mix: Mapping[str, float], *,
+               progress: Progress) -> tuple[CodeMap, Plan]:
+    """Read the universe's code and pick ``count`` questions in the mix (with progress)."""
+    code = build_code_map(root, universe.modules)
+    symbols = sum(len(m.symbols) for m in code.modules.values())
+    progress(f"drafting: read {len(code.modules)} Python modules: {symbols} functions, "
+             f"classes and methods, {len(code.edges)} calls between modules, "
+             f"{len(code.exports)} exported names, {len(code.entry_points)} entry points")
+    candidates = all_candidates(code)
+    drafted = plan(candidates, count, mix)
+    shapes = Counter(c.shape for c in drafted.chosen)
+    progress(f"drafting: {len(drafted.chosen)}/{count} questions ("
+             + ", ".join(f"{shapes[s]} {s}" for s in SHAPES) + ") from "
+             + ", ".join(f"{len(candidates[s])} {s}" for s in SHAPES) + " candidates")
+    if not drafted.chosen:
+        raise InputError(f"nothing to draft questions from in {root}: no documented public "
+                         "Python functions or classes in the module universe",
+                         hint="write the ground truth by hand (see the README), or widen "
+                              "the universe with include")
+    return code, drafted
+
+
+def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
+            progress: Progress) -> dict[int, tuple[str, ...]]:
+    """NeuralMind's ranking (within the universe) for every drafted question."""
+    retrieved = {n: universe.filter_ranking(index.rank(c.question))
+                 for n, c in enumerate(chosen)}
+    progress(f"review: asked NeuralMind the {len(chosen)} questions")
+    return retrieved
+
+
 def run_init(root: Path, *, target: Path, count: int, options: Options,
              spec: UniverseSpec | None = None, mix: Mapping[str, float] = DEFAULT_MIX,
              progress: Progress, use_index: bool = True) -> InitOutcome:
@@ -244,51 +276,29 @@ def run_init(root: Path, *, target: Path, count: int, options: Options,
         raise InputError(f"no module of {root} is in the module universe ({len(files)} "
                          "files, all left out)", hint="widen it with the include option")
     index = None
-    build_seconds = 0.0
     try:
         if use_index:
             progress(f"index: building the NeuralMind index of {len(files)} files "
                      f"(backend {options.backend})")
-            t0 = time.perf_counter()
             with heartbeat(progress, "index"):
                 index = build_index(root, files, options, progress=progress)
-            build_seconds = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        code = build_code_map(root, universe.modules)
-        symbols = sum(len(m.symbols) for m in code.modules.values())
-        progress(f"drafting: read {len(code.modules)} Python modules: {symbols} functions, "
-                 f"classes and methods, {len(code.edges)} calls between modules, "
-                 f"{len(code.exports)} exported names, {len(code.entry_points)} entry points")
-        candidates = all_candidates(code)
-        drafted = plan(candidates, count, mix)
-        shapes = Counter(c.shape for c in drafted.chosen)
-        progress(f"drafting: {len(drafted.chosen)}/{count} questions ("
-                 + ", ".join(f"{shapes[s]} {s}" for s in SHAPES) + ") from "
-                 + ", ".join(f"{len(candidates[s])} {s}" for s in SHAPES) + " candidates")
-        retrieved: dict[int, tuple[str, ...]] = {}
-        if index is not None:
-            for n, candidate in enumerate(drafted.chosen):
-                retrieved[n] = universe.filter_ranking(index.rank(candidate.question))
-            progress(f"review: asked NeuralMind the {len(drafted.chosen)} questions")
+        build_seconds = time.perf_counter() - started
+        code, drafted = draft_plan(root, universe, count, mix, progress=progress)
+        retrieved = ask_all(index, drafted.chosen, universe, progress=progress) \
+            if index is not None else {}
     finally:
         if index is not None:
             index.close()
-    if not drafted.chosen:
-        raise InputError(f"nothing to draft questions from in {root}: no documented public "
-                         "Python functions or classes in the module universe",
-                         hint="write the ground truth by hand (see the README), or widen "
-                              "the universe with include")
     for line in drafted.shortfall:
         progress.warn(line)
-    doc = draft_document(drafted.chosen, universe, retrieved=retrieved, root_name=root.name,
-                         code=code)
-    write_new(target, doc)
-    draft_seconds = time.perf_counter() - t1
+    write_new(target, draft_document(drafted.chosen, universe, retrieved=retrieved,
+                                     root_name=root.name, code=code))
+    shapes = Counter(c.shape for c in drafted.chosen)
+    total = time.perf_counter() - started
     return InitOutcome(path=target, asked=count, drafted=len(drafted.chosen),
                        shapes={s: shapes[s] for s in SHAPES}, shortfall=drafted.shortfall,
                        universe=universe, build_seconds=build_seconds,
-                       draft_seconds=draft_seconds,
-                       total_seconds=time.perf_counter() - started)
+                       draft_seconds=total - build_seconds, total_seconds=total)
 
 
 def write_new(path: Path, doc: Mapping[str, Any]) -> None:
