@@ -28,11 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.groundtruth import DEFAULT_MIX, GroundTruth
 from evaluator.core.options import Options
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.drafting import (
-    DEFAULT_MIX,
     SHAPES,
     Candidate,
     CodeMap,

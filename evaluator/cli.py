@@ -516,8 +516,8 @@ def _target(args: argparse.Namespace, root: Path) -> Path:
 
 def cmd_init(args: argparse.Namespace, io: IO) -> int:
     from evaluator.authoring import run_init, run_review
+    from evaluator.core.groundtruth import DEFAULT_MIX, parse_mix
     from evaluator.core.universe import UniverseSpec, invalid_globs
-    from evaluator.drafting import DEFAULT_MIX, parse_mix
 
     root = Path(args.path or ".").resolve()
     if not root.is_dir():

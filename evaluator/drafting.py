@@ -33,10 +33,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaluator.core.groundtruth import fact_problem
+from evaluator.core.groundtruth import DEFAULT_MIX, KNOWN_SHAPES, fact_problem
 
-SHAPES = ("focused", "cross-file", "identity")
-DEFAULT_MIX: Mapping[str, float] = {"focused": 0.4, "cross-file": 0.35, "identity": 0.25}
+SHAPES = KNOWN_SHAPES
 MAX_FACT_CHARS = 80
 MAX_SENTENCE_WORDS = 18
 #: Verbs docstrings start with ("Return …", "Creates …"): a first sentence that starts with
@@ -842,24 +841,3 @@ def all_candidates(code: CodeMap) -> dict[str, list[Candidate]]:
     skip = {c.key for c in identity[:8]}
     return {"identity": identity, "focused": focused_candidates(code, skip=skip),
             "cross-file": cross_file_candidates(code)}
-
-
-def parse_mix(text: str) -> dict[str, float]:
-    """``focused=5,cross-file=4,identity=3`` (weights or counts; missing shapes get 0)."""
-    out: dict[str, float] = dict.fromkeys(SHAPES, 0.0)
-    for part in text.split(","):
-        name, sep, value = part.partition("=")
-        name = name.strip()
-        if not sep or name not in SHAPES:
-            raise ValueError(f"{part.strip()!r}: write shape=weight with a shape among "
-                             f"{', '.join(SHAPES)}")
-        try:
-            number = float(value)
-        except ValueError:
-            raise ValueError(f"{part.strip()!r}: the weight must be a number") from None
-        if number < 0:
-            raise ValueError(f"{part.strip()!r}: the weight cannot be negative")
-        out[name] = number
-    if sum(out.values()) <= 0:
-        raise ValueError("at least one shape needs a positive weight")
-    return out

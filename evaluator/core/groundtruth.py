@@ -39,6 +39,8 @@ from evaluator.core.universe import Universe
 Severity = Literal["error", "warning"]
 
 KNOWN_SHAPES: tuple[str, ...] = ("focused", "cross-file", "identity")
+#: The shape mix ``init`` drafts by default (weights).
+DEFAULT_MIX: Mapping[str, float] = {"focused": 0.4, "cross-file": 0.35, "identity": 0.25}
 MIN_GRADE = 0
 MAX_GRADE = 3
 MIN_FACTS = 2
@@ -581,3 +583,24 @@ def validation_summary(text: str, source: str, problems: Sequence[Problem]) -> s
     n = count_queries(text, source)
     return (f"{source}: {n} quer{'y' if n == 1 else 'ies'}, {errors} error(s), "
             f"{len(problems) - errors} warning(s)")
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``focused=5,cross-file=4,identity=3`` (weights or counts; missing shapes get 0)."""
+    out: dict[str, float] = dict.fromkeys(KNOWN_SHAPES, 0.0)
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or name not in KNOWN_SHAPES:
+            raise ValueError(f"{part.strip()!r}: write shape=weight with a shape among "
+                             f"{', '.join(KNOWN_SHAPES)}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r}: the weight must be a number") from None
+        if number < 0:
+            raise ValueError(f"{part.strip()!r}: the weight cannot be negative")
+        out[name] = number
+    if sum(out.values()) <= 0:
+        raise ValueError("at least one shape needs a positive weight")
+    return out

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluator.core.groundtruth import fact_problem
+from evaluator.core.groundtruth import fact_problem, parse_mix
 from evaluator.drafting import (
     SHAPES,
     Candidate,
@@ -18,7 +18,6 @@ from evaluator.drafting import (
     _clause,
     all_candidates,
     build_code_map,
-    parse_mix,
     plan,
     split_count,
     verbatim,
