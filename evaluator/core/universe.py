@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 #: The suffixes NeuralMind parses as code (``neuralmind.graphgen._CODE_SUFFIXES``, 4.22); the
 #: adapter passes the installed library's own set, this is the fallback.
@@ -112,6 +113,7 @@ class Universe:
     modules: tuple[str, ...]
     left_out: tuple[LeftOut, ...]
     spec: UniverseSpec = UniverseSpec()
+    source_suffixes: frozenset[str] = SOURCE_SUFFIXES
 
     _members: frozenset[str] = field(init=False, repr=False, compare=False)
 
@@ -141,9 +143,20 @@ class Universe:
         parts = ", ".join(f"{n} {reason}" for reason, n in self.counts().items())
         return f"{head}; left out {len(self.left_out)} file(s): {parts}"
 
+    def admits(self, path: str) -> bool:
+        """Whether ``path`` is a module by this universe's rules (for files of another
+        commit too)."""
+        return path in self._members or classify(
+            path, self.spec, source_suffixes=self.source_suffixes) is None
+
     def filter_ranking(self, ranked: Iterable[str]) -> tuple[str, ...]:
-        """A ranked module list restricted to the universe, order kept."""
+        """A ranked module list restricted to the universe's modules, order kept."""
         return tuple(m for m in ranked if m in self._members)
+
+    def describe(self) -> dict[str, Any]:
+        """What results record: the settings and the counts."""
+        return {**self.spec.describe(), "modules": len(self.modules),
+                "left_out": len(self.left_out)}
 
 
 def _segment_regex(segment: str) -> str:
@@ -223,30 +236,38 @@ def invalid_globs(patterns: Sequence[str]) -> list[str]:
     return problems
 
 
-def select_universe(files: Iterable[str], spec: UniverseSpec = UniverseSpec(), *,
-                    source_suffixes: frozenset[str] = SOURCE_SUFFIXES) -> Universe:
-    """Split ``files`` (POSIX, relative) into modules and the files left out, with reasons.
+def classify(path: str, spec: UniverseSpec, *,
+             source_suffixes: frozenset[str] = SOURCE_SUFFIXES,
+             rules: tuple[Rule, ...] | None = None) -> LeftOut | None:
+    """Why ``path`` is not a module (``None`` when it is one). A file is a module when it
+    is a candidate (matched by ``include``, or a source file when ``include`` is empty) and
+    no exclude rule matches it; the reason is the first exclude rule that matches, else
+    ``not source code`` / ``not matched by include``. The decision depends on the path
+    alone, so it holds for any commit's files."""
+    rule = next((r for r in (rules if rules is not None else spec.exclude_rules())
+                 if glob_matches(r.pattern, path)), None)
+    if rule is not None:
+        return LeftOut(path, rule.category, rule.pattern)
+    if spec.include:
+        if not any(glob_matches(p, path) for p in spec.include):
+            return LeftOut(path, "not matched by include")
+    elif posixpath.splitext(path)[1].lower() not in source_suffixes:
+        return LeftOut(path, "not source code")
+    return None
 
-    A file is a module when it is a candidate (matched by ``include``, or a source file when
-    ``include`` is empty) and no exclude rule matches it. The reason reported for a file
-    left out is the first exclude rule that matches it, else ``not source code`` /
-    ``not matched by include``.
-    """
+
+def select_universe(files: Iterable[str], spec: UniverseSpec | None = None, *,
+                    source_suffixes: frozenset[str] = SOURCE_SUFFIXES) -> Universe:
+    """Split ``files`` (POSIX, relative) into modules and the files left out, with reasons
+    (see :func:`classify`)."""
+    spec = spec or UniverseSpec()
     rules = spec.exclude_rules()
     modules: list[str] = []
     left: list[LeftOut] = []
     for path in sorted(set(files)):
-        if spec.include:
-            candidate = any(glob_matches(p, path) for p in spec.include)
-            why = "not matched by include"
-        else:
-            candidate = posixpath.splitext(path)[1].lower() in source_suffixes
-            why = "not source code"
-        rule = next((r for r in rules if glob_matches(r.pattern, path)), None)
-        if rule is not None:
-            left.append(LeftOut(path, rule.category, rule.pattern))
-        elif not candidate:
-            left.append(LeftOut(path, why))
-        else:
+        out = classify(path, spec, source_suffixes=source_suffixes, rules=rules)
+        if out is None:
             modules.append(path)
-    return Universe(tuple(modules), tuple(left), spec)
+        else:
+            left.append(out)
+    return Universe(tuple(modules), tuple(left), spec, source_suffixes)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from evaluator.core.universe import (
     DEFAULT_EXCLUDES,
     UniverseSpec,
+    classify,
     glob_matches,
     invalid_globs,
     select_universe,
@@ -162,3 +163,25 @@ def test_universe_partitions_the_files(files, include, exclude):
 def test_invalid_globs(pattern, needle):
     (problem,) = invalid_globs([pattern])
     assert needle in problem
+
+
+@settings(max_examples=150, deadline=None)
+@given(files=st.sets(PATH, max_size=20), other=PATH,
+       exclude=st.lists(BASENAME_GLOB, max_size=2))
+def test_membership_depends_on_the_path_alone(files, other, exclude):
+    """So a base commit's files are judged by the same rule as the head's."""
+    spec = UniverseSpec(exclude=tuple(exclude))
+    universe = select_universe(files, spec)
+    alone = select_universe({other}, spec)
+    assert universe.admits(other) is (other in alone.modules)
+    assert (classify(other, spec) is None) is (other in alone.modules)
+
+
+def test_describe_records_the_settings_and_counts():
+    universe = select_universe(CLICK_LIKE, UniverseSpec(include=("src/",),
+                                                        exclude=("default", "_*.py")))
+    described = universe.describe()
+    assert described["include"] == ["src/"]
+    assert described["exclude"][-1] == "_*.py"
+    assert described["modules"] == len(universe.modules)
+    assert described["left_out"] == len(CLICK_LIKE) - len(universe.modules)
