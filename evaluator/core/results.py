@@ -269,8 +269,8 @@ def _run_field(r: _Reader, name: str, value: Any) -> Any:
         return r.strs(value, where)
     if name == "universe":
         raw = r.mapping(value, where)
-        return {**{k: list(r.strs(raw.get(k, []), f"{where}.{k}"))
-                   for k in ("include", "exclude")},
+        return {**{k: list(r.strs(raw[k], f"{where}.{k}")) for k in ("include", "exclude")
+                   if k in raw},
                 **{k: r.integer(raw[k], f"{where}.{k}") for k in ("modules", "left_out")
                    if k in raw}}
     return value
