@@ -150,11 +150,10 @@ def compare_results(
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
-    all_notes = list(notes)
+    all_notes = [*notes, *universe_notes(base, head)]
     if added or removed:
         all_notes.append(f"deltas are paired over the {len(common)} queries on both sides; "
                          f"{len(added)} added, {len(removed)} removed")
-    all_notes += universe_notes(base, head)
     if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
         all_notes.append("the baseline was evaluated with a different version of the ground "
                          "truth file")
