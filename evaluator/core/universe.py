@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -259,12 +260,13 @@ def classify(path: str, spec: UniverseSpec, *,
 def select_universe(files: Iterable[str], spec: UniverseSpec | None = None, *,
                     source_suffixes: frozenset[str] = SOURCE_SUFFIXES) -> Universe:
     """Split ``files`` (POSIX, relative) into modules and the files left out, with reasons
-    (see :func:`classify`)."""
+    (see :func:`classify`). Paths are put in Unicode NFC, like the ground truth's and the
+    ranking's, so a checkout made on macOS (NFD names) matches them."""
     spec = spec or UniverseSpec()
     rules = spec.exclude_rules()
     modules: list[str] = []
     left: list[LeftOut] = []
-    for path in sorted(set(files)):
+    for path in sorted({unicodedata.normalize("NFC", f) for f in files}):
         out = classify(path, spec, source_suffixes=source_suffixes, rules=rules)
         if out is None:
             modules.append(path)

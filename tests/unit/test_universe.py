@@ -185,3 +185,12 @@ def test_describe_records_the_settings_and_counts():
     assert described["exclude"][-1] == "_*.py"
     assert described["modules"] == len(universe.modules)
     assert described["left_out"] == len(CLICK_LIKE) - len(universe.modules)
+
+
+def test_paths_are_put_in_nfc():
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "pkg/café.py")
+    universe = select_universe([nfd])
+    assert universe.modules == (unicodedata.normalize("NFC", "pkg/café.py"),)
+    assert unicodedata.normalize("NFC", "pkg/café.py") in universe
