@@ -431,17 +431,21 @@ def _grade_at(at: Location, module: str) -> Location:
 
 
 def _check_modules(graded: Sequence[tuple[str, Location, Mapping[str, int]]],
-                   present: frozenset[str], check: _Checker) -> None:
-    """The typo guard: every graded module must exist in the indexed checkout.
+                   present: frozenset[str], check: _Checker,
+                   universe: Universe | None = None) -> None:
+    """The typo guard: every graded module must exist in the indexed checkout; the
+    suggestion comes from the module universe when there is one (a typo of ``core.py`` is
+    not ``tests/test_core.py``).
 
     Runs over the grades of every query, including queries with other errors, so that every
     problem is reported at once.
     """
+    candidates = universe.modules if universe is not None and universe.modules else present
     for qid, at, grades in graded:
         for module in sorted(grades):
             if module not in present:
                 check.error(f"module {module!r} does not exist in the indexed root"
-                            f"{_suggest(module, present)}", query_id=qid,
+                            f"{_suggest(module, candidates)}", query_id=qid,
                             field_name=f"relevance_grades[{module!r}]",
                             at=_grade_at(at, module))
 
@@ -485,8 +489,11 @@ def _check_coverage(queries: Sequence[Query], positions: Mapping[str, Location],
                       at=(*positions.get(query.id, ()), "relevance_grades"))
 
 
-def _restrict(query: Query, universe: Universe) -> Query:
-    kept = {m: g for m, g in query.grades.items() if m in universe}
+def _restrict(query: Query, universe: Universe, present: frozenset[str] | None) -> Query:
+    """The query without the grades of modules outside the universe (a module missing from
+    the checkout is the typo guard's error, not dropped here)."""
+    kept = {m: g for m, g in query.grades.items()
+            if m in universe or (present is not None and m not in present)}
     return query if len(kept) == len(query.grades) else replace(query, grades=kept)
 
 
@@ -498,7 +505,7 @@ def _apply_universe(queries: list[Query],
     relevant is an error."""
     _check_universe(graded, universe, present, strict, check)
     positions = {qid: at for qid, at, _grades in graded}
-    restricted = [_restrict(q, universe) for q in queries]
+    restricted = [_restrict(q, universe, present) for q in queries]
     for before, after in zip(queries, restricted, strict=True):
         if after.grades is not before.grades and (not after.grades
                                                   or max(after.grades.values()) < 1):
@@ -555,7 +562,7 @@ def load_ground_truth(
     present = None
     if present_modules is not None:
         present = frozenset(unicodedata.normalize("NFC", m) for m in present_modules)
-        _check_modules(graded, present, check)
+        _check_modules(graded, present, check, universe)
     positions = {qid: at for qid, at, _grades in graded}
     if universe is not None:
         queries = _apply_universe(queries, graded, universe, present, strict, check)

@@ -719,3 +719,14 @@ def test_coverage_is_checked_against_the_universe() -> None:
     (problem,) = problems
     assert "1 module(s) of the module universe" in problem.message
     assert "src/extra.py" in problem.message
+
+
+def test_typo_suggestion_comes_from_the_universe() -> None:
+    files = ("src/core.py", "tests/test_core.py", "src/db.py")
+    universe = select_universe(files)
+    q = query(relevance_grades={"src/cor.py": 3, "src/db.py": 0})
+    _gt, problems = load(doc(q), present_modules=files, universe=universe)
+    assert "did you mean 'src/core.py'" in only_error(problems).message
+    q2 = query(relevance_grades={"test_core.py": 3, "src/db.py": 0})
+    _gt, problems2 = load(doc(q2), present_modules=files, universe=universe)
+    assert "tests/test_core.py" not in only_error(problems2).message
