@@ -37,6 +37,7 @@ from evaluator.core.groundtruth import DEFAULT_MIX, KNOWN_SHAPES, fact_problem
 
 SHAPES = KNOWN_SHAPES
 MAX_FACT_CHARS = 80
+HUB_CALLS = 6  # a function called from more places than this is a hub, not a path step
 MAX_SENTENCE_WORDS = 18
 #: Verbs docstrings start with ("Return …", "Creates …"): a first sentence that starts with
 #: one of them becomes "How does X <verb> …?"; any other sentence gets a fixed template.
@@ -673,18 +674,22 @@ def _call_paths(code: CodeMap) -> list[list[Edge]]:
     by_src: dict[tuple[str, str], list[Edge]] = defaultdict(list)
     for edge in code.edges:
         by_src[(edge.src, edge.caller)].append(edge)
+    callers = _references(code)
     paths: list[tuple[int, list[Edge]]] = []
     for edge in code.edges:
         start = code.symbol(edge.src, edge.caller)
         end = code.symbol(edge.dst, edge.callee)
         if start is None or end is None or not start.public or start.short.startswith("__"):
             continue
-        onward = [e for e in by_src.get((edge.dst, edge.callee), [])
-                  if e.dst not in (edge.src, edge.dst)
-                  and (nxt := code.symbol(e.dst, e.callee)) is not None and nxt.public
-                  and nxt.kind != "class"]
+        # A hub (a helper called from everywhere, like ``echo``) makes a trivial path.
+        hub = callers[(edge.dst, edge.callee)] > HUB_CALLS
+        onward = [] if hub else [
+            e for e in by_src.get((edge.dst, edge.callee), [])
+            if e.dst not in (edge.src, edge.dst)
+            and (nxt := code.symbol(e.dst, e.callee)) is not None and nxt.public
+            and nxt.kind != "class" and callers[(e.dst, e.callee)] <= HUB_CALLS]
         score = (4 * ((edge.src, edge.caller) in exported) + 2 * end.public
-                 + (end.kind != "class") + bool(end.doc_sentence))
+                 + (end.kind != "class") + bool(end.doc_sentence) - 8 * hub)
         if onward:
             paths.append((score + 1, [edge, onward[0]]))
         paths.append((score, [edge]))

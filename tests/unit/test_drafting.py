@@ -264,3 +264,27 @@ def test_plan_follows_the_mix_when_it_can() -> None:
 def test_parse_mix_errors(text: str, needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         parse_mix(text)
+
+
+def test_a_hub_helper_is_not_a_path_step(tmp_path: Path) -> None:
+    """A helper called from everywhere (``log``) makes trivial paths: they come last."""
+    callers = "\n\n".join(f'def step{i}():\n    """Run step {i} of the job."""\n'
+                          f'    log("step {i} started")\n    return {i}' for i in range(8))
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/util.py": 'def log(message):\n    """Write one message to the job log."""\n'
+                       '    return emit(message)\n',
+        "pkg/sink.py": 'def emit(text):\n    """Send a text to the log sink."""\n'
+                       '    return text.upper()\n',
+        "pkg/jobs.py": "from .util import log\n\n\n" + callers + "\n",
+        "pkg/report.py": 'from .sink import emit\n\n\ndef summary(rows):\n'
+                         '    """Build the report summary of the rows."""\n'
+                         '    return emit(", ".join(rows))\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    code = build_code_map(tmp_path, sorted(files))
+    cross = all_candidates(code)["cross-file"]
+    assert cross[0].key == "pkg/report.py:summary"
+    assert all("reach" not in c.question for c in cross)  # no path through the hub
