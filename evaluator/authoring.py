@@ -156,23 +156,24 @@ def _named(question: str) -> set[str]:
     return names
 
 
-def _mentions(source: str, names: set[str]) -> str | None:
-    return next((n for n in sorted(names) if re.search(rf"\b{re.escape(n)}\b", source)), None)
+def _mentions(identifiers: frozenset[str], names: set[str]) -> str | None:
+    return next((n for n in sorted(names) if n in identifiers), None)
 
 
 def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: set[str],
-                      sources: Mapping[str, str], *,
+                      identifiers: Mapping[str, frozenset[str]], *,
                       top: int = 3) -> tuple[dict[str, int], dict[str, str]]:
     """Grade 1 for a module NeuralMind ranks in its ``top`` for the question that is in the
-    subsystem of a module graded 2 or 3 (an import between them) *and* names what the
-    question is about; other retrieved modules are only listed for review."""
+    subsystem of a module graded 2 or 3 (an import between them) *and* whose code (not its
+    docstrings) uses a name the question is about; other retrieved modules are only listed
+    for review."""
     grades = dict(candidate.grades)
     reasons = dict(candidate.reasons)
     names = _named(candidate.question)
     for rank, module in enumerate(ranked[:top], start=1):
         if module in grades or module not in subsystem:
             continue
-        name = _mentions(sources.get(module, ""), names)
+        name = _mentions(identifiers.get(module, frozenset()), names)
         if name is not None:
             grades[module] = 1
             reasons[module] = (f"related: NeuralMind ranks it #{rank} for this question, it "
@@ -195,8 +196,9 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
             for module, grade in candidate.grades.items():
                 if grade >= 2:
                     subsystem |= code.subsystem(module)
-        sources = {m: info.source for m, info in code.modules.items()} if code else {}
-        grades, reasons = _retrieval_grades(candidate, ranked, subsystem, sources)
+        identifiers = {m: info.identifiers for m, info in code.modules.items()} if code \
+            else {}
+        grades, reasons = _retrieval_grades(candidate, ranked, subsystem, identifiers)
         counters[candidate.shape] = counters.get(candidate.shape, 0) + 1
         row: dict[str, Any] = {
             "id": f"{candidate.shape}-{counters[candidate.shape]:02d}",

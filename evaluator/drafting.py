@@ -93,6 +93,8 @@ class ModuleInfo:
     all_names: tuple[str, ...] | None = None
     imported: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     """Local name → (module path, name in it; ``None`` when the name is the module)."""
+    identifiers: frozenset[str] = frozenset()
+    """Every name the code uses (names, attributes, imported names), docstrings left out."""
 
     def by_short(self, name: str) -> Symbol | None:
         return self.symbols.get(name) or next(
@@ -225,6 +227,10 @@ def _read_module(path: str, dotted: str, source: str, by_dotted: Mapping[str, st
         return info, None
     lines = source.splitlines()
     is_package = path.endswith("__init__.py")
+    info.identifiers = frozenset(
+        n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute)
+        else n.name.rsplit(".", 1)[-1]
+        for n in ast.walk(tree) if isinstance(n, ast.Name | ast.Attribute | ast.alias))
 
     def add(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, name: str,
             kind: str) -> None:

@@ -303,9 +303,9 @@ def test_retrieval_grade_needs_an_import_link_and_a_use_of_the_name():
     candidate = Candidate("focused", "How does `Cart.checkout()` in `cart.py` charge?",
                           {"cart.py": 3}, {"cart.py": "defines `Cart.checkout`"},
                           ("def checkout(", "Charge the customer"), "cart.py:Cart.checkout")
-    sources = {"shop.py": "cart.checkout(user)\n", "audit.py": "import cart\n",
-               "other.py": "checkout()\n"}
+    identifiers = {"shop.py": frozenset({"cart", "checkout", "user"}),
+                   "audit.py": frozenset({"cart"}), "other.py": frozenset({"checkout"})}
     grades, reasons = _retrieval_grades(candidate, ["other.py", "audit.py", "shop.py"],
-                                        {"audit.py", "shop.py"}, sources)
+                                        {"audit.py", "shop.py"}, identifiers)
     assert grades == {"cart.py": 3, "shop.py": 1}
     assert "ranks it #3" in reasons["shop.py"] and "`checkout`" in reasons["shop.py"]

@@ -123,6 +123,10 @@ def test_code_map_resolves_exports_and_calls_through_imports(shop: Path) -> None
     edges = {(e.src, e.caller, e.dst, e.callee) for e in code.edges}
     assert ("src/shop/cart.py", "Cart.checkout", "src/shop/pricing.py", "total_price") in edges
     assert ("src/shop/cart.py", "Cart.checkout", "src/shop/storage.py", "save_order") in edges
+    # Names used in code, not in docstrings: reader.py's docstring says "cart.read".
+    assert "read" in code.modules["src/shop/reader.py"].identifiers
+    assert "cart" not in code.modules["src/shop/reader.py"].identifiers
+    assert {"total_price", "save_order", "storage"} <= code.modules["src/shop/cart.py"].identifiers
     # Same-named functions are not linked: reader.read is not cart.read.
     assert not any(e.dst == "src/shop/cart.py" and e.callee == "read" for e in code.edges)
     assert all(e.src != e.dst for e in code.edges)
