@@ -1,5 +1,6 @@
 """``init`` and review: draft a ground-truth file a maintainer can accept, and show a file
-against what NeuralMind retrieves.
+against what NeuralMind retrieves (the pieces; :func:`evaluator.app.run_init` and
+:func:`evaluator.app.run_review` put them together).
 
 ``init`` works over the module universe (:mod:`evaluator.core.universe`): it builds the
 NeuralMind index of the checkout (with progress), reads the universe's code
@@ -18,18 +19,15 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import json
 import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.groundtruth import DEFAULT_MIX, GroundTruth
-from evaluator.core.options import Options
+from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.drafting import (
     SHAPES,
@@ -43,7 +41,6 @@ from evaluator.drafting import (
 from evaluator.errors import InputError
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
-from evaluator.snapshot import checkout_files
 
 _FALLBACK_SUFFIXES = frozenset({".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java",
                                 ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
@@ -100,27 +97,6 @@ def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- init
-
-
-@dataclass(frozen=True)
-class InitOutcome:
-    """What ``init`` did: the file, the count asked and drafted, and the timings."""
-
-    path: Path
-    asked: int
-    drafted: int
-    shapes: Mapping[str, int]
-    shortfall: tuple[str, ...]
-    universe: Universe
-    build_seconds: float
-    draft_seconds: float
-    total_seconds: float
-
-    def summary(self) -> str:
-        shapes = ", ".join(f"{n} {s}" for s, n in self.shapes.items() if n)
-        return (f"wrote {self.path}: {self.drafted} draft question(s) of {self.asked} asked "
-                f"({shapes}) over {len(self.universe.modules)} modules; review the grades "
-                "and facts (each question's \"review\" says why), then remove \"draft\"")
 
 
 @contextlib.contextmanager
@@ -258,62 +234,6 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
     return retrieved
 
 
-def run_init(root: Path, *, target: Path, count: int, options: Options,
-             spec: UniverseSpec | None = None, mix: Mapping[str, float] = DEFAULT_MIX,
-             progress: Progress, use_index: bool = True) -> InitOutcome:
-    """Draft ``count`` questions for ``root`` into ``target`` (never overwritten)."""
-    from evaluator.evaluate import _cache_dir, _own_folders, build_index
-
-    started = time.perf_counter()
-    if count < 1:
-        raise InputError("--count must be at least 1")
-    if target.exists():
-        raise InputError(f"{target} already exists; it is never overwritten",
-                         hint="choose another --output, or move the file away")
-    files = checkout_files(root, exclude=_own_folders(options, _cache_dir(options)))
-    universe = universe_of(files, spec)
-    progress(f"universe: {universe.summary()}")
-    if not universe.modules:
-        raise InputError(f"no module of {root} is in the module universe ({len(files)} "
-                         "files, all left out)", hint="widen it with the include option")
-    index = None
-    try:
-        if use_index:
-            progress(f"index: building the NeuralMind index of {len(files)} files "
-                     f"(backend {options.backend})")
-            with heartbeat(progress, "index"):
-                index = build_index(root, files, options, progress=progress)
-        build_seconds = time.perf_counter() - started
-        code, drafted = draft_plan(root, universe, count, mix, progress=progress)
-        retrieved = ask_all(index, drafted.chosen, universe, progress=progress) \
-            if index is not None else {}
-    finally:
-        if index is not None:
-            index.close()
-    for line in drafted.shortfall:
-        progress.warn(line)
-    write_new(target, draft_document(drafted.chosen, universe, retrieved=retrieved,
-                                     root_name=root.name, code=code))
-    shapes = Counter(c.shape for c in drafted.chosen)
-    total = time.perf_counter() - started
-    return InitOutcome(path=target, asked=count, drafted=len(drafted.chosen),
-                       shapes={s: shapes[s] for s in SHAPES}, shortfall=drafted.shortfall,
-                       universe=universe, build_seconds=build_seconds,
-                       draft_seconds=total - build_seconds, total_seconds=total)
-
-
-def write_new(path: Path, doc: Mapping[str, Any]) -> None:
-    """Write ``doc`` as JSON to a new file; an existing file is never overwritten."""
-    try:
-        with path.open("x", encoding="utf-8") as handle:
-            handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    except FileExistsError:
-        raise InputError(f"{path} already exists; it is never overwritten",
-                         hint="choose another --output, or move the file away") from None
-    except OSError as err:
-        raise InputError(f"cannot write {path}: {err.strerror}") from None
-
-
 # ----------------------------------------------------------------------------- review
 
 
@@ -337,25 +257,3 @@ def explain(ground_truth: GroundTruth, ranked: Mapping[str, Sequence[str]], *,
             lines.append(f"  missed: {module} (grade {query.grade(module)}) is not in the "
                          f"top {top}")
     return lines
-
-
-def run_review(root: Path, queries: Path, *, options: Options, progress: Progress,
-               spec: UniverseSpec | None = None, top: int = 5) -> list[str]:
-    """Build the index of ``root`` and :func:`explain` the ground truth ``queries``."""
-    from evaluator.evaluate import _cache_dir, _own_folders, build_index, read_ground_truth
-
-    files = checkout_files(root, exclude=_own_folders(options, _cache_dir(options)))
-    universe = universe_of(files, spec)
-    progress(f"universe: {universe.summary()}")
-    ground_truth = read_ground_truth(queries, present=files, strict=False)
-    for problem in ground_truth.warnings:
-        progress.warn(problem.render())
-    progress(f"index: building the NeuralMind index of {len(files)} files")
-    with heartbeat(progress, "index"):
-        index = build_index(root, files, options, progress=progress)
-    try:
-        ranked = {q.id: universe.filter_ranking(index.rank(q.question))
-                  for q in ground_truth.queries}
-    finally:
-        index.close()
-    return explain(ground_truth, ranked, top=top)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.core.groundtruth import DEFAULT_MIX, KNOWN_SHAPES, fact_problem
+from evaluator.errors import InputError
 
 SHAPES = KNOWN_SHAPES
 MAX_FACT_CHARS = 80
@@ -349,9 +350,14 @@ def build_code_map(root: Path, modules: Sequence[str]) -> CodeMap:
     trees: dict[str, ast.Module] = {}
     for path, dotted in by_path.items():
         try:
-            source = (root / path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            source = (root / path).read_bytes().decode("utf-8")
+        except OSError:
             continue
+        except UnicodeDecodeError:
+            raise InputError(f"{path} is not UTF-8 text; drafting reads every Python module "
+                             "of the module universe as UTF-8 (PEP 3120)",
+                             hint="save it as UTF-8, or leave it out with the exclude "
+                                  "option") from None
         info, tree = _read_module(path, dotted, source, by_dotted)
         infos[path] = info
         if tree is not None:

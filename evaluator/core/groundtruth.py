@@ -160,8 +160,13 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
                 Problem("error", f"not valid JSON: {err.msg} (column {err.colno})", source,
                         line=err.lineno)
             ]
+        except RecursionError:
+            return None, [Problem("error", "nested too deeply to be a ground-truth file",
+                                  source)]
     try:
         return yaml.safe_load(text), []
+    except RecursionError:
+        return None, [Problem("error", "nested too deeply to be a ground-truth file", source)]
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -187,7 +192,7 @@ def _node_lines(text: str) -> dict[Location, int]:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         root = yaml.compose(text, Loader=loader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return {}
     lines: dict[Location, int] = {}
     stack: list[tuple[Location, Any]] = [((), root)]
@@ -213,6 +218,7 @@ class _Checker:
         self.source = source
         self.problems: list[Problem] = []
         self._lines: dict[Location, int] | None = None
+        self.errors = 0  # kept as problems are added: counting them each time is quadratic
 
     def line(self, path: Location) -> int | None:
         """The line of ``path``, or of its nearest ancestor that has one."""
@@ -227,6 +233,7 @@ class _Checker:
     def add(self, severity: Severity, message: str, *, query_id: str | None = None,
             field_name: str | None = None, at: Location = ()) -> None:
         line = self.line(at) if at else None
+        self.errors += severity == "error"
         self.problems.append(Problem(severity, message, self.source, query_id, field_name, line))
 
     def error(self, message: str, **where: Any) -> None:
@@ -401,7 +408,11 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
             ok = False
         seen.add(qid)
     question = raw.get("question")
-    if "question" in raw and (not isinstance(question, str) or not question.strip()):
+    if "question" in raw and not isinstance(question, str):
+        check.error(f"question must be a string, not {type(question).__name__}",
+                    field_name="question", at=(*at, "question"), **where_id)
+        ok = False
+    elif "question" in raw and isinstance(question, str) and not question.strip():
         check.error("question is empty", field_name="question", at=(*at, "question"),
                     **where_id)
         ok = False
@@ -412,13 +423,13 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
         ok = False
     elif isinstance(shape, str) and ok_text:
         _check_shape(shape, qid, at, strict, check)
-    before = len([p for p in check.problems if p.severity == "error"])
+    before = check.errors
     grades = _read_grades(raw.get("relevance_grades"), qid, at, check) \
         if "relevance_grades" in raw else {}
     facts = _read_facts(raw.get("gold_facts"), qid, at, check) if "gold_facts" in raw else ()
     if grades:
         graded.append((qid, at, grades))
-    if len([p for p in check.problems if p.severity == "error"]) > before or not ok:
+    if check.errors > before or not ok:
         return None
     assert isinstance(question, str)
     assert isinstance(shape, str)

@@ -11,7 +11,6 @@ universe) and reports some schema violations as warnings only (2–4 facts).
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
 from typing import Any
 
 from evaluator.core.floors import _SPEC as FLOOR_SPEC
@@ -23,7 +22,7 @@ from evaluator.core.groundtruth import (
     MIN_GRADE,
 )
 from evaluator.core.metrics import Gain
-from evaluator.core.options import BACKENDS, GRAPH_SOURCES, Options
+from evaluator.core.options import MAX_COMMENT_TIMEOUT, OPTIONS, Option
 
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 GROUND_TRUTH_FILE = "ground-truth.schema.json"
@@ -82,67 +81,56 @@ def ground_truth_schema() -> dict[str, Any]:
     }
 
 
-_DESCRIPTIONS = {
-    "queries": "the ground-truth file, relative to the checkout",
-    "k": "cut-offs for the @k metrics (5 is always included)",
-    "gain": "nDCG gain: exponential (2^grade - 1) or linear (grade)",
-    "backend": "NeuralMind vector backend",
-    "graph_source": "where the code graph comes from",
-    "relevance_threshold": "the lowest grade that counts as relevant for binary metrics",
-}
-
-
-def _option_schema(name: str, default: Any) -> dict[str, Any]:
-    out: dict[str, Any]
-    if name == "k":
-        out = {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 1},
-                          "minItems": 1},
-                         {"type": "integer", "minimum": 1},
-                         {"type": "string", "pattern": r"^\s*\d+(\s*,\s*\d+)*\s*$"}]}
-    elif name == "gain":
-        out = {"enum": [g.value for g in Gain]}
-    elif name == "backend":
-        out = {"enum": [*BACKENDS, "in-memory"]}
-    elif name == "graph_source":
-        out = {"enum": list(GRAPH_SOURCES)}
-    elif name == "relevance_threshold":
-        out = {"enum": [1, 2, 3]}
-    elif name in ("alpha", "min_effect"):
-        out = {"type": "number", "minimum": 0, "exclusiveMaximum": 1}
-    elif isinstance(default, bool):
-        out = {"type": "boolean"}
-    elif name == "max_drop":
-        out = {"type": "object", "additionalProperties": {"type": "number", "minimum": 0},
-               "description": "metric to the largest allowed drop versus the baseline"}
-    elif default is None:
-        out = {"type": ["string", "null"]}
-    else:
-        out = {"type": "string"}
-    if name in _DESCRIPTIONS:
-        out["description"] = _DESCRIPTIONS[name]
-    return out
+def _typed(option: Option) -> dict[str, Any]:
+    """The JSON Schema of one option's value, by its type in the option table."""
+    kind, choices = option.type, list(option.choices)
+    if kind == "bool":
+        return {"type": "boolean"}
+    if kind == "int":
+        return {"enum": [int(c) for c in choices]} if choices else \
+            {"type": "integer", "minimum": 1}
+    if kind in ("text", "path"):
+        if choices:
+            return {"enum": choices + [c.replace("_", "-") for c in choices
+                                       if option.fold_dashes and "_" in c]}
+        return {"type": ["string", "null"]} if option.default is None else {"type": "string"}
+    if kind == "k":
+        return {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 1},
+                           "minItems": 1},
+                          {"type": "integer", "minimum": 1},
+                          {"type": "string", "pattern": r"^\s*\d+(\s*,\s*\d+)*\s*$"}]}
+    if kind == "gain":
+        return {"enum": [g.value for g in Gain]}
+    if kind == "fraction":
+        return {"type": "number", "minimum": 0, "exclusiveMaximum": 1}
+    if kind == "level":
+        return {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}
+    if kind == "seconds":
+        return {"type": "number", "minimum": 1, "maximum": MAX_COMMENT_TIMEOUT}
+    if kind == "floors":
+        return {"type": "object", "additionalProperties": {"anyOf": [
+            {"type": "number"}, {"type": "string", "pattern": FLOOR_SPEC.pattern}]}}
+    if kind == "drops":
+        return {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}}
+    if kind == "globs":
+        return {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}},
+                          {"type": "string"}]}
+    if kind == "mix":
+        return {"type": "string", "pattern": r"^\s*[a-z-]+\s*=\s*[0-9.]+(\s*,\s*[a-z-]+\s*=\s*"
+                                             r"[0-9.]+)*\s*$"}
+    raise ValueError(f"option {option.name}: no schema for type {kind!r}")
 
 
 def options_schema() -> dict[str, Any]:
-    """The schema of the options file (``.retrieval-eval.yml``): every option of
-    :class:`~evaluator.core.options.Options`, in kebab-case and snake_case."""
-    floor_value = {"anyOf": [{"type": "number"},
-                             {"type": "string", "pattern": FLOOR_SPEC.pattern}]}
-    floors = {"type": "object", "additionalProperties": floor_value,
-              "description": "metric to floor; a bare number means >="}
+    """The schema of the options file (``.retrieval-eval.yml``): every option of the option
+    table that the file can hold, under its kebab-case and snake_case keys."""
     properties: dict[str, Any] = {"$schema": {"type": "string"}}
-    for f in fields(Options):
-        if f.name == "floors":
+    for option in OPTIONS:
+        if not option.file_key:
             continue
-        default = None if f.default is MISSING else f.default
-        schema = _option_schema(f.name, default)
-        properties[f.name.replace("_", "-")] = schema
-        if "_" in f.name:
-            properties[f.name] = schema
-    for name, schema in (("floors", floors), ("shape-floors", floors),
-                         ("zero-miss", {"type": "boolean"})):
-        properties[name] = schema
-        properties[name.replace("-", "_")] = schema
+        schema = {**_typed(option), "description": option.help}
+        properties[option.file_key] = schema
+        properties[option.file_key.replace("-", "_")] = schema
     return {
         "$schema": SCHEMA_DRAFT,
         "title": "retrieval-eval options file (.retrieval-eval.yml)",
