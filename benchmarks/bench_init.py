@@ -53,19 +53,20 @@ DEFAULT_PACKAGES = ("click==8.1.7", "requests==2.32.3")
 TARGET_RATIO = 1.2
 
 BUILD_ONLY = """
-import sys, time
+import os, sys
 from pathlib import Path
-from evaluator.core.options import build_options
+from evaluator.deps import real_deps
 from evaluator.evaluate import build_index
 from evaluator.progress import Progress
+from evaluator.settings import settings_for
 from evaluator.snapshot import checkout_files
 root, cache = Path(sys.argv[1]), sys.argv[2]
 files = checkout_files(root, exclude=[Path(cache).resolve()])
-index = build_index(root, files, build_options({}, {"cache_dir": cache}),
-                    progress=Progress(quiet=True))
+deps = real_deps(os.environ, sys.stdout, sys.stderr)
+settings = settings_for("init", {"path": str(root), "cache_dir": cache})
+index = build_index(root, files, settings, progress=Progress(quiet=True), deps=deps)
 index.close()
 """
-
 
 def fetch(spec: str, cache: Path) -> Path:
     """The package's sdist (cached), extracted into a fresh folder; its root."""
