@@ -346,7 +346,8 @@ OPTIONS: tuple[Option, ...] = (
        default=DEFAULT_MIX, commands=("init",), metavar="focused=4,cross-file=3,identity=3",
        **_LOCAL),
     _o("review", "path", "do not draft: print, per question of this ground-truth file, the "
-       "modules NeuralMind retrieves against their grades", commands=("init",), **_LOCAL),
+       "modules NeuralMind retrieves against their grades", commands=("init",), metavar="FILE",
+       **_LOCAL),
     _o("no_review", "bool", "draft without building the index (no retrieval-based grades "
        "or lists)", default=False, commands=("init",), **_LOCAL),
     _o("source_format", "text", "neuralmind-eval: .neuralmind.eval.yaml; trec: TREC/BEIR qrels "
