@@ -42,22 +42,6 @@ from evaluator.errors import InputError
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
 
-_FALLBACK_SUFFIXES = frozenset({".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java",
-                                ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
-                                ".kt", ".swift", ".scala"})
-_DOC_SUFFIXES = frozenset({".md", ".rst", ".txt"})
-
-
-def indexable(files: Sequence[str]) -> list[str]:
-    """The files a ground truth should grade: source files NeuralMind parses, plus docs."""
-    try:
-        from neuralmind import graphgen
-
-        suffixes = frozenset(graphgen._CODE_SUFFIXES) | _DOC_SUFFIXES
-    except (ImportError, AttributeError):
-        suffixes = _FALLBACK_SUFFIXES | _DOC_SUFFIXES
-    return sorted(f for f in files if Path(f).suffix.lower() in suffixes)
-
 
 def _public_names(source: str) -> list[str]:
     try:
