@@ -48,11 +48,11 @@ _SAME: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("backend", lambda r: r.run.backend),
     ("graph source", lambda r: r.run.graph_source),
     ("model", lambda r: r.run.model),
-    ("k values", lambda r: r.run.k_values),
+    ("k-value list", lambda r: r.run.k_values),
     ("gain", lambda r: r.run.gain),
     ("relevance threshold", lambda r: r.run.threshold),
     ("plan (which unit goes to which shard)", lambda r: _info(r).plan),
-    ("floor policies", lambda r: dict(_info(r).policies)),
+    ("floor policy", lambda r: dict(_info(r).policies)),
 )
 
 

@@ -234,10 +234,11 @@ class _Reader:
             raise self.fail(where, "expected true or false")
         return value
 
-    def metrics(self, value: Any, where: str) -> dict[str, float | None]:
+    def metrics(self, value: Any, where: str, *, required: bool = True
+                ) -> dict[str, float | None]:
         out = {self.text(k, where): self.number(v, f"{where}.{k}", optional=True)
                for k, v in self.mapping(value, where).items()}
-        missing = [m for m in REQUIRED_METRICS if out.get(m) is None]
+        missing = [m for m in REQUIRED_METRICS if out.get(m) is None] if required else []
         if missing:
             raise self.fail(where, f"missing metric(s) {', '.join(missing)}")
         return out
@@ -245,7 +246,9 @@ class _Reader:
     def aggregate(self, value: Any, where: str) -> Aggregate:
         data = self.mapping(value, where)
         n = self.integer(data.get("n"), f"{where}.n")
-        return Aggregate(n=n, metrics=self.metrics(data.get("metrics"), f"{where}.metrics"))
+        # A mean over no query is None (an empty shard of a sharded run has none).
+        return Aggregate(n=n, metrics=self.metrics(data.get("metrics"), f"{where}.metrics",
+                                                   required=n > 0))
 
 
 def _faith(metrics: Mapping[str, float | None], found: tuple[str, ...],

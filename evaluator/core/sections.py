@@ -166,8 +166,8 @@ def _one(name: str, raw: Any, where: str, base: FloorPolicy, known: frozenset[st
         return None
     path = _repo_path(data["path"], f"{where}.path", errors)
     queries_raw = data.get("queries")
-    if queries_raw is None and path is not None:
-        queries: str | None = f"{path}/{DEFAULT_QUERIES}"
+    if queries_raw is None:  # the default (no second error when the path is wrong)
+        queries = None if path is None else f"{path}/{DEFAULT_QUERIES}"
     else:
         queries = _repo_path(queries_raw, f"{where}.queries", errors)
     policy = base
