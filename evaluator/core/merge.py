@@ -40,6 +40,7 @@ Part = tuple[str, Results]  # (where it came from, e.g. the file name; the parti
 _SAME: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("number of shards", lambda r: _info(r).shard.total),
     ("unit (section or query)", lambda r: _info(r).unit),
+    ("side (head or base)", lambda r: _info(r).side),
     ("commit", lambda r: r.run.commit),
     ("settings hash", lambda r: _info(r).settings_sha256),
     ("ground-truth hash", lambda r: _info(r).ground_truth_sha256),
@@ -180,6 +181,31 @@ def merge(parts: Sequence[Part]) -> Results:
                                                          shapes=shapes, rows=rows)
     return Results(run=run, overall=overall, shapes=shapes, queries=rows,
                    violations=violations)
+
+
+def merge_sides(parts: Sequence[Part]) -> tuple[Results, Results | None]:
+    """The merged head and, when the jobs also evaluated a baseline, the merged base.
+
+    Parts are told apart by their ``side``; the base parts must make a whole evaluation as
+    well (every shard once) and follow the same plan as the head's."""
+    bases = [p for p in parts if p[1].shard is not None and p[1].shard.side == "base"]
+    heads = [p for p in parts if p not in bases]
+    if not heads and bases:
+        raise MergeError("only baseline parts were given; give the parts of the head "
+                         "(results.part-I-of-N.json) too")
+    head = merge(heads)
+    if not bases:
+        return head, None
+    try:
+        base = merge(bases)
+    except MergeError as err:
+        raise MergeError(f"baseline parts: {err}") from None
+    head_info, base_info = _info(heads[0][1]), _info(bases[0][1])
+    if (base_info.plan, base_info.ground_truth_sha256) != (head_info.plan,
+                                                          head_info.ground_truth_sha256):
+        raise MergeError(f"{bases[0][0]}: the baseline parts were split with another plan or "
+                         f"ground truth than the head's parts ({heads[0][0]})")
+    return head, base
 
 
 def partial(results: Results, info: ShardInfo) -> Results:

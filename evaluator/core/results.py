@@ -22,7 +22,7 @@ version 1, and this reader reads both versions:
   violations with the scope prefixed ``section NAME:`` — a section's floors gate only that
   section, and the overall verdict passes when every section passes;
 * ``"shard": {"index", "total", "unit", "units", "plan", "settings_sha256",
-  "ground_truth_sha256", "policies"}`` — the file is one part of a sharded evaluation
+  "ground_truth_sha256", "policies", "side"}`` — the file is one part of a sharded evaluation
   (:mod:`evaluator.core.shards`); its ``floors.passed`` is null because a part is not
   gated: merge the parts first (:mod:`evaluator.core.merge`).
 """
@@ -379,7 +379,11 @@ def _read_shard(r: _Reader, value: Any) -> ShardInfo:
             policies[r.text(name, "shard.policies")] = policy_from_dict(raw)
         except ValueError as err:
             raise r.fail(f"shard.policies.{name}", str(err)) from None
+    side = r.text(data.get("side", "head"), "shard.side")
+    if side not in ("head", "base"):
+        raise r.fail("shard.side", f"{side!r} is not head or base")
     info = ShardInfo(shard=Shard(index, total), unit=unit,  # type: ignore[arg-type]
+                     side=side,  # type: ignore[arg-type]
                      plan=tuple(plan),
                      settings_sha256=r.text(data.get("settings_sha256"),
                                             "shard.settings_sha256"),

@@ -32,6 +32,7 @@ from evaluator.errors import ConfigError
 MAX_SHARDS = 256
 _SPEC = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*$")
 Unit = Literal["section", "query"]
+Side = Literal["head", "base"]
 
 
 @dataclass(frozen=True, order=True)
@@ -131,6 +132,7 @@ def policy_from_dict(data: Any) -> FloorPolicy:
 class ShardInfo:
     """What marks a partial results file: which part of which plan it is.
 
+    ``side`` tells the head's part from the base's (a job run with a baseline writes both).
     ``plan`` lists every unit of the whole evaluation (section names, or question ids) with
     its shard, in the order an unsharded run reports them. ``policies`` are the floor
     policies to apply after merging: one per section, or ``{"": policy}`` without sections.
@@ -142,6 +144,7 @@ class ShardInfo:
     settings_sha256: str
     ground_truth_sha256: str
     policies: Mapping[str, FloorPolicy] = field(default_factory=dict)
+    side: Side = "head"  # "base": the baseline side evaluated by the same job
 
     @property
     def units(self) -> tuple[str, ...]:
@@ -153,4 +156,5 @@ class ShardInfo:
                 "units": list(self.units), "plan": [[u, s] for u, s in self.plan],
                 "settings_sha256": self.settings_sha256,
                 "ground_truth_sha256": self.ground_truth_sha256,
-                "policies": {k: policy_to_dict(p) for k, p in self.policies.items()}}
+                "policies": {k: policy_to_dict(p) for k, p in self.policies.items()},
+                "side": self.side}

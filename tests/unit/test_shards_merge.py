@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy, check_floors
 from evaluator.core.groundtruth import GroundTruth
-from evaluator.core.merge import merge, merged_timings, partial, verdicts
+from evaluator.core.merge import merge, merge_sides, merged_timings, partial, verdicts
 from evaluator.core.results import (
     SCHEMA_VERSION,
     SECTIONS_SCHEMA_VERSION,
@@ -393,3 +393,38 @@ def test_tampered_shard_blocks_are_refused(mutate, needle):
     with pytest.raises(ResultsError, match=r"part\.json") as info:
         from_dict(data, "part.json")
     assert needle in str(info.value)
+
+
+# ----------------------------------------------------------------------------- head and base
+
+
+def _base_parts(parts):
+    return [(name.replace("part-", "baseline-part-"),
+             replace(r, run=replace(r.run, commit="b" * 40),
+                     shard=replace(r.shard, side="base")))
+            for name, r in parts]
+
+
+def test_head_and_base_parts_merge_separately():
+    ground_truth, retrievals = make_inputs(n=8, seed=4)
+    heads = query_parts(ground_truth, retrievals, 2)
+    bases = _base_parts(query_parts(*make_inputs(n=8, seed=9), 2))
+    head, base = merge_sides([bases[1], heads[0], bases[0], heads[1]])
+    assert metrics_view(head) == metrics_view(merge(heads))
+    assert base is not None and base.run.commit == "b" * 40
+    assert metrics_view(base) == metrics_view(merge(bases))
+    assert merge_sides(heads)[1] is None
+    assert _json(bases[0][1]).shard.side == "base"
+
+
+def test_an_incomplete_baseline_is_named():
+    ground_truth, retrievals = make_inputs(n=8, seed=4)
+    heads = query_parts(ground_truth, retrievals, 2)
+    bases = _base_parts(query_parts(ground_truth, retrievals, 2))
+    with pytest.raises(MergeError, match=r"(?s)baseline parts: .*shard 2/2 is missing"):
+        merge_sides([*heads, bases[0]])
+    with pytest.raises(MergeError, match="only baseline parts"):
+        merge_sides(bases)
+    other = _base_parts(query_parts(ground_truth, retrievals, 2, gt_sha="7" * 64))
+    with pytest.raises(MergeError, match="another plan or ground truth"):
+        merge_sides([*heads, *other])
