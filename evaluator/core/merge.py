@@ -37,7 +37,8 @@ from evaluator.errors import MergeError
 
 Part = tuple[str, Results]  # (where it came from, e.g. the file name; the partial results)
 
-_SAME: tuple[tuple[str, Callable[[Results], object]], ...] = (
+# Compared between every part (what the plan and the job's checkout fix).
+_SAME_PLAN: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("number of shards", lambda r: _info(r).shard.total),
     ("unit (section or query)", lambda r: _info(r).unit),
     ("side (head or base)", lambda r: _info(r).side),
@@ -45,6 +46,12 @@ _SAME: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("settings hash", lambda r: _info(r).settings_sha256),
     ("ground-truth hash", lambda r: _info(r).ground_truth_sha256),
     ("tool version", lambda r: r.run.tool_version),
+    ("plan (which unit goes to which shard)", lambda r: _info(r).plan),
+    ("floor policy", lambda r: dict(_info(r).policies)),
+)
+# Compared between the parts that evaluated something (an empty part built no index, so it
+# cannot know the backend ``auto`` chose or the library's version).
+_SAME_RUN: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("NeuralMind version", lambda r: r.run.neuralmind_version),
     ("backend", lambda r: r.run.backend),
     ("graph source", lambda r: r.run.graph_source),
@@ -52,8 +59,6 @@ _SAME: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("k-value list", lambda r: r.run.k_values),
     ("gain", lambda r: r.run.gain),
     ("relevance threshold", lambda r: r.run.threshold),
-    ("plan (which unit goes to which shard)", lambda r: _info(r).plan),
-    ("floor policy", lambda r: dict(_info(r).policies)),
 )
 
 
@@ -69,10 +74,13 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _check_together(parts: Sequence[Part]) -> list[str]:
+def _differences(parts: Sequence[Part],
+                 checks: Sequence[tuple[str, Callable[[Results], object]]]) -> list[str]:
+    if not parts:
+        return []
     first_source, first = parts[0]
     problems = []
-    for label, get in _SAME:
+    for label, get in checks:
         expected = get(first)
         for source, results in parts[1:]:
             value = get(results)
@@ -81,6 +89,11 @@ def _check_together(parts: Sequence[Part]) -> list[str]:
                     f": {_shown(value)} against {_shown(expected)}")
                 problems.append(f"{source}: the {label} differs from {first_source}'s{detail}")
     return problems
+
+
+def _check_together(parts: Sequence[Part]) -> list[str]:
+    working = [p for p in parts if _units_of(p[1])]
+    return _differences(parts, _SAME_PLAN) + _differences(working, _SAME_RUN)
 
 
 def _check_shards(parts: Sequence[Part]) -> list[str]:
@@ -166,7 +179,9 @@ def merge(parts: Sequence[Part]) -> Results:
     if problems:
         raise MergeError("the parts do not make one evaluation:\n  " + "\n  ".join(problems))
     info = _info(parts[0][1])
-    ordered = sorted(parts, key=lambda part: _info(part[1]).shard.index)
+    # The run fields come from the first part that evaluated something (see _SAME_RUN).
+    ordered = sorted(parts, key=lambda part: (not _units_of(part[1]),
+                                              _info(part[1]).shard.index))
     run = _merged_run([results.run for _, results in ordered])
     if info.unit == "section":
         owner = {name: results for _, results in parts for name in results.sections}

@@ -408,7 +408,10 @@ def _read_body(r: _Reader, doc: Mapping[str, Any], where: str, *,
                     for name, body in r.mapping(doc["sections"], "sections").items()}
         if not sections:
             raise r.fail("sections", "is empty")
-        return combine_sections(run, sections, shard=shard)
+        # The top level's own list: the sections' violations plus the regression gates
+        # checked on the pooled result after it was combined.
+        return replace(combine_sections(run, sections, shard=shard),
+                       violations=_read_violations(r, doc.get("floors", {}), "floors"))
     shapes = {r.text(s, at("by_shape")): r.aggregate(a, at(f"by_shape.{s}"))
               for s, a in r.mapping(doc.get("by_shape", {}), at("by_shape")).items()}
     queries = tuple(_read_query(r, q, at(f"queries[{i}]"))

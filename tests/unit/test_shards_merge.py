@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy, check_floors
+from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy, Violation, check_floors
 from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.merge import merge, merge_sides, merged_timings, partial, verdicts
 from evaluator.core.results import (
@@ -428,3 +428,25 @@ def test_an_incomplete_baseline_is_named():
     other = _base_parts(query_parts(ground_truth, retrievals, 2, gt_sha="7" * 64))
     with pytest.raises(MergeError, match="another plan or ground truth"):
         merge_sides([*heads, *other])
+
+
+def test_an_empty_part_need_not_know_the_backend():
+    """More shards than sections: the empty part built nothing, so its backend is whatever
+    the settings said (auto); merge compares run fields only between working parts."""
+    sections = _sections({"api": DEFAULT_POLICY, "cli": STRICT})
+    parts = section_parts(sections, 3)
+    empty = [i for i, (_, r) in enumerate(parts) if not r.sections]
+    assert len(empty) == 1
+    name, results = parts[empty[0]]
+    parts[empty[0]] = (name, replace(results, run=replace(results.run, backend="auto",
+                                                          neuralmind_version="?")))
+    merged = merge(parts)
+    assert merged.run.backend == "turbovec"
+    assert metrics_view(merged) == metrics_view(combine_sections(make_run(), sections))
+
+
+def test_gates_on_the_pooled_result_survive_the_file():
+    whole = combine_sections(make_run(), _sections(POLICIES))
+    gate = Violation("overall", "ndcg@5", 0.5, "ndcg@5 drop <= 0.01", kind="gate")
+    gated = replace(whole, violations=(*whole.violations, gate))
+    assert from_dict(json.loads(json.dumps(to_dict(gated))), "r.json") == gated
