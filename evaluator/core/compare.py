@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.results import Results
@@ -75,6 +76,10 @@ class BaselineComparison:
     primary: Comparison
     notes: tuple[str, ...] = ()
     detectable: float | None = None  # smallest primary-metric change the suite can detect
+    worse: int = 0  # paired queries whose primary metric went down
+    better: int = 0  # ... and up
+    # With sections on both sides: each section's own comparison (see compare_sections).
+    sections: Mapping[str, BaselineComparison] = field(default_factory=dict)
 
 
 def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> MetricDelta:
@@ -130,6 +135,8 @@ def compare_results(
     _ids, deltas = paired_deltas(
         {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
+    worse = sum(1 for d in deltas if d < -1e-12)
+    better = sum(1 for d in deltas if d > 1e-12)
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
     all_notes = list(notes)
@@ -143,7 +150,22 @@ def compare_results(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
         removed=removed, primary=primary, notes=tuple(all_notes), detectable=detectable,
+        worse=worse, better=better,
     )
+
+
+def compare_sections(
+    base: Results,
+    head: Results,
+    pooled: BaselineComparison,
+    **options: Any,
+) -> BaselineComparison:
+    """``pooled`` (the comparison of the pooled results) with each section's own comparison
+    added, for the sections present on both sides; ``options`` as for
+    :func:`compare_results`."""
+    sections = {name: compare_results(base.sections[name], section, **options)
+                for name, section in head.sections.items() if name in base.sections}
+    return replace(pooled, sections=sections)
 
 
 def check_gates(

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaluator.core.compare import compare_results, compare_sections
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy, Violation, check_floors
 from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.merge import merge, merge_sides, merged_timings, partial, verdicts
@@ -450,3 +451,25 @@ def test_gates_on_the_pooled_result_survive_the_file():
     gate = Violation("overall", "ndcg@5", 0.5, "ndcg@5 drop <= 0.01", kind="gate")
     gated = replace(whole, violations=(*whole.violations, gate))
     assert from_dict(json.loads(json.dumps(to_dict(gated))), "r.json") == gated
+
+
+def test_section_comparisons_count_worse_and_better_questions():
+    head = combine_sections(make_run(), _sections(POLICIES))
+    base_sections = {}
+    for name, section in _sections(POLICIES).items():
+        # The base: the same questions, one of them scored lower and one higher.
+        rows = list(section.queries)
+        rows[0] = replace(rows[0], metrics={**rows[0].metrics, "ndcg@5": 1.0})
+        rows[-1] = replace(rows[-1], metrics={**rows[-1].metrics, "ndcg@5": 0.0})
+        base_sections[name] = replace(section, queries=tuple(rows))
+    base = combine_sections(make_run(), base_sections)
+    options = {"source": "base", "metrics": ["ndcg@5", "mrr"]}
+    pooled = compare_sections(base, head, compare_results(base, head, **options), **options)
+    assert list(pooled.sections) == list(POLICIES)
+    for name, comparison in pooled.sections.items():
+        rows = head.sections[name].queries
+        expected_worse = int(rows[0].metrics["ndcg@5"] < 1.0)
+        expected_better = int(rows[-1].metrics["ndcg@5"] > 0.0)
+        assert (comparison.worse, comparison.better) == (expected_worse, expected_better)
+    assert pooled.worse == sum(c.worse for c in pooled.sections.values())
+    assert pooled.better == sum(c.better for c in pooled.sections.values())
