@@ -89,6 +89,26 @@ def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> Me
                        mean(r.metrics.get(metric) for r in h if r is not None))
 
 
+def _changes(base: Results, head: Results, common: Sequence[str]
+             ) -> tuple[list[QueryChange], list[QueryChange], list[QueryChange]]:
+    """Newly failing, newly passing and moved queries (biggest move first)."""
+    failing, passing, moved = [], [], []
+    for qid in common:
+        b, h = base.query(qid), head.query(qid)
+        assert b is not None
+        assert h is not None
+        bh, hh = b.metrics.get(HIT_METRIC), h.metrics.get(HIT_METRIC)
+        bn, hn = b.metrics.get(MOVER_METRIC), h.metrics.get(MOVER_METRIC)
+        if bh == 1.0 and hh == 0.0:
+            failing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly failing"))
+        elif bh == 0.0 and hh == 1.0:
+            passing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly passing"))
+        elif bn is not None and hn is not None and abs(hn - bn) > 1e-12:
+            moved.append(QueryChange(qid, h.question, h.shape, bn, hn, "moved"))
+    moved.sort(key=lambda c: (-abs(c.delta), c.id))
+    return failing, passing, moved
+
+
 def compare_results(
     base: Results,
     head: Results,
@@ -112,20 +132,7 @@ def compare_results(
     for shape in head.shapes:
         ids = [i for i in common if (q := head.query(i)) is not None and q.shape == shape]
         shapes[shape] = {m: _paired(m, base, head, ids) for m in metrics}
-    failing, passing, moved = [], [], []
-    for qid in common:
-        b, h = base.query(qid), head.query(qid)
-        assert b is not None
-        assert h is not None
-        bh, hh = b.metrics.get(HIT_METRIC), h.metrics.get(HIT_METRIC)
-        bn, hn = b.metrics.get(MOVER_METRIC), h.metrics.get(MOVER_METRIC)
-        if bh == 1.0 and hh == 0.0:
-            failing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly failing"))
-        elif bh == 0.0 and hh == 1.0:
-            passing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly passing"))
-        elif bn is not None and hn is not None and abs(hn - bn) > 1e-12:
-            moved.append(QueryChange(qid, h.question, h.shape, bn, hn, "moved"))
-    moved.sort(key=lambda c: (-abs(c.delta), c.id))
+    failing, passing, moved = _changes(base, head, common)
     primary = compare(
         primary_metric,
         {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
