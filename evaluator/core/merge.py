@@ -30,7 +30,7 @@ from typing import Any
 
 from evaluator.core.floors import Violation, check_floors
 from evaluator.core.groundtruth import shape_order
-from evaluator.core.results import Results, RunInfo, combine_sections
+from evaluator.core.results import Results, RunInfo, combine_sections, pooled_index
 from evaluator.core.scoring import aggregate, by_shape
 from evaluator.core.shards import ShardInfo
 from evaluator.errors import MergeError
@@ -186,7 +186,8 @@ def merge(parts: Sequence[Part]) -> Results:
     if info.unit == "section":
         owner = {name: results for _, results in parts for name in results.sections}
         sections = {name: owner[name].sections[name] for name, _ in info.plan}
-        return combine_sections(run, sections)
+        index = pooled_index([s.run for s in sections.values()])
+        return combine_sections(replace(run, index=index), sections)
     rows_by_id = {q.id: q for _, results in parts for q in results.queries}
     rows = tuple(rows_by_id[unit] for unit, _ in info.plan)
     overall = aggregate(rows)

@@ -29,7 +29,7 @@ version 1, and this reader reads both versions:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -162,6 +162,13 @@ def to_dict(results: Results) -> dict[str, Any]:
 def qualified(section: str, query_id: str) -> str:
     """A query id made unique across sections (section names never hold a '/')."""
     return f"{section}/{query_id}"
+
+
+def pooled_index(runs: Sequence[RunInfo]) -> dict[str, Any]:
+    """The index block of a pooled result: how many sections, their nodes and files."""
+    return {"sections": len(runs), "nodes": sum(int(r.index.get("nodes", 0)) for r in runs),
+            "files": sum(int(r.index.get("files", 0)) for r in runs),
+            "cached": all(bool(r.index.get("cached")) for r in runs)}
 
 
 def combine_sections(run: RunInfo, sections: Mapping[str, Results], *,

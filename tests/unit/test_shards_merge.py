@@ -25,6 +25,7 @@ from evaluator.core.results import (
     RunInfo,
     combine_sections,
     from_dict,
+    pooled_index,
     to_dict,
 )
 from evaluator.core.scoring import Retrieval, ScoringOptions, aggregate, by_shape, score_all
@@ -310,6 +311,12 @@ POLICIES = {"api": DEFAULT_POLICY, "cli": STRICT, "core": replace(DEFAULT_POLICY
             "web": DEFAULT_POLICY, "docs": FloorPolicy((), (), False)}
 
 
+def pooled(sections: dict[str, Results]) -> Results:
+    """The unsharded run over ``sections``, as the application pools them."""
+    run = replace(make_run(), index=pooled_index([s.run for s in sections.values()]))
+    return combine_sections(run, sections)
+
+
 def section_parts(sections: dict[str, Results], total: int) -> list[tuple[str, Results]]:
     weights = {name: float(len(s.queries)) for name, s in sections.items()}
     the_plan = plan(list(sections), weights, total)
@@ -326,7 +333,7 @@ def section_parts(sections: dict[str, Results], total: int) -> list[tuple[str, R
 @pytest.mark.parametrize("total", [1, 2, 3, 4, 5, 7])
 def test_merged_sections_equal_the_unsharded_run(total: int):
     sections = _sections(POLICIES)
-    whole = combine_sections(make_run(), sections)
+    whole = pooled(sections)
     parts = section_parts(sections, total)
     merged = merge(list(reversed(parts)))
     assert metrics_view(merged) == metrics_view(whole)
@@ -443,7 +450,7 @@ def test_an_empty_part_need_not_know_the_backend():
                                                           neuralmind_version="?")))
     merged = merge(parts)
     assert merged.run.backend == "turbovec"
-    assert metrics_view(merged) == metrics_view(combine_sections(make_run(), sections))
+    assert metrics_view(merged) == metrics_view(pooled(sections))
 
 
 def test_gates_on_the_pooled_result_survive_the_file():
