@@ -173,9 +173,8 @@ def merge(parts: Sequence[Part]) -> Results:
     if whole:
         raise MergeError(f"{', '.join(whole)}: not a part of a sharded evaluation (no "
                          "shard block); merge takes the files written by evaluate --shard I/N")
-    problems = _check_together(parts)
-    if not problems:
-        problems = _check_shards(parts) + _check_units(parts)
+    # Each check only when the ones before pass: a duplicate shard would also overlap.
+    problems = _check_together(parts) or _check_shards(parts) or _check_units(parts)
     if problems:
         raise MergeError("the parts do not make one evaluation:\n  " + "\n  ".join(problems))
     info = _info(parts[0][1])
