@@ -22,7 +22,7 @@ version 1, and this reader reads both versions:
   violations with the scope prefixed ``section NAME:`` — a section's floors gate only that
   section, and the overall verdict passes when every section passes;
 * ``"shard": {"index", "total", "unit", "units", "plan", "settings_sha256",
-  "ground_truth_sha256", "policies", "side"}`` — the file is one part of a sharded evaluation
+  "ground_truth_sha256", "policies", "side", "label"}`` — the file is one part of a sharded evaluation
   (:mod:`evaluator.core.shards`); its ``floors.passed`` is null because a part is not
   gated: merge the parts first (:mod:`evaluator.core.merge`).
 """
@@ -391,6 +391,7 @@ def _read_shard(r: _Reader, value: Any) -> ShardInfo:
         raise r.fail("shard.side", f"{side!r} is not head or base")
     info = ShardInfo(shard=Shard(index, total), unit=unit,  # type: ignore[arg-type]
                      side=side,  # type: ignore[arg-type]
+                     label=r.text(data.get("label", ""), "shard.label"),
                      plan=tuple(plan),
                      settings_sha256=r.text(data.get("settings_sha256"),
                                             "shard.settings_sha256"),

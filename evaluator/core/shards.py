@@ -145,6 +145,7 @@ class ShardInfo:
     ground_truth_sha256: str
     policies: Mapping[str, FloorPolicy] = field(default_factory=dict)
     side: Side = "head"  # "base": the baseline side evaluated by the same job
+    label: str = ""  # the base side: how the report names it ("HEAD~1 (0123abcd…)")
 
     @property
     def units(self) -> tuple[str, ...]:
@@ -157,4 +158,4 @@ class ShardInfo:
                 "settings_sha256": self.settings_sha256,
                 "ground_truth_sha256": self.ground_truth_sha256,
                 "policies": {k: policy_to_dict(p) for k, p in self.policies.items()},
-                "side": self.side}
+                "side": self.side, "label": self.label}
