@@ -22,8 +22,8 @@ version 1, and this reader reads both versions:
   violations with the scope prefixed ``section NAME:`` — a section's floors gate only that
   section, and the overall verdict passes when every section passes;
 * ``"shard": {"index", "total", "unit", "units", "plan", "settings_sha256",
-  "ground_truth_sha256", "policies", "side", "label"}`` — the file is one part of a sharded evaluation
-  (:mod:`evaluator.core.shards`); its ``floors.passed`` is null because a part is not
+  "ground_truth_sha256", "policies", "side", "label"}`` — the file is one part of a sharded
+  evaluation (:mod:`evaluator.core.shards`); its ``floors.passed`` is null because a part is not
   gated: merge the parts first (:mod:`evaluator.core.merge`).
 """
 
