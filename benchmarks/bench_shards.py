@@ -57,12 +57,28 @@ def run(*args: str) -> float:
 
 
 def metrics_view(path: Path) -> dict[str, Any]:
-    """A results file without what says when it ran and how long it took."""
+    """A results file without what says when it ran and how long it took (start time,
+    durations, per-query latency) or whether the index came from a cache."""
     data = json.loads(path.read_text(encoding="utf-8"))
     for body in (data, *data.get("sections", {}).values()):
         body["run"] = {k: v for k, v in body["run"].items() if k not in _NOT_METRICS}
         body["run"].get("index", {}).pop("cached", None)
+        for query in body.get("queries", []):
+            query.pop("latency_ms", None)
     return dict(data)
+
+
+def differences(a: Any, b: Any, where: str = "") -> list[str]:
+    """Where two JSON values differ (the first few paths)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = [f"{where}.{k}: only on one side" for k in sorted(set(a) ^ set(b))]
+        for key in a.keys() & b.keys():
+            out += differences(a[key], b[key], f"{where}.{key}")
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True))
+                for d in differences(x, y, f"{where}[{i}]")]
+    return [] if a == b else [f"{where}: {str(a)[:60]} != {str(b)[:60]}"]
 
 
 def series(repo: Path, work: Path, shard_counts: list[int], common: list[str],
@@ -85,7 +101,11 @@ def series(repo: Path, work: Path, shard_counts: list[int], common: list[str],
             parts += sorted(str(p) for p in out.glob("results.part-*.json"))
         merged = work / f"{label}-{total}-merged"
         run("merge", *parts, "--output-dir", str(merged))
-        same = metrics_view(merged / "results.json") == metrics_view(whole / "results.json")
+        diff = differences(metrics_view(whole / "results.json"),
+                           metrics_view(merged / "results.json"))
+        same = not diff
+        for line in diff[:10]:
+            print(f"  differs: {line}", file=sys.stderr)
         rows.append([label, total, " ".join(f"{w:.1f}" for w in walls), f"{max(walls):.1f}",
                      f"{sum(walls):.1f}", "yes" if same else "NO"])
         print(f"  {label} {total} shards: {walls} merged==unsharded {same}", file=sys.stderr)
