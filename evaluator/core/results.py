@@ -29,6 +29,7 @@ version 1, and this reader reads both versions:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
@@ -36,6 +37,7 @@ from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import has_control, shape_order
+from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
     Aggregate,
     Diagnostics,
@@ -51,7 +53,9 @@ from evaluator.errors import ResultsError
 SCHEMA_VERSION = 1
 SECTIONS_SCHEMA_VERSION = 2  # adds the optional "sections" and "shard" blocks
 READABLE_VERSIONS = (SCHEMA_VERSION, SECTIONS_SCHEMA_VERSION)
-REQUIRED_METRICS = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate")
+# Every results file carries the ranked measures of the headline table.
+REQUIRED_METRICS = tuple(m.headline_name for m in MEASURES
+                         if m.source == "ranking" and m.report == "always")
 
 
 @dataclass(frozen=True)
@@ -224,6 +228,8 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(where, "expected a number")
+        if not math.isfinite(value):
+            raise self.fail(where, f"expected a finite number, not {value!r}")
         return float(value)
 
     def real(self, value: Any, where: str) -> float:
