@@ -296,15 +296,20 @@ class Validation:
     problems: tuple[Problem, ...]
 
 
-def run_validate(settings: Settings, deps: Deps) -> Validation:
-    """Read and check a ground-truth file against the checkout's files."""
+def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
+    """Read and check the ground truth against the checkout's files: the one file, or with
+    sections each section's file against its own folder and module universe."""
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    queries = resolve_queries(root, settings)
-    ground_truth, problems = load_ground_truth_file(queries, present=checkout_files(root),
-                                                    strict=settings.strict)
-    return Validation(queries, ground_truth, problems)
+    files = checkout_files(root)
+    sections = sharding.sections_of(settings)
+    if not sections:
+        queries = resolve_queries(root, settings)
+        return (Validation(queries, *load_ground_truth_file(queries, present=files,
+                                                            strict=settings.strict)),)
+    return tuple(Validation(root / s.queries, *load_ground_truth_file(
+        root / s.queries, present=s.files(files), strict=settings.strict)) for s in sections)
 
 
 @dataclass(frozen=True)

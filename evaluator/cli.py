@@ -79,9 +79,10 @@ def cmd_merge(settings: Settings, deps: Deps, relative_to: Path | None = None) -
 
 
 def cmd_validate(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    validation = app.run_validate(settings, deps)
-    publish.publish_validation(validation, deps, github_format=settings.format == "github")
-    return EXIT_OK if validation.ground_truth is not None else EXIT_INPUT
+    validations = app.run_validate(settings, deps)
+    for validation in validations:
+        publish.publish_validation(validation, deps, github_format=settings.format == "github")
+    return EXIT_OK if all(v.ground_truth is not None for v in validations) else EXIT_INPUT
 
 
 def cmd_init(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:

@@ -358,3 +358,30 @@ def test_a_part_is_not_a_results_file_for_comment_or_baseline(cli, repo, three_p
     run = cli("evaluate", str(repo), "--baseline", f"file:{part}", *FAST)
     assert run.code == 2
     assert "one part of a sharded evaluation" in run.stderr
+
+
+def test_validate_checks_every_section_against_its_own_folder(cli, tmp_path):
+    repo = tmp_path / "repo"
+    make_monorepo(repo, ("requests", "markupsafe"), options=options_yaml(
+        ("requests", "markupsafe"), section_extra={"markupsafe": "include: ['__init__.py']"}))
+    run = cli("validate", str(repo))
+    # markupsafe grades _native.py, which its universe (include) leaves out.
+    assert run.code == 2, run.stdout + run.stderr
+    assert "packages/requests/retrieval_queries.json: 4 queries, 0 error(s)" in run.stderr
+    assert "module '_native.py' does not exist in the indexed root" in run.stdout
+    (repo / ".retrieval-eval.yml").write_text(options_yaml(("requests", "markupsafe")))
+    assert cli("validate", str(repo)).code == 0
+
+
+def test_a_section_indexes_only_its_universe(cli, tmp_path):
+    repo = tmp_path / "repo"
+    make_monorepo(repo, ("requests",), options=options_yaml(
+        ("requests",), section_extra={"requests": "exclude: ['help.py', '**/*.typed']"}))
+    out = tmp_path / "out"
+    assert cli("evaluate", str(repo), "--output-dir", str(out), *FAST).code in (0, 1)
+    section = from_dict(json.loads((out / "results.json").read_text()), "r").sections["requests"]
+    folder = repo / SECTIONS["requests"][0]
+    kept = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    kept -= {"help.py", "py.typed"}
+    assert section.run.index["files"] == len(kept)
+    assert not {m for q in section.queries for m in q.ranked_modules} & {"help.py"}
