@@ -6,8 +6,9 @@
   (:func:`evaluator.core.results.combine_sections`).
 * :class:`QuestionShard` is the ``select_queries`` hook of
   :func:`evaluator.evaluate.evaluate` for ``--shard I/N`` without sections.
-* :func:`read_parts` finds and reads the parts (``results.part-I-of-N.json`` and, when the
-  jobs evaluated the base too, ``baseline-results.part-I-of-N.json``) for ``merge``.
+* :func:`part_files` finds the parts (``results.part-I-of-N.json`` and, when the jobs
+  evaluated the base too, ``baseline-results.part-I-of-N.json``) for ``merge``, which
+  :func:`evaluator.app.run_merge` reads and merges.
 
 A part records its shard, the whole plan, the settings and ground-truth hashes and the floor
 policies (:class:`evaluator.core.shards.ShardInfo`); :mod:`evaluator.core.merge` checks them.
