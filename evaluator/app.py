@@ -27,11 +27,12 @@ from evaluator.core.compare import (
     compare_results,
     compare_sections,
 )
+from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import GroundTruth, Problem
 from evaluator.core.measures import headline, shape_columns
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
-from evaluator.core.results import Results, from_dict
+from evaluator.core.results import Results, combine_sections, from_dict
 from evaluator.deps import Deps
 from evaluator.errors import InputError, ResultsError
 from evaluator.evaluate import Evaluation, build_index, evaluate, load_ground_truth_file
@@ -128,14 +129,28 @@ def compare(results: Results, baseline: Results | None, source: str, settings: S
 
 def gate(results: Results, baseline: Results | None, comparison: BaselineComparison | None,
          settings: Settings) -> Results:
-    """``results`` with the regression gates' violations added (on the pooled result)."""
+    """``results`` with the regression gates' violations added. With sections each section
+    is gated against its own baseline (like its floors, its gates fail only it); the pooled
+    verdict then lists them, scoped to their section."""
     if comparison is None or baseline is None:
         return results
-    gates = check_gates(comparison, baseline, results, max_drop=settings.max_drop,
-                        significant_only=settings.max_drop_significant_only,
-                        new_failures=settings.fail_on_new_failures, alpha=settings.alpha,
-                        min_effect=settings.min_effect)
-    return replace(results, violations=results.violations + gates)
+    if comparison.sections:
+        sections = dict(results.sections)
+        for name, mine in comparison.sections.items():
+            section = sections[name]
+            sections[name] = replace(section, violations=section.violations + _gates(
+                mine, baseline.sections[name], section, settings))
+        return combine_sections(results.run, sections, shard=results.shard)
+    return replace(results, violations=results.violations + _gates(comparison, baseline,
+                                                                   results, settings))
+
+
+def _gates(comparison: BaselineComparison, baseline: Results, results: Results,
+           settings: Settings) -> tuple[Violation, ...]:
+    return check_gates(comparison, baseline, results, max_drop=settings.max_drop,
+                       significant_only=settings.max_drop_significant_only,
+                       new_failures=settings.fail_on_new_failures, alpha=settings.alpha,
+                       min_effect=settings.min_effect)
 
 
 def _checkout(settings: Settings) -> tuple[Path, Path]:

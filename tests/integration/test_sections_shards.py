@@ -385,3 +385,34 @@ def test_a_section_indexes_only_its_universe(cli, tmp_path):
     kept -= {"help.py", "py.typed"}
     assert section.run.index["files"] == len(kept)
     assert not {m for q in section.queries for m in q.ranked_modules} & {"help.py"}
+
+
+def test_regression_gates_fail_only_the_section_that_regressed():
+    """max-drop is checked per section, like floors: a drop in one section fails it alone
+    (a pooled mean could hide it behind the others)."""
+    from dataclasses import replace as _replace
+
+    from evaluator.app import compare, gate
+    from evaluator.core.floors import FloorPolicy
+    from evaluator.core.options import Settings
+    from evaluator.core.results import combine_sections, pooled_index
+    from tests.factories import make_results
+
+    lenient = FloorPolicy(aggregate=(), per_shape=(), zero_miss=False)
+
+    def sectioned(cli_quality: float):
+        sections = {"api": make_results(n=12, seed=1, quality=0.9, policy=lenient),
+                    "cli": make_results(n=3, seed=2, quality=cli_quality, policy=lenient)}
+        run = _replace(sections["api"].run, index=pooled_index([s.run for s in
+                                                                sections.values()]))
+        return combine_sections(run, sections)
+
+    base, head = sectioned(0.95), sectioned(0.2)
+    settings = Settings().replace(max_drop={"ndcg@5": 0.05})
+    comparison = compare(head, base, "base", settings)
+    assert comparison is not None and set(comparison.sections) == {"api", "cli"}
+    gated = gate(head, base, comparison, settings)
+    assert gated.sections["api"].passed
+    assert not gated.sections["cli"].passed
+    assert [v.scope for v in gated.violations] == ["section cli: regression"]
+    assert all(v.kind == "gate" for v in gated.violations)
