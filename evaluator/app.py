@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from evaluator import sharding
 from evaluator.authoring import (
     ask_all,
     candidate_facts,
@@ -29,11 +30,18 @@ from evaluator.authoring import (
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.core import interop
-from evaluator.core.compare import BaselineComparison, check_gates, compare_results
+from evaluator.core.compare import (
+    BaselineComparison,
+    check_gates,
+    compare_results,
+    compare_sections,
+)
+from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
 from evaluator.core.measures import headline, shape_columns
+from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
-from evaluator.core.results import Results, from_dict
+from evaluator.core.results import Results, combine_sections, from_dict
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import InputError, ResultsError
@@ -71,7 +79,18 @@ class Outcome:
         return self.results.passed
 
 
-def load_results(path: Path) -> Results:
+def load_results(path: Path, *, part: bool = False) -> Results:
+    """A results file; a shard's part only where one is expected (``part``: merge)."""
+    results = _read_results(path)
+    if results.is_partial and not part:
+        raise ResultsError(f"{path} is one part of a sharded evaluation (shard "
+                           f"{results.shard.shard if results.shard else '?'}), not a verdict",
+                           hint="merge the parts first: retrieval-eval merge PART... "
+                                "--output-dir DIR")
+    return results
+
+
+def _read_results(path: Path) -> Results:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -113,13 +132,43 @@ def resolve_queries(root: Path, settings: Settings) -> Path:
 
 def compare(results: Results, baseline: Results | None, source: str, settings: Settings, *,
             notes: Sequence[str] = ()) -> BaselineComparison | None:
-    """The comparison with ``baseline`` over the reported measures, or ``None``."""
+    """The comparison with ``baseline`` over the reported measures, or ``None``; with
+    sections on both sides, each section's comparison too."""
     if baseline is None:
         return None
     metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
-    return compare_results(baseline, results, source=source, metrics=metrics,
-                           primary_metric=settings.primary_metric, alpha=settings.alpha,
-                           min_effect=settings.min_effect, notes=notes)
+    options = {"source": source, "metrics": metrics, "primary_metric": settings.primary_metric,
+               "alpha": settings.alpha, "min_effect": settings.min_effect}
+    pooled = compare_results(baseline, results, notes=notes, **options)
+    if results.sections and baseline.sections:
+        return compare_sections(baseline, results, pooled, **options)
+    return pooled
+
+
+def gate(results: Results, baseline: Results | None, comparison: BaselineComparison | None,
+         settings: Settings) -> Results:
+    """``results`` with the regression gates' violations added. With sections each section
+    is gated against its own baseline (like its floors, its gates fail only it); the pooled
+    verdict then lists them, scoped to their section."""
+    if comparison is None or baseline is None:
+        return results
+    if comparison.sections:
+        sections = dict(results.sections)
+        for name, mine in comparison.sections.items():
+            section = sections[name]
+            sections[name] = replace(section, violations=section.violations + _gates(
+                mine, baseline.sections[name], section, settings))
+        return combine_sections(results.run, sections, shard=results.shard)
+    return replace(results, violations=results.violations + _gates(comparison, baseline,
+                                                                   results, settings))
+
+
+def _gates(comparison: BaselineComparison, baseline: Results, results: Results,
+           settings: Settings) -> tuple[Violation, ...]:
+    return check_gates(comparison, baseline, results, max_drop=settings.max_drop,
+                       significant_only=settings.max_drop_significant_only,
+                       new_failures=settings.fail_on_new_failures, alpha=settings.alpha,
+                       min_effect=settings.min_effect)
 
 
 def _checkout(settings: Settings) -> tuple[Path, Path]:
@@ -161,9 +210,31 @@ def prepare_output_dir(folder: str | None) -> None:
         raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
 
 
+def _evaluate(root: Path, queries: Path, settings: Settings, deps: Deps, progress: Progress,
+              plan: BaselinePlan) -> Evaluation:
+    """The head (and base) evaluation: every section, or the checkout's questions; with
+    ``--shard`` only this shard's part of them, marked as such."""
+    sections = sharding.sections_of(settings)
+    if sections:
+        done = sharding.evaluate_sections(root, settings, sections, deps=deps,
+                                          progress=progress, base=plan.request)
+        return Evaluation(results=done.results, ground_truth=None, baseline=done.baseline,
+                          baseline_label=plan.request.label if plan.request else None,
+                          notes=done.notes)
+    hook = sharding.question_shard(settings, queries)
+    evaluation = evaluate(root, settings, progress=progress, deps=deps, queries_path=queries,
+                          base=plan.request, select_queries=hook)
+    if hook is None or hook.info is None:
+        return evaluation
+    base_info = replace(hook.info, side="base", label=evaluation.baseline_label or "")
+    return replace(evaluation, results=partial(evaluation.results, hook.info),
+                   baseline=evaluation.baseline and partial(evaluation.baseline, base_info))
+
+
 def run_evaluate(settings: Settings, deps: Deps, *,
                  on_late_failure: Callable[[Results], None] | None = None) -> Outcome:
-    """Baseline plan → evaluation (both sides) → comparison → regression gates.
+    """Baseline plan → evaluation (both sides) → comparison → regression gates. A shard's
+    part is returned as it is: ``merge`` compares and gates the whole.
 
     ``on_late_failure`` gets the head's finished results when a later step fails (the
     caller keeps them on disk); the failure is raised again."""
@@ -180,8 +251,10 @@ def run_evaluate(settings: Settings, deps: Deps, *,
     baseline = load_results(regular_file(plan.file, what="baseline file")) \
         if plan.file is not None else None
     prepare_output_dir(settings.output_dir)
-    evaluation = evaluate(root, settings, progress=progress, deps=deps, queries_path=queries,
-                          base=plan.request)
+    evaluation = _evaluate(root, queries, settings, deps, progress, plan)
+    if evaluation.results.is_partial:
+        return Outcome(results=evaluation.results, comparison=None, settings=settings,
+                       baseline=evaluation.baseline)
     try:
         return _compare_and_gate(evaluation, baseline, plan, settings)
     except BaseException:
@@ -201,14 +274,37 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
     comparison = compare(results, baseline, source, settings, notes=notes)
-    if comparison is not None and baseline is not None:
-        gates = check_gates(comparison, baseline, results, max_drop=settings.max_drop,
-                            significant_only=settings.max_drop_significant_only,
-                            new_failures=settings.fail_on_new_failures, alpha=settings.alpha,
-                            min_effect=settings.min_effect)
-        results = replace(results, violations=results.violations + gates)
-    return Outcome(results=results, comparison=comparison, settings=settings,
+    return Outcome(results=gate(results, baseline, comparison, settings),
+                   comparison=comparison, settings=settings,
                    ground_truth=evaluation.ground_truth, baseline=evaluation.baseline)
+
+
+def merged_base_label(parts: Sequence[tuple[str, Results]]) -> str:
+    """How the shard jobs named their baseline (all alike)."""
+    return next((r.shard.label for _, r in parts
+                 if r.shard is not None and r.shard.side == "base" and r.shard.label), "")
+
+
+def run_merge(settings: Settings, deps: Deps) -> Outcome:
+    """The parts of a sharded evaluation → the one result an unsharded run gives, compared
+    (with the jobs' baseline parts, else ``--baseline file:``) and gated the same way."""
+    parts = [(str(path), load_results(regular_file(path, what="part"), part=True))
+             for path in sharding.part_files(settings.parts)]
+    results, merged_base = merge_sides(parts)
+    if settings.template:
+        check_template(Path(settings.template))
+    mode, value = parse_baseline(settings.baseline)
+    baseline, source, notes = merged_base, "", []
+    if merged_base is not None:
+        source = merged_base_label(parts) or "the base"
+        notes.append("Both sides use the head's ground truth, so added queries are compared "
+                     "fairly.")
+    elif mode == "file" and value:
+        baseline = load_results(regular_file(Path(value), what="baseline file"))
+        source = f"file {value}"
+    comparison = compare(results, baseline, source, settings, notes=notes)
+    return Outcome(results=gate(results, baseline, comparison, settings),
+                   comparison=comparison, settings=settings, baseline=merged_base)
 
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
@@ -241,19 +337,28 @@ def universe(settings: Settings, files: Sequence[str]) -> Universe:
                                            else tuple(settings.exclude)))
 
 
-def run_validate(settings: Settings, deps: Deps) -> Validation:
-    """Read and check a ground-truth file against the checkout's files and its universe."""
-    root = Path(settings.path or ".")
-    if not root.is_dir():
-        raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    queries = resolve_queries(root, settings)
-    files = checkout_files(root)
+def _validation(queries: Path, files: tuple[str, ...], settings: Settings,
+                modules: Universe) -> Validation:
     ground_truth, problems = load_ground_truth_file(queries, present=files,
-                                                    strict=settings.strict,
-                                                    universe=universe(settings, files))
+                                                    strict=settings.strict, universe=modules)
     summary = validation_summary(queries.read_text(encoding="utf-8", errors="replace"),
                                  str(queries), problems)
     return Validation(queries, ground_truth, problems, summary)
+
+
+def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
+    """Read and check the ground truth against the checkout's files and the module universe:
+    the one file, or with sections each section's file against its own folder and universe."""
+    root = Path(settings.path or ".")
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the checkout as PATH")
+    files = checkout_files(root)
+    sections = sharding.sections_of(settings)
+    if not sections:
+        queries = resolve_queries(root, settings)
+        return (_validation(queries, files, settings, universe(settings, files)),)
+    return tuple(_validation(root / s.queries, s.files(files), settings,
+                             universe(settings, s.files(files))) for s in sections)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""The command line: ``retrieval-eval evaluate | comment | validate | action | init | import``.
+"""The command line: ``retrieval-eval evaluate | comment | validate | action | init | import |
+merge``.
 
 ``main(argv) -> int`` parses the arguments (the parser comes from the option table, see
 :mod:`evaluator.settings`), layers them into :class:`Settings`, builds the real dependencies
@@ -51,7 +52,8 @@ class IO:
 
 
 def _exit_code(outcome: app.Outcome) -> int:
-    if outcome.passed or not outcome.settings.fail_on_floors:
+    # A shard's part is not a verdict: the merge job gates the whole.
+    if outcome.passed or not outcome.settings.fail_on_floors or outcome.results.is_partial:
         return EXIT_OK
     return EXIT_FLOORS
 
@@ -70,10 +72,17 @@ def cmd_comment(settings: Settings, deps: Deps, relative_to: Path | None = None)
     return _exit_code(outcome)
 
 
+def cmd_merge(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    outcome = app.run_merge(settings, deps)
+    publish.publish(outcome, deps, comment=settings.comment, relative_to=relative_to)
+    return _exit_code(outcome)
+
+
 def cmd_validate(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    validation = app.run_validate(settings, deps)
-    publish.publish_validation(validation, deps, github_format=settings.format == "github")
-    return EXIT_OK if validation.ground_truth is not None else EXIT_INPUT
+    validations = app.run_validate(settings, deps)
+    for validation in validations:
+        publish.publish_validation(validation, deps, github_format=settings.format == "github")
+    return EXIT_OK if all(v.ground_truth is not None for v in validations) else EXIT_INPUT
 
 
 def cmd_init(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
@@ -91,7 +100,7 @@ def cmd_import(settings: Settings, deps: Deps, relative_to: Path | None = None) 
 
 COMMANDS: dict[str, Callable[[Settings, Deps, Path | None], int]] = {
     "evaluate": cmd_evaluate, "comment": cmd_comment, "validate": cmd_validate,
-    "init": cmd_init, "import": cmd_import,
+    "init": cmd_init, "import": cmd_import, "merge": cmd_merge,
 }
 
 

@@ -60,3 +60,8 @@ class GitError(InputError):
 
 class GitHubError(EvaluatorError):
     """The GitHub API refused or failed; never carries the token."""
+
+
+class MergeError(ResultsError):
+    """Partial results that do not make one evaluation: another commit, settings or ground
+    truth; a shard missing or given twice; parts that overlap."""

@@ -149,7 +149,7 @@ class BaseRequest:
 @dataclass(frozen=True)
 class Evaluation:
     results: Results
-    ground_truth: GroundTruth
+    ground_truth: GroundTruth | None  # None for sections (each has its own)
     baseline: Results | None = None
     baseline_label: str | None = None
     notes: tuple[str, ...] = ()
@@ -168,6 +168,7 @@ class _Setup:
     started_at: str
     deps: Deps
     universe: Universe
+    select_files: Callable[[str], bool] | None = None  # a section's module universe
 
 
 def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
@@ -294,9 +295,14 @@ def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: 
 
 
 def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
-             queries_path: Path | None = None, base: BaseRequest | None = None) -> Evaluation:
+             queries_path: Path | None = None, base: BaseRequest | None = None,
+             select_files: Callable[[str], bool] | None = None,
+             select_queries: Callable[[GroundTruth], GroundTruth] | None = None) -> Evaluation:
     """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, updating the
-    same index incrementally); never writes into ``root``."""
+    same index incrementally); never writes into ``root``.
+
+    ``select_files`` keeps the files of a section's universe (both sides); ``select_queries``
+    keeps the questions of a shard (after the whole ground truth is validated)."""
     started_at = deps.clock().isoformat(timespec="seconds")
     t0 = time.perf_counter()
     root = root.resolve()
@@ -308,6 +314,7 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     unindexable: list[str] = []
     files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
                            unindexable=unindexable)
+    files = tuple(f for f in files if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
     if unindexable:
         shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
@@ -318,13 +325,16 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
+    if select_queries is not None:
+        ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
     model = _model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
-                   started_at=started_at, deps=deps, universe=modules)
+                   started_at=started_at, deps=deps, universe=modules,
+                   select_files=select_files)
     progress(f"index: backend {options.backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
     with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
@@ -355,6 +365,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         base_skipped: list[str] = []
         base_files = setup.deps.git.export_commit(root, base.commit, export,
                                                   skipped=base_skipped)
+        if setup.select_files is not None:
+            base_files = tuple(f for f in base_files if setup.select_files(f))
         _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
                       " at the base commit")
         if not base_files:

@@ -34,6 +34,7 @@ from evaluator.render import (
     render_text,
 )
 from evaluator.runner import Runner, neutralize
+from evaluator.sharding import part_name
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,11 @@ def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bo
     """Files, console summary, job summary, annotations, comment and step outputs.
 
     ``relative_to``: step outputs give paths relative to it (the Action's workspace).
-    Whatever fails, an evaluation's results and report stay on disk (:func:`keep_head`)."""
+    Whatever fails, an evaluation's results and report stay on disk (:func:`keep_head`).
+    A shard's part is published by :func:`publish_part` instead."""
+    if outcome.results.is_partial:
+        publish_part(outcome, deps, relative_to=relative_to)
+        return
     written: set[str] = set()
     try:
         _publish(outcome, deps, comment=comment, comment_required=comment_required,
@@ -238,6 +243,41 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
     runner.set_outputs(step_outputs(results) | {
         "results-path": _relative(results_path, relative_to),
         "report-path": _relative(paths.report, relative_to), "comment-url": url or ""})
+
+
+def _part_line(results: Results) -> str:
+    info = results.shard
+    assert info is not None
+    if info.unit == "query":
+        return f"{len(results.queries)} of {len(info.plan)} questions"
+    verdicts = [f"{name} ({'floors met' if s.passed else 'floors missed'})"
+                for name, s in results.sections.items()]
+    return "section(s) " + (", ".join(verdicts) if verdicts else "none (more shards than "
+                            "sections)")
+
+
+def publish_part(outcome: Outcome, deps: Deps, *, relative_to: Path | None = None) -> None:
+    """One shard's part: the part file(s) in the output folder and a line saying what it
+    holds; no comment and no gate (the merge job posts and gates the whole)."""
+    results = outcome.results
+    assert results.shard is not None
+    progress = Progress(deps.stderr, quiet=outcome.settings.quiet)
+    runner = Runner.from_env(deps.env, stream=deps.stdout)
+    out = Path(outcome.settings.output_dir or ".")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+    path = out / part_name(results.shard)
+    atomic.write_text(path, _results_json(results))
+    if outcome.baseline is not None and outcome.baseline.shard is not None:
+        atomic.write_text(out / part_name(outcome.baseline.shard),
+                          _results_json(outcome.baseline))
+    print(neutralize(f"shard {results.shard.shard}: {_part_line(results)}; wrote {path}; "
+                     "merge the parts with `retrieval-eval merge`"), file=deps.stdout)
+    progress(f"wrote {path}")
+    runner.set_outputs({"passed": "", "results-path": _relative(path, relative_to),
+                        "report-path": "", "comment-url": ""})
 
 
 def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:

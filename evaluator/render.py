@@ -299,6 +299,40 @@ def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
     }
 
 
+SECTION_METRIC = "ndcg@5"  # the headline of a section's row
+
+
+def _shape_rows(results: Results, comparison: BaselineComparison | None) -> list[dict[str, Any]]:
+    return [{"name": shape, "n": agg.n, "metrics": agg.metrics,
+             "deltas": comparison.shapes.get(shape, {}) if comparison else {}}
+            for shape, agg in results.shapes.items()]
+
+
+def _section_rows(results: Results,
+                  comparison: BaselineComparison | None) -> list[dict[str, Any]]:
+    """One row per section: verdict, questions worse/better, the headline and its delta,
+    and the detail shown collapsed under the table."""
+    rows = []
+    for name, section in results.sections.items():
+        mine = comparison.sections.get(name) if comparison else None
+        overall = section.overall.metrics
+        shown = [m for m in HEADLINE if m in overall]
+        rows.append({
+            "name": name, "path": section.run.root, "passed": section.passed,
+            "n": len(section.queries), "value": overall.get(SECTION_METRIC),
+            "delta": mine.overall.get(SECTION_METRIC) if mine else None,
+            "worse": mine.worse if mine else None, "better": mine.better if mine else None,
+            "metrics": [{"name": m, "label": label(m), "value": overall.get(m),
+                         "delta": mine.overall.get(m) if mine else None,
+                         "lower_is_better": measures.lower_is_better(m)} for m in shown],
+            "shapes": _shape_rows(section, mine),
+            "violations": [violation_line(v.scope, v.metric, v.value, v.rule, v.kind)
+                           for v in section.violations],
+            "violation_messages": [v.message for v in section.violations],
+        })
+    return rows
+
+
 def context(results: Results, *, comparison: BaselineComparison | None = None,
             detail_limit: int | None = None, dropped: Sequence[str] = (),
             title: str = "Retrieval quality") -> dict[str, Any]:
@@ -308,11 +342,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
     shown_metrics = [m for m in HEADLINE if m in overall]
     shown_metrics += [m for m in measures.when_computed() if overall.get(m) is not None]
     deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
-    shape_rows = []
-    for shape, agg in results.shapes.items():
-        shape_deltas = comparison.shapes.get(shape, {}) if comparison else {}
-        shape_rows.append({"name": shape, "n": agg.n, "metrics": agg.metrics,
-                           "deltas": shape_deltas})
+    shape_rows = _shape_rows(results, comparison)
     ordered = _order_queries(results, comparison)
     shown = ordered if detail_limit is None else ordered[:detail_limit]
     return {
@@ -326,6 +356,8 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
                     for m in shown_metrics],
         "shape_columns": list(SHAPE_COLUMNS),
         "shapes": shape_rows,
+        "sections": _section_rows(results, comparison),
+        "section_metric": SECTION_METRIC,
         "violations": [violation_line(v.scope, v.metric, v.value, v.rule, v.kind)
                        for v in results.violations],
         "violation_messages": [v.message for v in results.violations],

@@ -40,11 +40,14 @@ COMMAND_HELP = {
     "action": "run as the GitHub Action (inputs from INPUT_* variables)",
     "init": "draft a ground-truth file for a repository, or review one (--review)",
     "import": "convert other ground truth to retrieval_queries.json",
+    "merge": "merge the parts of a sharded evaluation, then gate and comment as evaluate",
 }
-FILE_COMMANDS = ("evaluate", "validate", "init", "import")  # read the options file
+FILE_COMMANDS = ("evaluate", "validate", "init", "import", "merge")  # read the options file
 
 
 def _nargs(option: Option) -> str | None:
+    if option.type == "paths":
+        return "+"
     return None if option.required or (option.choices and option.default is None) else "?"
 
 
@@ -173,6 +176,8 @@ def _input(option: Option, raw: str, workspace: Path, errors: list[str]) -> Any:
         return raw.lower()
     if option.type == "path":
         return str(inside(workspace, raw, str(name)))
+    if option.type == "paths":
+        return [str(inside(workspace, part, str(name))) for part in raw.split()]
     if option.type == "int" and not (raw.isdigit() and int(raw) >= 1):
         raise ConfigError(f"input {name}: {raw!r} is not a pull request number"
                           if option.name == "pr" else f"input {name}: {raw!r} is not a number")
@@ -213,6 +218,9 @@ def action_values(env: Mapping[str, str]) -> tuple[str, dict[str, Any], dict[str
         raise ConfigError("invalid action inputs:\n  " + "\n  ".join(errors))
     if mode == "comment" and not given.get("results"):
         raise ConfigError("input results: mode comment needs the path of a results.json")
+    if mode == "merge" and not given.get("parts"):
+        raise ConfigError("input parts: mode merge needs the folder (or files) holding the "
+                          "parts written by the shard jobs")
     given.setdefault("path", str(workspace))
     return mode, given, defaults
 
@@ -227,7 +235,11 @@ def flag_values(args: argparse.Namespace, command: str) -> dict[str, Any]:
         value = getattr(args, option.name, None)
         if command not in option.commands or value is None:
             continue
-        out[option.name] = str(Path(value).absolute()) if option.type == "path" else value
+        if option.type == "path":
+            value = str(Path(value).absolute())
+        elif option.type == "paths":
+            value = [str(Path(v).absolute()) for v in value]
+        out[option.name] = value
     return out
 
 

@@ -87,6 +87,16 @@ class Run:
         return json.loads((out / "results.json").read_text())
 
 
+def run_main(*argv: str, env: Mapping[str, str] | None = None,
+             session_factory: Callable[[], object] | None = None) -> Run:
+    """``main(argv)`` in-process (for fixtures wider than a test; ``cli`` adds a cache)."""
+    out, err = io.StringIO(), io.StringIO()
+    inherited = {ENV: os.environ[ENV]} if ENV in os.environ else {}
+    code = main(list(argv), io=IO(env=inherited | dict(env or {}), stdout=out, stderr=err,
+                                  session_factory=session_factory))
+    return Run(code, out.getvalue(), err.getvalue())
+
+
 @pytest.fixture
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
     """Run ``main(argv)`` in-process with a private cache and the given environment."""

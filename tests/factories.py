@@ -20,12 +20,12 @@ from evaluator.core.scoring import (
 MODULES = tuple(f"pkg/mod_{i:02d}.py" for i in range(12))
 
 
-def make_results(*, n: int = 9, shapes: Sequence[str] = ("focused", "cross-file", "identity"),
-                 seed: int = 1, quality: float = 0.8, policy: FloorPolicy = DEFAULT_POLICY,
-                 question: str = "How does feature {i} work across the package?",
-                 commit: str = "0123456789abcdef0123456789abcdef01234567",
-                 modules: Sequence[str] = MODULES) -> Results:
-    """``n`` queries; ``quality`` is the chance that a relevant module is retrieved high."""
+def make_inputs(*, n: int = 9, shapes: Sequence[str] = ("focused", "cross-file", "identity"),
+                seed: int = 1, quality: float = 0.8,
+                question: str = "How does feature {i} work across the package?",
+                modules: Sequence[str] = MODULES) -> tuple[GroundTruth, dict[str, Retrieval]]:
+    """A ground truth of ``n`` queries and what a (simulated) index returned for each;
+    ``quality`` is the chance that a relevant module is retrieved high."""
     rng = random.Random(seed)
     queries, retrievals = [], {}
     for i in range(n):
@@ -46,15 +46,29 @@ def make_results(*, n: int = 9, shapes: Sequence[str] = ("focused", "cross-file"
             token_reduction=8.0, latency_ms=3.0,
             faithfulness=Faithfulness(recall, 0.0, recall, found,
                                       tuple(f for f in facts if f not in found)))
-    ground_truth = GroundTruth("retrieval_queries.json", tuple(queries))
+    return GroundTruth("retrieval_queries.json", tuple(queries)), retrievals
+
+
+def make_run(*, commit: str = "0123456789abcdef0123456789abcdef01234567") -> RunInfo:
+    return RunInfo(tool_version="0.1.0", neuralmind_version="4.22.1", backend="turbovec",
+                   graph_source="builtin", k_values=(1, 3, 5, 10), gain="exponential",
+                   threshold=1, queries_file="retrieval_queries.json", queries_sha256="0" * 64,
+                   commit=commit, started_at="2026-01-01T00:00:00+00:00",
+                   timings={"build_s": 1.0, "queries_s": 0.2, "overhead_s": 0.05,
+                            "total_s": 1.25})
+
+
+def make_results(*, n: int = 9, shapes: Sequence[str] = ("focused", "cross-file", "identity"),
+                 seed: int = 1, quality: float = 0.8, policy: FloorPolicy = DEFAULT_POLICY,
+                 question: str = "How does feature {i} work across the package?",
+                 commit: str = "0123456789abcdef0123456789abcdef01234567",
+                 modules: Sequence[str] = MODULES) -> Results:
+    """``n`` queries scored (see :func:`make_inputs`), with the floors of ``policy``."""
+    ground_truth, retrievals = make_inputs(n=n, shapes=shapes, seed=seed, quality=quality,
+                                           question=question, modules=modules)
     rows = score_all(ground_truth, retrievals, ScoringOptions())
     overall = aggregate(rows)
     per_shape = by_shape(rows, ground_truth.shapes)
-    run = RunInfo(tool_version="0.1.0", neuralmind_version="4.22.1", backend="turbovec",
-                  graph_source="builtin", k_values=(1, 3, 5, 10), gain="exponential",
-                  threshold=1, queries_file="retrieval_queries.json", queries_sha256="0" * 64,
-                  commit=commit, started_at="2026-01-01T00:00:00+00:00",
-                  timings={"build_s": 1.0, "queries_s": 0.2, "overhead_s": 0.05,
-                           "total_s": 1.25})
+    run = make_run(commit=commit)
     return Results(run=run, overall=overall, shapes=per_shape, queries=rows,
                    violations=check_floors(policy, overall=overall, shapes=per_shape, rows=rows))

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.measures import lower_is_better
@@ -75,6 +76,10 @@ class BaselineComparison:
     primary: Comparison
     notes: tuple[str, ...] = ()
     detectable: float | None = None  # smallest primary-metric change the suite can detect
+    worse: int = 0  # paired queries whose primary metric went down
+    better: int = 0  # ... and up
+    # With sections on both sides: each section's own comparison (see compare_sections).
+    sections: Mapping[str, BaselineComparison] = field(default_factory=dict)
 
 
 def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> MetricDelta:
@@ -102,6 +107,26 @@ def universe_notes(base: Results, head: Results) -> list[str]:
     return []
 
 
+def _changes(base: Results, head: Results, common: Sequence[str]
+             ) -> tuple[list[QueryChange], list[QueryChange], list[QueryChange]]:
+    """Newly failing, newly passing and moved queries (biggest move first)."""
+    failing, passing, moved = [], [], []
+    for qid in common:
+        b, h = base.query(qid), head.query(qid)
+        assert b is not None
+        assert h is not None
+        bh, hh = b.metrics.get(HIT_METRIC), h.metrics.get(HIT_METRIC)
+        bn, hn = b.metrics.get(MOVER_METRIC), h.metrics.get(MOVER_METRIC)
+        if bh == 1.0 and hh == 0.0:
+            failing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly failing"))
+        elif bh == 0.0 and hh == 1.0:
+            passing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly passing"))
+        elif bn is not None and hn is not None and abs(hn - bn) > 1e-12:
+            moved.append(QueryChange(qid, h.question, h.shape, bn, hn, "moved"))
+    moved.sort(key=lambda c: (-abs(c.delta), c.id))
+    return failing, passing, moved
+
+
 def compare_results(
     base: Results,
     head: Results,
@@ -125,20 +150,7 @@ def compare_results(
     for shape in head.shapes:
         ids = [i for i in common if (q := head.query(i)) is not None and q.shape == shape]
         shapes[shape] = {m: _paired(m, base, head, ids) for m in metrics}
-    failing, passing, moved = [], [], []
-    for qid in common:
-        b, h = base.query(qid), head.query(qid)
-        assert b is not None
-        assert h is not None
-        bh, hh = b.metrics.get(HIT_METRIC), h.metrics.get(HIT_METRIC)
-        bn, hn = b.metrics.get(MOVER_METRIC), h.metrics.get(MOVER_METRIC)
-        if bh == 1.0 and hh == 0.0:
-            failing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly failing"))
-        elif bh == 0.0 and hh == 1.0:
-            passing.append(QueryChange(qid, h.question, h.shape, bn, hn, "newly passing"))
-        elif bn is not None and hn is not None and abs(hn - bn) > 1e-12:
-            moved.append(QueryChange(qid, h.question, h.shape, bn, hn, "moved"))
-    moved.sort(key=lambda c: (-abs(c.delta), c.id))
+    failing, passing, moved = _changes(base, head, common)
     primary = compare(
         primary_metric,
         {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
@@ -148,6 +160,8 @@ def compare_results(
     _ids, deltas = paired_deltas(
         {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
+    worse = sum(1 for d in deltas if d < -1e-12)
+    better = sum(1 for d in deltas if d > 1e-12)
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
     all_notes = [*notes, *universe_notes(base, head)]
@@ -161,7 +175,22 @@ def compare_results(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
         removed=removed, primary=primary, notes=tuple(all_notes), detectable=detectable,
+        worse=worse, better=better,
     )
+
+
+def compare_sections(
+    base: Results,
+    head: Results,
+    pooled: BaselineComparison,
+    **options: Any,
+) -> BaselineComparison:
+    """``pooled`` (the comparison of the pooled results) with each section's own comparison
+    added, for the sections present on both sides; ``options`` as for
+    :func:`compare_results`."""
+    sections = {name: compare_results(base.sections[name], section, **options)
+                for name, section in head.sections.items() if name in base.sections}
+    return replace(pooled, sections=sections)
 
 
 def check_gates(

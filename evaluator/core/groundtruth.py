@@ -103,13 +103,18 @@ class GroundTruth:
     @property
     def shapes(self) -> tuple[str, ...]:
         """Shapes in display order: the documented ones first, then other labels sorted."""
-        present = {q.shape for q in self.queries}
-        return tuple(s for s in KNOWN_SHAPES if s in present) + tuple(
-            sorted(present - set(KNOWN_SHAPES))
-        )
+        return shape_order(q.shape for q in self.queries)
 
     def modules(self) -> frozenset[str]:
         return frozenset(m for q in self.queries for m in q.grades)
+
+
+def shape_order(labels: Iterable[str]) -> tuple[str, ...]:
+    """The distinct ``labels`` in display order: the documented shapes first, then the
+    others sorted."""
+    present = set(labels)
+    return tuple(s for s in KNOWN_SHAPES if s in present) + tuple(
+        sorted(present - set(KNOWN_SHAPES)))
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")

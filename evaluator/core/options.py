@@ -32,6 +32,7 @@ from evaluator.core.groundtruth import DEFAULT_MIX, parse_mix
 from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
 from evaluator.core.scoring import DEFAULT_K
+from evaluator.core.shards import Shard
 from evaluator.core.universe import invalid_globs
 from evaluator.errors import ConfigError
 
@@ -197,11 +198,37 @@ def _as_mix(value: Any, where: str, errors: Errors, _option: Option) -> dict[str
         return dict(DEFAULT_MIX)
 
 
+def _as_shard(value: Any, where: str, errors: Errors, _option: Option) -> str | None:
+    try:
+        return str(Shard.parse(str(value)))
+    except ConfigError as err:
+        errors.append(f"{where}: {err}")
+        return None
+
+
+def _as_sections(value: Any, where: str, errors: Errors, _option: Option) -> Any:
+    """Kept as written: :func:`evaluator.core.sections.parse_sections` validates it against
+    the floors once every layer is read."""
+    if not isinstance(value, Mapping | list):
+        errors.append(f"{where}: must be a mapping of section name to section")
+        return None
+    return value
+
+
+def _as_paths(value: Any, where: str, errors: Errors, _option: Option) -> tuple[str, ...]:
+    items = value.split() if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not items:
+        errors.append(f"{where}: give at least one file or folder")
+        return ()
+    return tuple(str(item) for item in items)
+
+
 Parser = Callable[[Any, str, Errors, "Option"], Any]
 TYPES: dict[str, Parser] = {
     "bool": _as_bool, "int": _as_int, "text": _as_text, "path": _as_text, "k": _as_k,
     "gain": _as_gain, "fraction": _as_fraction, "level": _as_level, "seconds": _as_seconds,
     "floors": _as_floors, "drops": _as_drops, "globs": _as_globs, "mix": _as_mix,
+    "shard": _as_shard, "sections": _as_sections, "paths": _as_paths,
 }
 SWITCHES = frozenset({"bool"})  # types given on the command line as a flag without a value
 
@@ -269,9 +296,20 @@ OPTIONS: tuple[Option, ...] = (
        "(or .yaml/.yml) in PATH", default="retrieval_queries.json",
        commands=("evaluate", "validate")),
     _o("config", "path", "options file (default: PATH/.retrieval-eval.yml if present)",
-       file_key=None),
+       file_key=None, commands=("evaluate", "merge")),
     _o("output_dir", "path", "where results.json, report.md and the TREC export are written "
-       "(never indexed)", action_default=".retrieval-eval/results"),
+       "(never indexed)", action_default=".retrieval-eval/results",
+       commands=("evaluate", "merge")),
+    _o("sections", "sections", "the parts of a monorepo, each with its own path, queries, "
+       "floors and module universe (see Sections and shards)", **_FILE),
+    _o("section", "text", "evaluate only this section of the options file's sections",
+       file_key=None),
+    _o("shard", "shard", "evaluate shard I of N (by section when there are sections, else by "
+       "question) and write the part results.part-I-of-N.json for `merge`", file_key=None,
+       metavar="I/N"),
+    _o("parts", "paths", "the parts written by evaluate --shard, or folders holding them "
+       "(mode: merge)", positional=True, commands=("merge",), file_key=None,
+       metavar="PART"),
     _o("k", "k", "cut-offs, comma separated (5, the headline cut, is always computed)",
        default=DEFAULT_K, metavar="1,3,5,10"),
     _o("gain", "gain", "nDCG gain: 2^rel − 1 (exponential) or rel (linear)",
@@ -299,24 +337,24 @@ OPTIONS: tuple[Option, ...] = (
        "recall, answer relevance)", default=False),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
-       commands=("evaluate", "comment")),
+       commands=("evaluate", "comment", "merge")),
     _o("baseline", "text", "what to compare with: none | auto (the PR's merge base) | "
-       "ref:<git-ref> | file:<results.json>", commands=("evaluate", "comment"),
+       "ref:<git-ref> | file:<results.json>", commands=("evaluate", "comment", "merge"),
        action_default="auto"),
     _o("comment", "bool", "post or update the sticky pull-request comment", default=False,
-       negation="--no-comment", action_default=True),
+       negation="--no-comment", action_default=True, commands=("evaluate", "merge")),
     _o("pr", "int", "pull request number (default: from the event file)",
-       commands=("evaluate", "comment"), file_key=None),
+       commands=("evaluate", "comment", "merge"), file_key=None),
     _o("comment_key", "text", "keeps separate sticky comments for separate evaluations in one "
-       "pull request", default="default", commands=("evaluate", "comment")),
+       "pull request", default="default", commands=("evaluate", "comment", "merge")),
     _o("template", "path", "a Jinja template extending builtin/comment.md.j2",
-       commands=("evaluate", "comment")),
+       commands=("evaluate", "comment", "merge")),
     _o("comment_timeout", "seconds", "total seconds for talking to GitHub (every request, "
        "retry and wait of the comment phase); a server that answers slowly or asks to wait "
        "longer makes the comment fail instead of holding the job; at most 900",
-       default=120.0, commands=("evaluate", "comment"), metavar="SECONDS"),
+       default=120.0, commands=("evaluate", "comment", "merge"), metavar="SECONDS"),
     _o("quiet", "bool", "no progress on stderr (warnings and the summary still print)",
-       default=False, commands=("evaluate", "comment", "init"), action_input=None),
+       default=False, commands=("evaluate", "comment", "init", "merge"), action_input=None),
     _o("primary_metric", "text", "the metric tested for significance against the baseline",
        default="ndcg@5", **_FILE),
     _o("alpha", "level", "significance level of the paired randomization test",
@@ -363,8 +401,9 @@ OPTIONS: tuple[Option, ...] = (
     _o("output", "path", "where to write (default: PATH/retrieval_queries.json); never "
        "overwritten", commands=("init", "import"), **_LOCAL),
     _o("mode", "text", "evaluate builds the index and evaluates; comment only posts a saved "
-       "`results` file to pull request `pr` (the fork-safe workflow's second stage)",
-       default="evaluate", choices=("evaluate", "comment"), commands=("action",),
+       "`results` file to pull request `pr` (the fork-safe workflow's second stage); merge "
+       "joins the `parts` of a sharded evaluation, then gates and comments as evaluate does",
+       default="evaluate", choices=("evaluate", "comment", "merge"), commands=("action",),
        flag=None, file_key=None),
     _o("github_token", "text", "token for the PR comment; needs `pull-requests: write`",
        commands=("action",), flag=None, file_key=None, action_default="${{ github.token }}"),

@@ -10,18 +10,33 @@ refuses any other version with a message naming both. Layout::
      "queries": [{"id", "question", "shape", "ranked_modules", "expected", "metrics",
                   "facts_found", "facts_missing", "diagnostics", "latency_ms"}, ...],
      "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]}}
+
+Schema version 2 adds two optional blocks; a document without them is still written as
+version 1, and this reader reads both versions:
+
+* ``"sections": {name: {"run", "overall", "by_shape", "queries", "floors"}}`` — one full
+  results body per section (its ``run.root`` is the section's path). The top-level
+  ``overall``/``by_shape`` then pool every section's queries (means over all queries, not
+  of the section means), ``queries`` is left out (the sections hold them; in memory they
+  are pooled with ids qualified as ``section/id``), and ``floors`` lists every section's
+  violations with the scope prefixed ``section NAME:`` — a section's floors gate only that
+  section, and the overall verdict passes when every section passes;
+* ``"shard": {"index", "total", "unit", "units", "plan", "settings_sha256",
+  "ground_truth_sha256", "policies", "side", "label"}`` — the file is one part of a sharded
+  evaluation (:mod:`evaluator.core.shards`); its ``floors.passed`` is null because a part is not
+  gated: merge the parts first (:mod:`evaluator.core.merge`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
 from evaluator.core.floors import Violation
-from evaluator.core.groundtruth import has_control
+from evaluator.core.groundtruth import has_control, shape_order
 from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
     Aggregate,
@@ -29,10 +44,15 @@ from evaluator.core.scoring import (
     Faithfulness,
     MissedModule,
     QueryResult,
+    aggregate,
+    by_shape,
 )
+from evaluator.core.shards import MAX_SHARDS, Shard, ShardInfo, policy_from_dict
 from evaluator.errors import ResultsError
 
 SCHEMA_VERSION = 1
+SECTIONS_SCHEMA_VERSION = 2  # adds the optional "sections" and "shard" blocks
+READABLE_VERSIONS = (SCHEMA_VERSION, SECTIONS_SCHEMA_VERSION)
 # Every results file carries the ranked measures of the headline table.
 REQUIRED_METRICS = tuple(m.headline_name for m in MEASURES
                          if m.source == "ranking" and m.report == "always")
@@ -72,10 +92,18 @@ class Results:
     shapes: Mapping[str, Aggregate]
     queries: tuple[QueryResult, ...]
     violations: tuple[Violation, ...] = ()
+    # Per section, in declared order (empty without sections); see combine_sections.
+    sections: Mapping[str, Results] = field(default_factory=dict)
+    # Set on one part of a sharded evaluation (not gated until merged).
+    shard: ShardInfo | None = None
 
     @property
     def passed(self) -> bool:
         return not self.violations
+
+    @property
+    def is_partial(self) -> bool:
+        return self.shard is not None
 
     @cached_property
     def _by_id(self) -> dict[str, QueryResult]:
@@ -109,21 +137,72 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
     }
 
 
-def to_dict(results: Results) -> dict[str, Any]:
+def _body(results: Results) -> dict[str, Any]:
     run = asdict(results.run)
     run["k_values"] = list(results.run.k_values)
     run["warnings"] = list(results.run.warnings)
-    return {
-        "schema_version": SCHEMA_VERSION,
+    body: dict[str, Any] = {
         "run": run,
         "overall": _aggregate_dict(results.overall),
         "by_shape": {s: _aggregate_dict(a) for s, a in results.shapes.items()},
         "queries": [_query_dict(q) for q in results.queries],
         "floors": {
-            "passed": results.passed,
+            "passed": None if results.is_partial else results.passed,
             "violations": [asdict(v) | {"message": v.message} for v in results.violations],
         },
     }
+    if results.sections:
+        del body["queries"]  # the sections hold them
+        body["sections"] = {name: _body(section) for name, section in results.sections.items()}
+    if results.shard is not None:
+        body["shard"] = results.shard.to_dict()
+    return body
+
+
+def to_dict(results: Results) -> dict[str, Any]:
+    """The JSON document; version 1 unless it has sections or a shard (see module doc)."""
+    extended = bool(results.sections) or results.shard is not None
+    version = SECTIONS_SCHEMA_VERSION if extended else SCHEMA_VERSION
+    return {"schema_version": version, **_body(results)}
+
+
+def qualified(section: str, query_id: str) -> str:
+    """A query id made unique across sections (section names never hold a '/')."""
+    return f"{section}/{query_id}"
+
+
+def pooled_index(runs: Sequence[RunInfo]) -> dict[str, Any]:
+    """The index block of a pooled result: how many sections, their nodes and files."""
+    return {"sections": len(runs), "nodes": sum(int(r.index.get("nodes", 0)) for r in runs),
+            "files": sum(int(r.index.get("files", 0)) for r in runs),
+            "cached": all(bool(r.index.get("cached")) for r in runs)}
+
+
+def pooled_universe(runs: Sequence[RunInfo]) -> dict[str, Any]:
+    """The universe block of a pooled result: the rules (the same for every section) and the
+    counts summed over the sections; empty when no section recorded one."""
+    recorded = [r.universe for r in runs if r.universe]
+    if not recorded:
+        return {}
+    pooled = dict(recorded[0])
+    for key, value in recorded[0].items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            pooled[key] = sum(int(u.get(key, 0)) for u in recorded)
+    return pooled
+
+
+def combine_sections(run: RunInfo, sections: Mapping[str, Results], *,
+                     shard: ShardInfo | None = None) -> Results:
+    """One results object over sections: pooled queries (ids ``section/id``), aggregates
+    recomputed from the per-query scores, every section's violations scoped to it."""
+    rows = tuple(replace(q, id=qualified(name, q.id))
+                 for name, section in sections.items() for q in section.queries)
+    violations = tuple(replace(v, scope=f"section {name}: {v.scope}")
+                       for name, section in sections.items() for v in section.violations)
+    run = replace(run, universe=pooled_universe([s.run for s in sections.values()]))
+    return Results(run=run, overall=aggregate(rows),
+                   shapes=by_shape(rows, shape_order(q.shape for q in rows)), queries=rows,
+                   violations=violations, sections=dict(sections), shard=shard)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -185,10 +264,11 @@ class _Reader:
             raise self.fail(where, "expected true or false")
         return value
 
-    def metrics(self, value: Any, where: str) -> dict[str, float | None]:
+    def metrics(self, value: Any, where: str, *, required: bool = True
+                ) -> dict[str, float | None]:
         out = {self.text(k, where): self.number(v, f"{where}.{k}", optional=True)
                for k, v in self.mapping(value, where).items()}
-        missing = [m for m in REQUIRED_METRICS if out.get(m) is None]
+        missing = [m for m in REQUIRED_METRICS if out.get(m) is None] if required else []
         if missing:
             raise self.fail(where, f"missing metric(s) {', '.join(missing)}")
         return out
@@ -196,7 +276,9 @@ class _Reader:
     def aggregate(self, value: Any, where: str) -> Aggregate:
         data = self.mapping(value, where)
         n = self.integer(data.get("n"), f"{where}.n")
-        return Aggregate(n=n, metrics=self.metrics(data.get("metrics"), f"{where}.metrics"))
+        # A mean over no query is None (an empty shard of a sharded run has none).
+        return Aggregate(n=n, metrics=self.metrics(data.get("metrics"), f"{where}.metrics",
+                                                   required=n > 0))
 
 
 def _faith(metrics: Mapping[str, float | None], found: tuple[str, ...],
@@ -252,9 +334,9 @@ _RUN_STRS = ("tool_version", "neuralmind_version", "backend", "graph_source", "g
 _RUN_OPTIONAL_STRS = ("commit", "ref", "model")
 
 
-def _run_field(r: _Reader, name: str, value: Any) -> Any:
+def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
     """One ``run`` field, type-checked so a wrong type is named instead of surfacing later."""
-    where = f"run.{name}"
+    where = f"{prefix}.{name}"
     if name in _RUN_STRS:
         return r.text(value, where)
     if name in _RUN_OPTIONAL_STRS:
@@ -282,14 +364,99 @@ def _run_field(r: _Reader, name: str, value: Any) -> Any:
     return value
 
 
-def _read_run(r: _Reader, value: Any) -> RunInfo:
-    raw = r.mapping(value, "run")
+def _read_run(r: _Reader, value: Any, where: str = "run") -> RunInfo:
+    raw = r.mapping(value, where)
     known = set(RunInfo.__dataclass_fields__)
-    data = {k: _run_field(r, k, v) for k, v in raw.items() if k in known}
+    data = {k: _run_field(r, k, v, where) for k, v in raw.items() if k in known}
     try:
         return RunInfo(**data)
     except TypeError as err:
-        raise r.fail("run", f"missing or wrong fields ({err})") from None
+        raise r.fail(where, f"missing or wrong fields ({err})") from None
+
+
+def _read_violations(r: _Reader, value: Any, where: str) -> tuple[Violation, ...]:
+    violations = []
+    floors = r.mapping(value, where)
+    for i, v in enumerate(r.seq(floors.get("violations", []), f"{where}.violations")):
+        at = f"{where}.violations[{i}]"
+        item = r.mapping(v, at)
+        violations.append(Violation(
+            scope=r.text(item.get("scope"), f"{at}.scope"),
+            metric=r.text(item.get("metric"), f"{at}.metric"),
+            value=r.number(item.get("value"), f"{at}.value", optional=True),
+            rule=r.text(item.get("rule"), f"{at}.rule"),
+            kind=r.text(item.get("kind", "floor"), f"{at}.kind"),
+        ))
+    return tuple(violations)
+
+
+def _read_shard(r: _Reader, value: Any) -> ShardInfo:
+    data = r.mapping(value, "shard")
+    total = r.integer(data.get("total"), "shard.total")
+    index = r.integer(data.get("index"), "shard.index")
+    if not 1 <= index <= total <= MAX_SHARDS:
+        raise r.fail("shard", f"{index}/{total} is not a shard I/N with 1 <= I <= N")
+    unit = r.text(data.get("unit"), "shard.unit")
+    if unit not in ("section", "query"):
+        raise r.fail("shard.unit", f"{unit!r} is not section or query")
+    plan = []
+    for i, item in enumerate(r.seq(data.get("plan"), "shard.plan")):
+        pair = r.seq(item, f"shard.plan[{i}]")
+        if len(pair) != 2:
+            raise r.fail(f"shard.plan[{i}]", "expected [unit, shard]")
+        where = f"shard.plan[{i}]"
+        owner = r.integer(pair[1], where)
+        if not 1 <= owner <= total:
+            raise r.fail(where, f"shard {owner} is not in 1..{total}")
+        plan.append((r.text(pair[0], where), owner))
+    policies = {}
+    for name, raw in r.mapping(data.get("policies", {}), "shard.policies").items():
+        try:
+            policies[r.text(name, "shard.policies")] = policy_from_dict(raw)
+        except ValueError as err:
+            raise r.fail(f"shard.policies.{name}", str(err)) from None
+    side = r.text(data.get("side", "head"), "shard.side")
+    if side not in ("head", "base"):
+        raise r.fail("shard.side", f"{side!r} is not head or base")
+    info = ShardInfo(shard=Shard(index, total), unit=unit,  # type: ignore[arg-type]
+                     side=side,  # type: ignore[arg-type]
+                     label=r.text(data.get("label", ""), "shard.label"),
+                     plan=tuple(plan),
+                     settings_sha256=r.text(data.get("settings_sha256"),
+                                            "shard.settings_sha256"),
+                     ground_truth_sha256=r.text(data.get("ground_truth_sha256"),
+                                                "shard.ground_truth_sha256"),
+                     policies=policies)
+    if len({u for u, _ in plan}) != len(plan):
+        raise r.fail("shard.plan", "a unit is listed twice")
+    if "units" in data and list(r.strs(data["units"], "shard.units")) != list(info.units):
+        raise r.fail("shard.units", "does not match the plan")
+    return info
+
+
+def _read_body(r: _Reader, doc: Mapping[str, Any], where: str, *,
+               nested: bool) -> Results:
+    at = (lambda name: f"{where}.{name}") if where else (lambda name: name)
+    run = _read_run(r, doc.get("run"), at("run"))
+    shard = _read_shard(r, doc["shard"]) if "shard" in doc and not nested else None
+    if "sections" in doc and not nested:
+        sections = {r.text(name, at("sections")): _read_body(
+                        r, r.mapping(body, f"sections.{name}"), f"sections.{name}", nested=True)
+                    for name, body in r.mapping(doc["sections"], "sections").items()}
+        if not sections:
+            raise r.fail("sections", "is empty")
+        # The top level's own list: the sections' violations plus the regression gates
+        # checked on the pooled result after it was combined.
+        return replace(combine_sections(run, sections, shard=shard),
+                       violations=_read_violations(r, doc.get("floors", {}), "floors"))
+    shapes = {r.text(s, at("by_shape")): r.aggregate(a, at(f"by_shape.{s}"))
+              for s, a in r.mapping(doc.get("by_shape", {}), at("by_shape")).items()}
+    queries = tuple(_read_query(r, q, at(f"queries[{i}]"))
+                    for i, q in enumerate(r.seq(doc.get("queries"), at("queries"))))
+    return Results(run=run, overall=r.aggregate(doc.get("overall"), at("overall")),
+                   shapes=shapes, queries=queries,
+                   violations=_read_violations(r, doc.get("floors", {}), at("floors")),
+                   shard=shard)
 
 
 def from_dict(data: Any, source: str) -> Results:
@@ -297,26 +464,15 @@ def from_dict(data: Any, source: str) -> Results:
     r = _Reader(source)
     doc = r.mapping(data, "top level")
     version = doc.get("schema_version")
-    if isinstance(version, bool) or not isinstance(version, int) or version != SCHEMA_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or (
+            version not in READABLE_VERSIONS):
         raise ResultsError(
             f"{source}: results schema_version {version!r} is not supported; this "
-            f"retrieval-eval reads schema_version {SCHEMA_VERSION}. Re-run the evaluation "
-            "with this version to get a comparable file."
+            f"retrieval-eval reads schema_version {SCHEMA_VERSION} and "
+            f"{SECTIONS_SCHEMA_VERSION}. Re-run the evaluation with this version to get a "
+            "comparable file."
         )
-    violations = []
-    floors = r.mapping(doc.get("floors", {}), "floors")
-    for i, v in enumerate(r.seq(floors.get("violations", []), "floors.violations")):
-        item = r.mapping(v, f"floors.violations[{i}]")
-        violations.append(Violation(
-            scope=r.text(item.get("scope"), f"floors.violations[{i}].scope"),
-            metric=r.text(item.get("metric"), f"floors.violations[{i}].metric"),
-            value=r.number(item.get("value"), f"floors.violations[{i}].value", optional=True),
-            rule=r.text(item.get("rule"), f"floors.violations[{i}].rule"),
-            kind=r.text(item.get("kind", "floor"), f"floors.violations[{i}].kind"),
-        ))
-    shapes = {r.text(s, "by_shape"): r.aggregate(a, f"by_shape.{s}")
-              for s, a in r.mapping(doc.get("by_shape", {}), "by_shape").items()}
-    queries = tuple(_read_query(r, q, f"queries[{i}]")
-                    for i, q in enumerate(r.seq(doc.get("queries"), "queries")))
-    return Results(run=_read_run(r, doc.get("run")), overall=r.aggregate(doc.get("overall"),
-                   "overall"), shapes=shapes, queries=queries, violations=tuple(violations))
+    if version == SCHEMA_VERSION and ("sections" in doc or "shard" in doc):
+        raise r.fail("top level", f"sections and shards need schema_version "
+                     f"{SECTIONS_SCHEMA_VERSION}")
+    return _read_body(r, doc, "", nested=False)

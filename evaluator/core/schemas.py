@@ -23,6 +23,7 @@ from evaluator.core.groundtruth import (
 )
 from evaluator.core.metrics import Gain
 from evaluator.core.options import MAX_COMMENT_TIMEOUT, OPTIONS, Option
+from evaluator.core.sections import NAME
 
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 GROUND_TRUTH_FILE = "ground-truth.schema.json"
@@ -118,7 +119,36 @@ def _typed(option: Option) -> dict[str, Any]:
     if kind == "mix":
         return {"type": "string", "pattern": r"^\s*[a-z-]+\s*=\s*[0-9.]+(\s*,\s*[a-z-]+\s*=\s*"
                                              r"[0-9.]+)*\s*$"}
+    if kind == "shard":
+        return {"type": "string", "pattern": r"^\s*[0-9]+\s*/\s*[0-9]+\s*$"}
+    if kind == "paths":
+        return {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1},
+                           "minItems": 1}, {"type": "string", "minLength": 1}]}
+    if kind == "sections":
+        return _sections_schema()
     raise ValueError(f"option {option.name}: no schema for type {kind!r}")
+
+
+def _sections_schema() -> dict[str, Any]:
+    """A mapping of section name to section, or a list of sections each with a ``name``
+    (the rules of :mod:`evaluator.core.sections`)."""
+    globs = {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}},
+                       {"type": "string"}]}
+    floors = {"type": "object", "additionalProperties": {"anyOf": [
+        {"type": "number"}, {"type": "string", "pattern": FLOOR_SPEC.pattern}]}}
+    keys: dict[str, Any] = {"path": {"type": "string", "minLength": 1},
+                            "queries": {"type": "string", "minLength": 1},
+                            "floors": floors, "shape-floors": floors,
+                            "shape_floors": floors, "zero-miss": {"type": "boolean"},
+                            "zero_miss": {"type": "boolean"}, "include": globs,
+                            "exclude": globs}
+    body = {"type": "object", "required": ["path"], "properties": keys,
+            "additionalProperties": False}
+    named = {**body, "required": ["name", "path"],
+             "properties": {**keys, "name": {"type": "string", "pattern": NAME.pattern}}}
+    return {"anyOf": [{"type": "object", "propertyNames": {"pattern": NAME.pattern},
+                       "additionalProperties": body},
+                      {"type": "array", "items": named}]}
 
 
 def options_schema() -> dict[str, Any]:

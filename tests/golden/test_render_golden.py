@@ -64,3 +64,31 @@ def test_oversize(request):
     assert comment.dropped
     assert "To fit a GitHub comment this leaves out" in comment.text
     _check(request, "oversize.md", comment.text)
+
+
+def _sectioned(quality: float):
+    from dataclasses import replace
+
+    from evaluator.core.results import combine_sections, pooled_index
+
+    sections = {}
+    for i, name in enumerate(("api", "cli", "web")):
+        # web keeps the zero-miss floor: a section's floors gate only that section.
+        policy = FloorPolicy(aggregate=(), per_shape=(), zero_miss=name == "web")
+        result = make_results(n=4 + i, seed=11 + i, quality=quality - 0.2 * i, policy=policy)
+        sections[name] = replace(result, run=replace(result.run, root=f"packages/{name}"))
+    run = replace(next(iter(sections.values())).run, root=".",
+                  index=pooled_index([s.run for s in sections.values()]))
+    return combine_sections(run, sections)
+
+
+def test_sections_with_baseline(request):
+    from evaluator.core.compare import compare_sections
+
+    base, head = _sectioned(0.9), _sectioned(0.7)
+    metrics = list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS]))
+    options = {"source": "merge base 89abcdef0123", "metrics": metrics}
+    comparison = compare_sections(base, head, compare_results(base, head, **options), **options)
+    text = render(head, comparison=comparison)
+    assert "### By section" in text and "<details><summary>" in text
+    _check(request, "sections-with-baseline.md", text)

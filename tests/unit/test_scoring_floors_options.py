@@ -696,7 +696,7 @@ def test_passing_results() -> None:
     assert from_dict(data, "r.json") == clean
 
 
-@pytest.mark.parametrize("version", [2, 0, None, "1", True, 1.5])
+@pytest.mark.parametrize("version", [3, 0, None, "1", True, 1.5])  # 2 adds sections/shards
 def test_wrong_schema_version_names_both_versions(version: object) -> None:
     data = to_dict(make_results())
     data["schema_version"] = version
