@@ -1,0 +1,242 @@
+"""Does the faithfulness judge tell right context from wrong? Prints the separation tables.
+
+For every question of every suite (the bundled example and ``benchmarks/suites/*``), two
+contexts are judged against its gold facts:
+
+* **right**: the full source of its modules of grade ≥ 2, best grade first;
+* **wrong**: the full source of a grade-3 module of *another* question, one this question
+  grades 0 (the next such question in file order).
+
+``separation`` = mean score on right − mean score on wrong. Goals (issue 12): ≥ 0.9 on the
+example, ≥ 0.8 on every real suite, mean wrong ≤ 0.1.
+
+Columns: the N-15 judge (``neuralmind.ragas``: faithfulness and fact recall), the
+evaluator's judge (``evaluator.core.judge``), and with the MiniLM model (``--embed``, on by
+default when the model is found): the fact-vs-segment similarity judge, lexical-or-
+similarity, the new ``context_recall`` / ``context_precision`` and the N-15 embedding columns.
+
+``--grid`` adds the calibration grid (segment size × coverage threshold × idf weights).
+``--cost`` builds a real NeuralMind index of click (a copy, in a temporary folder), asks the
+click suite's questions and prints the judge's share of that evaluation's wall time.
+
+Run from the repository root: ``/work/venv/bin/python benchmarks/bench_judge.py``.
+Nothing is asserted; figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from suitelib import DEFAULT_CACHE, REPO, Suite, load_suite, suite_names
+
+sys.path.insert(0, str(REPO))
+
+from evaluator.core.groundtruth import Query
+from evaluator.core.judge import (
+    JudgeConfig,
+    idf_weights,
+    judge,
+    max_similarities,
+)
+from evaluator.judging import embed_segments, n15_columns, score_context
+
+TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
+
+
+def read(root: Path, module: str) -> str:
+    return (root / module).read_text(encoding="utf-8", errors="replace")
+
+
+def right_context(suite: Suite, query: Query) -> tuple[str, list[str]]:
+    mods = sorted((m for m, g in query.grades.items() if g >= 2),
+                  key=lambda m: (-query.grades[m], m))
+    docs = [read(suite.root, m) for m in mods]
+    return "\n\n".join(docs), docs
+
+
+def wrong_context(suite: Suite, index: int) -> tuple[str, list[str]]:
+    queries = suite.ground_truth.queries
+    query = queries[index]
+    for step in range(1, len(queries)):
+        other = queries[(index + step) % len(queries)]
+        for module in other.modules_with_grade(3):
+            if query.grade(module) == 0:
+                doc = read(suite.root, module)
+                return doc, [doc]
+    raise SystemExit(f"{suite.name}: no wrong context for {query.id}")
+
+
+def corpus(root: Path) -> list[str]:
+    files = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in TEXT_SUFFIXES
+             and ".neuralmind" not in p.parts]
+    return [p.read_text(encoding="utf-8", errors="replace") for p in files]
+
+
+Scorer = Callable[[Query, str, list[str]], float]
+
+
+def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> None:
+    print(f"\n{title}")
+    print(f"| {'column':<44} | right | wrong | separation |")
+    print(f"|{'-' * 46}|-------|-------|------------|")
+    for name, right, wrong in rows:
+        r, w = statistics.fmean(right), statistics.fmean(wrong)
+        print(f"| {name:<44} | {r:5.2f} | {w:5.2f} | {r - w:10.2f} |")
+
+
+def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
+               grid: bool) -> list[tuple[str, list[float], list[float]]]:
+    queries = suite.ground_truth.queries
+    pairs = [(q, right_context(suite, q), wrong_context(suite, i))
+             for i, q in enumerate(queries)]
+    scorers: dict[str, Scorer] = {
+        "faithfulness_n15 (neuralmind.ragas)":
+            lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[0],
+        "fact_recall_n15": lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[1],
+        "faithfulness (new judge)": lambda q, ctx, docs: judge(ctx, q.gold_facts).faithfulness,
+        "fact_recall (new judge)": lambda q, ctx, docs: judge(ctx, q.gold_facts).fact_recall,
+    }
+    if grid:
+        weights = idf_weights(corpus(suite.root))
+        for lines in (6, 12, 24):
+            for threshold in (0.5, 0.6, 0.67, 0.75):
+                for idf in (False, True):
+                    cfg = JudgeConfig(segment_lines=lines, coverage_threshold=threshold)
+                    w = weights if idf else None
+                    label = (f"grid lines={'all' if lines == 10**6 else lines} "
+                             f"t={threshold} idf={'y' if idf else 'n'}")
+                    scorers[label] = (lambda q, ctx, docs, cfg=cfg, w=w:
+                                      judge(ctx, q.gold_facts, config=cfg,
+                                            weights=w).faithfulness)
+    rows = []
+    for name, scorer in scorers.items():
+        rows.append((name, [scorer(q, r[0], r[1]) for q, r, _ in pairs],
+                     [scorer(q, w[0], w[1]) for q, _, w in pairs]))
+    if embed is not None:
+        rows += embed_rows(pairs, embed)
+    return rows
+
+
+def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[str]]]],
+               embed: Callable[[Sequence[str]], list[list[float]]],
+               ) -> list[tuple[str, list[float], list[float]]]:
+    from neuralmind import ragas
+
+    def single(text: str) -> list[float]:
+        return embed([text])[0]
+
+    sims: dict[str, tuple[list[tuple[float, ...]], list[tuple[float, ...]]]] = {}
+    right_sims, wrong_sims = [], []
+    new_cols: dict[str, tuple[list[float], list[float]]] = {
+        "context_recall (new, sim ≥ 0.5)": ([], []),
+        "context_precision (new, docs = modules)": ([], []),
+        "faithfulness or sim ≥ 0.5 (combination)": ([], []),
+        "context_precision_n15": ([], []),
+        "context_recall_n15": ([], []),
+        "answer_relevance_n15": ([], []),
+    }
+    for q, right, wrong in pairs:
+        fact_vectors = embed(list(q.gold_facts))
+        for side, (ctx, docs), store in ((0, right, right_sims), (1, wrong, wrong_sims)):
+            s = max_similarities(fact_vectors, embed(list(embed_segments(ctx))))
+            store.append(s)
+            result = score_context(q, ctx, documents=docs, embed=embed)
+            new_cols["context_recall (new, sim ≥ 0.5)"][side].append(result.context_recall or 0)
+            new_cols["context_precision (new, docs = modules)"][side].append(
+                result.context_precision or 0)
+            verdict = judge(ctx, q.gold_facts)
+            combo = [(f.found and not f.contradicted) or sim >= 0.5
+                     for f, sim in zip(verdict.facts, s, strict=True)]
+            new_cols["faithfulness or sim ≥ 0.5 (combination)"][side].append(
+                sum(combo) / len(combo))
+            old = ragas.score(query=q.question, retrieved=docs, answer=ctx,
+                              gold_facts=list(q.gold_facts), embed_fn=single)
+            new_cols["context_precision_n15"][side].append(old.context_precision or 0)
+            new_cols["context_recall_n15"][side].append(old.context_recall or 0)
+            new_cols["answer_relevance_n15"][side].append(old.answer_relevance or 0)
+    sims["all"] = (right_sims, wrong_sims)
+    rows = []
+    for t in (0.4, 0.5, 0.6):
+        rows.append((f"MiniLM max-sim fact recall ≥ {t}",
+                     [sum(x >= t for x in s) / len(s) for s in right_sims],
+                     [sum(x >= t for x in s) / len(s) for s in wrong_sims]))
+    rows += [(name, r, w) for name, (r, w) in new_cols.items()]
+    return rows
+
+
+def cost(cache: Path) -> None:
+    """The judge's share of an evaluation's wall time on click (real index, real model)."""
+    from evaluator.model import resolve_model
+    from evaluator.neuralmind_index import NeuralMindIndex
+
+    suite = load_suite("click", cache)
+    work = Path(tempfile.mkdtemp(prefix="bench-judge-"))
+    try:
+        tree = work / "tree"
+        shutil.copytree(suite.root, tree)
+        model = resolve_model(work / "cache")
+        t0 = time.perf_counter()
+        index = NeuralMindIndex(tree, backend="auto", graph_source="builtin", model=model)
+        info = index.build()
+        build_s = time.perf_counter() - t0
+        query_s = judge_new_s = judge_n15_s = 0.0
+        for q in suite.ground_truth.queries:
+            t = time.perf_counter()
+            result = index._mind.query(q.question, learn=False)
+            query_s += time.perf_counter() - t
+            context = str(result.context or "")
+            t = time.perf_counter()
+            judge(context, q.gold_facts)
+            judge_new_s += time.perf_counter() - t
+            t = time.perf_counter()
+            n15_columns(context, q.gold_facts)
+            judge_n15_s += time.perf_counter() - t
+        index.close()
+        total = build_s + query_s + judge_new_s + judge_n15_s
+        print(f"\nCost on click {suite.root.name}: {info.nodes} nodes, "
+              f"{len(suite.ground_truth.queries)} questions")
+        print("| part | seconds | share of the evaluation |")
+        print("|---|---|---|")
+        for name, sec in (("index build", build_s), ("queries", query_s),
+                          ("new judge", judge_new_s), ("N-15 judge", judge_n15_s)):
+            print(f"| {name} | {sec:.3f} | {100 * sec / total:.2f}% |")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suites", default=",".join(suite_names()))
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--no-embed", action="store_true")
+    parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--cost", action="store_true")
+    args = parser.parse_args(argv)
+    embed = None
+    if not args.no_embed:
+        from evaluator.judging import minilm_embedder
+        from evaluator.model import resolve_model
+
+        model = resolve_model(args.cache / "model-cache")
+        os.environ.setdefault("NEURALMIND_ONNX_MODEL_DIR", str(model.path or ""))
+        embed = minilm_embedder(model.path)
+    for name in args.suites.split(","):
+        suite = load_suite(name, args.cache)
+        t = time.perf_counter()
+        rows = suite_rows(suite, embed, args.grid)
+        table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
+                    f"({time.perf_counter() - t:.1f}s)")
+    if args.cost:
+        cost(args.cache)
+
+
+if __name__ == "__main__":
+    main()
