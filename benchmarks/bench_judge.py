@@ -15,7 +15,7 @@ evaluator's judge (``evaluator.core.judge``), and with the MiniLM model (``--emb
 default when the model is found): the fact-vs-segment similarity judge, lexical-or-
 similarity, the new ``context_recall`` / ``context_precision`` and the N-15 embedding columns.
 
-``--grid`` adds the calibration grid (segment size × coverage threshold × idf weights).
+``--grid`` adds the calibration grid (span per fact term × coverage threshold × idf weights).
 ``--cost`` builds a real NeuralMind index of click (a copy, in a temporary folder), asks the
 click suite's questions and prints the judge's share of that evaluation's wall time.
 
@@ -106,13 +106,12 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
     }
     if grid:
         weights = idf_weights(corpus(suite.root))
-        for lines in (6, 12, 24):
-            for threshold in (0.5, 0.6, 0.67, 0.75):
+        for span in (5, 10, 20):
+            for threshold in (0.5, 0.6, 0.7, 0.8):
                 for idf in (False, True):
-                    cfg = JudgeConfig(segment_lines=lines, coverage_threshold=threshold)
+                    cfg = JudgeConfig(span_per_term=span, coverage_threshold=threshold)
                     w = weights if idf else None
-                    label = (f"grid lines={'all' if lines == 10**6 else lines} "
-                             f"t={threshold} idf={'y' if idf else 'n'}")
+                    label = f"grid span={span}/term t={threshold} idf={'y' if idf else 'n'}"
                     scorers[label] = (lambda q, ctx, docs, cfg=cfg, w=w:
                                       judge(ctx, q.gold_facts, config=cfg,
                                             weights=w).faithfulness)

@@ -11,22 +11,23 @@ dropped, and the rest is stemmed with the Snowball English stemmer (``redirects`
 ("invalid headers raise an error") meets code written with identifiers
 (``raise InvalidHeader(...)``) and the other way round.
 
-The context is cut into *segments*: windows of :data:`SEGMENT_LINES` lines, each starting
-half a window after the previous one (so every pair of nearby lines shares a segment);
-lines longer than :data:`MAX_LINE_CHARS` characters are first cut into pieces of that size.
-Nothing is truncated.
+The context is read as one stream of content terms (line after line; lines longer than
+:data:`MAX_LINE_CHARS` characters are cut into pieces of that size; nothing is truncated).
+A fact with *n* distinct terms is looked for in every *span* of at most
+:data:`SPAN_PER_TERM` × *n* consecutive context terms; its *coverage* is the best span's
+weighted share of the fact's terms (weights: 1 each by default, or the ``weights`` given,
+e.g. idf). A fact is **found** when its coverage reaches :data:`COVERAGE_THRESHOLD` (0.7:
+all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6). Spans scale with the fact, so a long
+plain-sentence fact may gather its terms from a whole function while a short one must
+find them together.
 
-A fact's *coverage* in a segment is the weighted share of the fact's distinct terms that
-occur in the segment (weights: 1 each by default, or the ``weights`` given, e.g. idf).
-A fact is **found** when its best segment covers at least :data:`COVERAGE_THRESHOLD` of it.
-
-A found fact is **contradicted** when every segment that covers it holds a negation cue
-(no, not, never, cannot, without, …) at most :data:`NEGATION_WINDOW` words before one of
-the fact's terms, on the same line, while the fact itself holds no negation. Cues are whole
-words of prose only: a part of an identifier (``InvalidHeader``, ``no_proxy``,
-``NotImplementedError``) is never a cue, and neither is Python's ``not`` operator on a line
-of code (``if not x:``, ``x is not None``, ``a not in b``) — comments (``# ...``) and
-docstring lines are prose.
+A found fact is **contradicted** when in every span that covers it, some occurrence of a
+fact term has a negation cue (no, not, never, cannot, without, …) at most
+:data:`NEGATION_WINDOW` words before it on the same line, while the fact itself holds no
+negation. Cues are whole words of prose only: a part of an identifier (``InvalidHeader``,
+``no_proxy``, ``NotImplementedError``) is never a cue, and neither is Python's ``not``
+operator on a line of code (``if not x:``, ``x is not None``, ``a not in b``) — comments
+(``# ...``) and docstring lines are prose.
 
 Per query: ``fact_recall`` = found facts / facts, ``contradiction`` = contradicted facts /
 facts, ``faithfulness`` = facts found and not contradicted / facts. No facts or an empty
@@ -35,8 +36,9 @@ context scores 0.
 Embedding judge (``--embed``)
 -----------------------------
 :func:`similarity_verdicts` takes vectors computed elsewhere (the MiniLM ONNX model the index
-uses, in an adapter): the same segments, each embedded whole (a segment is short enough for
-the model's 256 word pieces in ordinary code), and each fact. A fact's similarity is its
+uses, in an adapter): the context cut into :func:`segments` (windows of lines, each cut further to at most
+:data:`EMBED_SEGMENT_CHARS` characters so the model's 256 word pieces hold it: nothing is
+truncated), each embedded whole, and each fact. A fact's similarity is its
 highest cosine over the segments; it is found at ≥ :data:`SIMILARITY_THRESHOLD`.
 
 Blind spots
@@ -61,7 +63,8 @@ import snowballstemmer
 
 SEGMENT_LINES = 12
 MAX_LINE_CHARS = 400
-COVERAGE_THRESHOLD = 0.6
+SPAN_PER_TERM = 10
+COVERAGE_THRESHOLD = 0.7
 NEGATION_WINDOW = 3
 SIMILARITY_THRESHOLD = 0.5
 EMBED_SEGMENT_LINES = 8
@@ -103,6 +106,18 @@ ABBREVIATIONS: Mapping[str, str] = {
     "seven": "7", "eight": "8", "nine": "9", "ten": "10",
 }
 
+# British spellings read as American ones (both sides), so "colour" meets ``color``.
+_BRITISH = re.compile(r"^(colo|behavio|favo|hono|neighbo|flavo|labo|humo)ur", re.UNICODE)
+_ISE = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
+# A punctuation character quoted alone in code ("/", ';') is read as its name.
+PUNCTUATION_NAMES: Mapping[str, str] = {
+    "/": "slash", "\\": "backslash", ";": "semicolon", ":": "colon", ",": "comma",
+    ".": "dot", "-": "dash", "_": "underscore", "*": "asterisk", "=": "equals",
+    "|": "pipe", "&": "ampersand", "#": "hash", "@": "at-sign", "?": "question-mark",
+    "!": "exclamation", "%": "percent", "+": "plus", "~": "tilde", "$": "dollar",
+}
+_QUOTED_PUNCT = re.compile(r"""(['"])([^\w\s'"]|_)\1""", re.UNICODE)
+
 NEGATION_CUES: frozenset[str] = frozenset({
     "no", "not", "never", "cannot", "can't", "won't", "don't", "doesn't", "didn't",
     "isn't", "aren't", "wasn't", "weren't", "shouldn't", "mustn't", "without", "neither",
@@ -123,7 +138,9 @@ _ABBREVIATED = {str(_STEMMER.stemWord(k)): v for k, v in ABBREVIATIONS.items()}
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The term of a lower-case word: its Snowball English stem (``headers`` → ``header``),
-    or the abbreviation code uses for it (``contexts`` → ``ctx``, ``eight`` → ``8``)."""
+    or the abbreviation code uses for it (``contexts`` → ``ctx``, ``eight`` → ``8``);
+    British spellings are read as American ones first (``colours``, ``serialised``)."""
+    word = _ISE.sub(lambda m: "iz" + m.group(1), _BRITISH.sub(r"\1r", word))
     stemmed = str(_STEMMER.stemWord(word))
     return _ABBREVIATED.get(stemmed, stemmed)
 
@@ -163,7 +180,11 @@ class Word:
 
 
 def _normalise(text: str) -> str:
-    return unicodedata.normalize("NFKC", text)
+    """NFKC, and each punctuation character quoted alone replaced by its name."""
+    text = unicodedata.normalize("NFKC", text)
+    if "'" in text or '"' in text:
+        text = _QUOTED_PUNCT.sub(lambda m: f" {PUNCTUATION_NAMES.get(m.group(2), '')} ", text)
+    return text
 
 
 def words(line: str, *, prose: bool | None = None) -> tuple[Word, ...]:
@@ -198,6 +219,21 @@ def is_prose(line: str) -> bool:
 def terms(text: str) -> frozenset[str]:
     """The distinct content terms of a text."""
     return frozenset(w.term for line in text.splitlines() for w in words(line) if w.term)
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """Every content term of a text in order, repeats kept (for term frequencies, as BM25
+    needs): identifiers split, case-folded, stop words dropped, stemmed — as :func:`terms`,
+    without the per-line cue reading."""
+    out: list[str] = []
+    for raw in _TOKEN.findall(_normalise(text)):
+        for part in split_identifier(raw):
+            if len(part) > 1 and part not in STOP_WORDS and part not in NEGATION_CUES:
+                out.append(stem(part))
+    return out
 
 
 def _lines(text: str) -> list[str]:
@@ -275,27 +311,29 @@ class Verdict:
 class JudgeConfig:
     """The judge's thresholds (calibrated on the bundled example; see the README)."""
 
-    segment_lines: int = SEGMENT_LINES
+    span_per_term: int = SPAN_PER_TERM
     coverage_threshold: float = COVERAGE_THRESHOLD
     negation_window: int = NEGATION_WINDOW
 
 
 class PreparedContext:
-    """A context read once (lines → words → terms) so several facts can be judged on it."""
+    """A context read once so several facts can be judged on it: its content terms in order,
+    and for each whether a prose negation cue stands at most ``negation_window`` words
+    before it on its line."""
 
-    def __init__(self, text: str, *, segment_lines: int = SEGMENT_LINES) -> None:
-        self.lines = [words(line) for line in _lines(text)]
-        self.line_terms = [frozenset(w.term for w in ws if w.term) for ws in self.lines]
-        self.windows = _windows(len(self.lines), segment_lines)
-        self.window_terms = [frozenset().union(*self.line_terms[a:b]) for a, b in self.windows]
-
-    def negated(self, start: int, end: int, fact_terms: frozenset[str], window: int) -> bool:
-        """Whether a cue stands at most ``window`` words before a fact term on a line."""
-        for ws in self.lines[start:end]:
-            for i, w in enumerate(ws):
-                if w.cue and any(x.term in fact_terms for x in ws[i + 1:i + 1 + window]):
-                    return True
-        return False
+    def __init__(self, text: str, *, negation_window: int = NEGATION_WINDOW) -> None:
+        self.terms: list[str] = []
+        self.negated: list[bool] = []
+        self.positions: dict[str, list[int]] = {}
+        for line in _lines(text):
+            last_cue = -(10**9)
+            for i, word in enumerate(words(line)):
+                if word.cue:
+                    last_cue = i
+                elif word.term:
+                    self.positions.setdefault(word.term, []).append(len(self.terms))
+                    self.terms.append(word.term)
+                    self.negated.append(i - last_cue <= negation_window)
 
 
 def fact_terms(fact: str) -> tuple[frozenset[str], bool]:
@@ -308,33 +346,49 @@ def judge_fact(context: PreparedContext, fact: str, *, config: JudgeConfig = Jud
                weights: Mapping[str, float] | None = None) -> FactVerdict:
     """One fact against a prepared context (definition in the module docstring)."""
     wanted, fact_negated = fact_terms(fact)
-    if not wanted or not context.windows:
+    occurrences = sorted((pos, term) for term in wanted
+                         for pos in context.positions.get(term, ()))
+    if not wanted or not occurrences:
         return FactVerdict(fact, 0.0, False, False, tuple(sorted(wanted)))
 
     def weight(term: str) -> float:
         return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
 
-    total = sum(weight(t) for t in wanted)
-    best, best_missing = 0.0, wanted
-    covering: list[int] = []
-    for i, present in enumerate(context.window_terms):
-        hit = wanted & present
-        cov = sum(weight(t) for t in hit) / total if total > 0 else 0.0
-        if cov > best:
-            best, best_missing = cov, wanted - present
-        if cov >= config.coverage_threshold:
-            covering.append(i)
-    found = bool(covering)
-    contradicted = found and not fact_negated and all(
-        context.negated(*context.windows[i], wanted & context.window_terms[i],
-                        config.negation_window) for i in covering)
-    return FactVerdict(fact, round(best, 6), found, contradicted, tuple(sorted(best_missing)))
+    total = math.fsum(weight(t) for t in wanted)
+    span = config.span_per_term * len(wanted)
+    counts: dict[str, int] = {}
+    covered = 0.0
+    best, best_present = 0.0, frozenset[str]()
+    covering, affirmed = False, False
+    lo = 0
+    for pos, term in occurrences:
+        counts[term] = counts.get(term, 0) + 1
+        if counts[term] == 1:
+            covered += weight(term)
+        while pos - occurrences[lo][0] + 1 > span:
+            old = occurrences[lo][1]
+            counts[old] -= 1
+            if counts[old] == 0:
+                covered -= weight(old)
+                del counts[old]
+            lo += 1
+        coverage = covered / total if total > 0 else 0.0
+        if coverage > best + 1e-12:
+            best, best_present = coverage, frozenset(counts)
+        if coverage >= config.coverage_threshold - 1e-12:
+            covering = True
+            window = range(occurrences[lo][0], pos + 1)
+            if not any(context.negated[i] for i in window if context.terms[i] in wanted):
+                affirmed = True
+    contradicted = covering and not affirmed and not fact_negated
+    return FactVerdict(fact, round(min(best, 1.0), 6), covering, contradicted,
+                       tuple(sorted(wanted - best_present)))
 
 
 def judge(context: str, facts: Sequence[str], *, config: JudgeConfig = JudgeConfig(),
           weights: Mapping[str, float] | None = None) -> Verdict:
     """Judge ``context`` against ``facts`` (definition in the module docstring)."""
-    prepared = PreparedContext(context, segment_lines=config.segment_lines)
+    prepared = PreparedContext(context, negation_window=config.negation_window)
     verdicts = tuple(judge_fact(prepared, f, config=config, weights=weights) for f in facts)
     n = len(verdicts)
     if n == 0:

@@ -12,7 +12,7 @@ from neuralmind import ragas
 
 from evaluator.core.judge import (
     COVERAGE_THRESHOLD,
-    SEGMENT_LINES,
+    SPAN_PER_TERM,
     JudgeConfig,
     cosine,
     idf_weights,
@@ -86,7 +86,7 @@ def test_negation_in_code_or_identifiers_is_no_cue(context):
 
 @pytest.mark.parametrize("context", [
     "# the session does not follow redirects\n",
-    '"""Never follows redirects."""\n',
+    '"""The session never follows redirects."""\n',
     "The session cannot follow redirects.\n",
 ])
 def test_negation_in_prose_near_the_fact_contradicts(context):
@@ -106,10 +106,10 @@ def test_negation_far_from_the_fact_terms_is_ignored():
     assert judge(context, ["the session follows redirects"]).contradiction == 0.0
 
 
-def test_a_fact_is_contradicted_only_when_every_covering_segment_negates_it():
+def test_a_fact_is_contradicted_only_when_every_covering_span_negates_it():
     negated = "# the session does not follow redirects\n"
     affirmed = "# the session will follow redirects\n"
-    filler = "x = 1\n" * (3 * SEGMENT_LINES)
+    filler = "value = compute(item)\n" * (SPAN_PER_TERM * 4)
     verdict = judge(negated + filler + affirmed, ["the session follows redirects"])
     assert verdict.contradiction == 0.0
     assert verdict.faithfulness == 1.0
@@ -141,8 +141,9 @@ def test_unicode(context, fact):
 
 
 def test_terms_far_apart_are_not_one_fact():
-    """Coverage is counted inside a window of lines, not over the whole context."""
-    far = "session = make(cookies)\n" + "pass\n" * (3 * SEGMENT_LINES) + "merges settings\n"
+    """Coverage is counted inside a span of SPAN_PER_TERM words per fact term."""
+    filler = "value = compute(item)\n" * (SPAN_PER_TERM * 4)
+    far = "session = make(cookies)\n" + filler + "merges settings\n"
     near = "session = make(cookies)\nmerges settings\n"
     fact = ["the session merges cookies and settings"]
     assert judge(near, fact).fact_recall == 1.0

@@ -1,0 +1,83 @@
+"""The ``bm25`` reference system: the indexed modules ranked by BM25 over their text.
+
+A lexical baseline beside NeuralMind, as information-retrieval practice reports one beside
+every system. Each module (a file with a suffix NeuralMind indexes: :data:`SUFFIXES`) is one
+document; its text and the question are read with the judge's code-aware tokenizer
+(:func:`evaluator.core.judge.tokens`: identifiers split on case and underscores, stemmed,
+stop words dropped) and scored with Okapi BM25 (``rank_bm25.BM25Okapi``, k1 = 1.5,
+b = 0.75). The ranking is the modules with a positive score, best first, ties broken by
+path; the context is the text of the top :data:`CONTEXT_MODULES` modules.
+
+This is an adapter: the only module that imports ``rank_bm25``.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.core.groundtruth import Query
+from evaluator.core.judge import tokens
+
+# The suffixes NeuralMind's IR maps to a language (neuralmind.ir._SUFFIX_LANG).
+SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs",
+            ".java", ".rb", ".md", ".markdown", ".rst")
+MAX_FILE_BYTES = 2 * 1024 * 1024
+CONTEXT_MODULES = 5
+MAX_RANKED = 100
+
+
+@dataclass(frozen=True)
+class BM25Answer:
+    """What the bm25 system returned for one question."""
+
+    query_id: str
+    ranked_modules: tuple[str, ...]
+    scores: tuple[float, ...]
+    context: str
+    seconds: float
+
+
+class BM25Index:
+    """BM25 over the modules of a checkout (built once, asked many questions)."""
+
+    def __init__(self, root: Path, files: Sequence[str]) -> None:
+        from rank_bm25 import BM25Okapi
+
+        started = time.perf_counter()
+        self.root = root
+        self.modules: list[str] = []
+        self.texts: list[str] = []
+        corpus: list[list[str]] = []
+        for name in sorted(files):
+            if not name.endswith(SUFFIXES):
+                continue
+            path = root / name
+            try:
+                if path.stat().st_size > MAX_FILE_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            self.modules.append(unicodedata.normalize("NFC", name))
+            self.texts.append(text)
+            corpus.append(tokens(text))
+        self._bm25 = BM25Okapi(corpus) if corpus and any(corpus) else None
+        self.build_seconds = time.perf_counter() - started
+
+    def ask(self, query: Query) -> BM25Answer:
+        started = time.perf_counter()
+        ranked: list[tuple[float, str, int]] = []
+        terms = tokens(query.question)
+        if self._bm25 is not None and terms:
+            scores = self._bm25.get_scores(terms)
+            ranked = sorted(((float(s), m, i) for i, (s, m) in
+                             enumerate(zip(scores, self.modules, strict=True)) if s > 0),
+                            key=lambda t: (-t[0], t[1]))[:MAX_RANKED]
+        context = "\n\n".join(self.texts[i] for _, _, i in ranked[:CONTEXT_MODULES])
+        return BM25Answer(query_id=query.id, ranked_modules=tuple(m for _, m, _ in ranked),
+                          scores=tuple(s for s, _, _ in ranked), context=context,
+                          seconds=time.perf_counter() - started)
