@@ -35,10 +35,11 @@ context scores 0.
 
 Embedding judge (``--embed``)
 -----------------------------
-:func:`similarity_verdicts` takes vectors computed elsewhere (the MiniLM ONNX model the index
-uses, in an adapter): the context cut into :func:`segments` (windows of lines, each cut further to at most
-:data:`EMBED_SEGMENT_CHARS` characters so the model's 256 word pieces hold it: nothing is
-truncated), each embedded whole, and each fact. A fact's similarity is its
+:func:`similarity_verdict` takes vectors computed elsewhere (the MiniLM ONNX model the
+index uses, in an adapter): the context cut into :func:`segments` (windows of lines, each
+cut further to at most :data:`EMBED_SEGMENT_CHARS` characters so the model's 256 word
+pieces hold it: nothing is truncated), each embedded whole, and each fact. A fact's
+similarity is its
 highest cosine over the segments; it is found at ≥ :data:`SIMILARITY_THRESHOLD`.
 
 Blind spots
