@@ -16,8 +16,7 @@ default when the model is found): the fact-vs-segment similarity judge, lexical-
 similarity, the new ``context_recall`` / ``context_precision`` and the N-15 embedding columns.
 
 ``--grid`` adds the calibration grid (span per fact term × coverage threshold × idf weights).
-``--cost`` builds a real NeuralMind index of click (a copy, in a temporary folder), asks the
-click suite's questions and prints the judge's share of that evaluation's wall time.
+The judge's share of an evaluation's wall time is printed by ``bench_systems.py``.
 
 Run from the repository root: ``/work/venv/bin/python benchmarks/bench_judge.py``.
 Nothing is asserted; figures are printed.
@@ -27,10 +26,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -171,53 +168,12 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
     return rows
 
 
-def cost(cache: Path) -> None:
-    """The judge's share of an evaluation's wall time on click (real index, real model)."""
-    from evaluator.model import resolve_model
-    from evaluator.neuralmind_index import NeuralMindIndex
-
-    suite = load_suite("click", cache)
-    work = Path(tempfile.mkdtemp(prefix="bench-judge-"))
-    try:
-        tree = work / "tree"
-        shutil.copytree(suite.root, tree)
-        model = resolve_model(work / "cache")
-        t0 = time.perf_counter()
-        index = NeuralMindIndex(tree, backend="auto", graph_source="builtin", model=model)
-        info = index.build()
-        build_s = time.perf_counter() - t0
-        query_s = judge_new_s = judge_n15_s = 0.0
-        for q in suite.ground_truth.queries:
-            t = time.perf_counter()
-            result = index._mind.query(q.question, learn=False)
-            query_s += time.perf_counter() - t
-            context = str(result.context or "")
-            t = time.perf_counter()
-            judge(context, q.gold_facts)
-            judge_new_s += time.perf_counter() - t
-            t = time.perf_counter()
-            n15_columns(context, q.gold_facts)
-            judge_n15_s += time.perf_counter() - t
-        index.close()
-        total = build_s + query_s + judge_new_s + judge_n15_s
-        print(f"\nCost on click {suite.root.name}: {info.nodes} nodes, "
-              f"{len(suite.ground_truth.queries)} questions")
-        print("| part | seconds | share of the evaluation |")
-        print("|---|---|---|")
-        for name, sec in (("index build", build_s), ("queries", query_s),
-                          ("new judge", judge_new_s), ("N-15 judge", judge_n15_s)):
-            print(f"| {name} | {sec:.3f} | {100 * sec / total:.2f}% |")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suites", default=",".join(suite_names()))
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--no-embed", action="store_true")
     parser.add_argument("--grid", action="store_true")
-    parser.add_argument("--cost", action="store_true")
     args = parser.parse_args(argv)
     embed = None
     if not args.no_embed:
@@ -233,8 +189,6 @@ def main(argv: list[str] | None = None) -> None:
         rows = suite_rows(suite, embed, args.grid)
         table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
                     f"({time.perf_counter() - t:.1f}s)")
-    if args.cost:
-        cost(args.cache)
 
 
 if __name__ == "__main__":

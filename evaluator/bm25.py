@@ -5,8 +5,11 @@ every system. Each module (a file with a suffix NeuralMind indexes: :data:`SUFFI
 document; its text and the question are read with the judge's code-aware tokenizer
 (:func:`evaluator.core.judge.tokens`: identifiers split on case and underscores, stemmed,
 stop words dropped) and scored with Okapi BM25 (``rank_bm25.BM25Okapi``, k1 = 1.5,
-b = 0.75). The ranking is the modules with a positive score, best first, ties broken by
-path; the context is the text of the top :data:`CONTEXT_MODULES` modules.
+b = 0.75) with Lucene's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), which stays positive for
+a term most modules hold (the library's own idf turns negative there and is floored by an
+average, so that in a small corpus a matching module can score below zero). The ranking is
+the modules holding a term of the question (score > 0), best first, ties broken by path;
+the context is the text of the top :data:`CONTEXT_MODULES` modules.
 
 This is an adapter: the only module that imports ``rank_bm25``.
 """
@@ -18,6 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.judge import tokens
@@ -41,12 +45,24 @@ class BM25Answer:
     seconds: float
 
 
+def _okapi(corpus: list[list[str]]) -> Any:
+    import math
+
+    from rank_bm25 import BM25Okapi
+
+    class LuceneIdfOkapi(BM25Okapi):  # type: ignore[misc]
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            n = self.corpus_size
+            self.idf = {w: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for w, df in nd.items()}
+            self.average_idf = sum(self.idf.values()) / len(self.idf) if self.idf else 0.0
+
+    return LuceneIdfOkapi(corpus)
+
+
 class BM25Index:
     """BM25 over the modules of a checkout (built once, asked many questions)."""
 
     def __init__(self, root: Path, files: Sequence[str]) -> None:
-        from rank_bm25 import BM25Okapi
-
         started = time.perf_counter()
         self.root = root
         self.modules: list[str] = []
@@ -65,7 +81,7 @@ class BM25Index:
             self.modules.append(unicodedata.normalize("NFC", name))
             self.texts.append(text)
             corpus.append(tokens(text))
-        self._bm25 = BM25Okapi(corpus) if corpus and any(corpus) else None
+        self._bm25 = _okapi(corpus) if corpus and any(corpus) else None
         self.build_seconds = time.perf_counter() - started
 
     def ask(self, query: Query) -> BM25Answer:

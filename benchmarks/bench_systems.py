@@ -1,0 +1,132 @@
+"""What the bm25 reference system and the judge cost beside a NeuralMind run, and how the
+systems rank. Prints figures; asserts nothing.
+
+On click (the whole sdist: ~2,500 NeuralMind nodes) copied into a temporary folder:
+
+1. NeuralMind: a cold build (default backend, real MiniLM model), then every question of
+   the click suite(s), read-only — the NeuralMind-only run;
+2. the judge (new and N-15) on each returned context;
+3. bm25 (``evaluator.bm25``) over the same files: build and questions.
+
+Goals (issue 12): NeuralMind + bm25 ≤ 1.3× NeuralMind alone; the judge ≤ 5% of the run.
+The ranking table gives nDCG@5 / recall@5 / MRR per system and suite.
+
+``--repeat N`` repeats the cold NeuralMind build N times (median).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from suitelib import DEFAULT_CACHE, REPO, SUITES, _ground_truth, load_suite
+
+sys.path.insert(0, str(REPO))
+
+from evaluator.bm25 import BM25Index
+from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.judge import judge
+from evaluator.core.metrics import Gain, ndcg_at_k, recall_at_k, reciprocal_rank
+from evaluator.judging import n15_columns
+from evaluator.model import resolve_model
+from evaluator.neuralmind_index import NeuralMindIndex
+from evaluator.snapshot import checkout_files
+
+
+def metrics(rankings: dict[str, tuple[str, ...]], gt: GroundTruth) -> str:
+    nd, rc, rr = [], [], []
+    for q in gt.queries:
+        ranking = rankings[q.id]
+        nd.append(ndcg_at_k(ranking, q.grades, 5, gain=Gain.EXPONENTIAL))
+        rc.append(recall_at_k(ranking, q.grades, 5, threshold=1))
+        rr.append(reciprocal_rank(ranking, q.grades, 5, threshold=1))
+    return (f"{statistics.fmean(nd):.3f} | {statistics.fmean(rc):.3f} | "
+            f"{statistics.fmean(rr):.3f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args(argv)
+    suite = load_suite("click", args.cache)
+    suites = {"click (hand-written, plain facts)": suite.ground_truth,
+              "click (benchmarks/click_queries.json)":
+                  _ground_truth(SUITES.parent / "click_queries.json")}
+    work = Path(tempfile.mkdtemp(prefix="bench-systems-"))
+    try:
+        model = resolve_model(work / "model-cache")
+        builds, queries_s, judge_s, n15_s = [], 0.0, 0.0, 0.0
+        rankings: dict[str, dict[str, tuple[str, ...]]] = {}
+        nodes = 0
+        for run in range(args.repeat):
+            tree = work / f"tree{run}"
+            shutil.copytree(suite.root, tree)
+            index = NeuralMindIndex(tree, backend="auto", graph_source="builtin", model=model)
+            t = time.perf_counter()
+            nodes = index.build().nodes
+            builds.append(time.perf_counter() - t)
+            if run:
+                index.close()
+                continue
+            for name, gt in suites.items():
+                rankings[name] = {}
+                for q in gt.queries:
+                    t = time.perf_counter()
+                    result = index._mind.query(q.question, learn=False)
+                    from neuralmind import project_eval
+
+                    ranked = project_eval.rank_files(result.top_search_hits, index._mind)
+                    queries_s += time.perf_counter() - t
+                    rankings[name][q.id] = tuple(ranked)
+                    context = str(result.context or "")
+                    t = time.perf_counter()
+                    judge(context, q.gold_facts)
+                    judge_s += time.perf_counter() - t
+                    t = time.perf_counter()
+                    n15_columns(context, q.gold_facts)
+                    n15_s += time.perf_counter() - t
+            index.close()
+        build_s = statistics.median(builds)
+        files = checkout_files(suite.root, exclude=[])
+        t = time.perf_counter()
+        bm25 = BM25Index(suite.root, files)
+        bm25_build = time.perf_counter() - t
+        bm25_rank: dict[str, dict[str, tuple[str, ...]]] = {}
+        t = time.perf_counter()
+        for name, gt in suites.items():
+            bm25_rank[name] = {q.id: bm25.ask(q).ranked_modules for q in gt.queries}
+        bm25_queries = time.perf_counter() - t
+        nm = build_s + queries_s
+        n_questions = sum(len(gt.queries) for gt in suites.values())
+        print(f"click {suite.root.name}: {nodes} NeuralMind nodes, {len(bm25.modules)} bm25 "
+              f"modules, {n_questions} questions (median of {args.repeat} cold build(s))\n")
+        print("| part | seconds | vs NeuralMind alone |")
+        print("|---|---|---|")
+        for label, sec in (("NeuralMind build", build_s), ("NeuralMind queries", queries_s),
+                           ("bm25 build (tokenize + index)", bm25_build),
+                           ("bm25 queries", bm25_queries),
+                           ("new judge, all contexts", judge_s),
+                           ("N-15 judge, all contexts", n15_s)):
+            print(f"| {label} | {sec:.3f} | {100 * sec / nm:.2f}% |")
+        print(f"\nNeuralMind + bm25 / NeuralMind alone: "
+              f"{(nm + bm25_build + bm25_queries) / nm:.3f}×")
+        print(f"judge share of a NeuralMind run with both judges: "
+              f"{100 * (judge_s + n15_s) / (nm + judge_s + n15_s):.2f}% "
+              f"(new judge alone {100 * judge_s / (nm + judge_s):.2f}%)\n")
+        print("| suite | system | nDCG@5 | recall@5 | MRR |")
+        print("|---|---|---|---|---|")
+        for name, gt in suites.items():
+            print(f"| {name} | neuralmind | {metrics(rankings[name], gt)} |")
+            print(f"| {name} | bm25 | {metrics(bm25_rank[name], gt)} |")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
