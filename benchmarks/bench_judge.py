@@ -43,7 +43,7 @@ from evaluator.core.judge import (
     judge,
     max_similarities,
 )
-from evaluator.judging import embed_segments, n15_columns, score_context
+from evaluator.judging import embed_segments, n15_columns
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
 
@@ -124,48 +124,51 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
 def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[str]]]],
                embed: Callable[[Sequence[str]], list[list[float]]],
                ) -> list[tuple[str, list[float], list[float]]]:
+    """The embedding columns. Each text's segments are embedded once (cached), then every
+    column is computed from the vectors, the way ``evaluator.judging`` defines it."""
     from neuralmind import ragas
 
-    def single(text: str) -> list[float]:
-        return embed([text])[0]
+    cache: dict[str, list[list[float]]] = {}
 
-    sims: dict[str, tuple[list[tuple[float, ...]], list[tuple[float, ...]]]] = {}
-    right_sims, wrong_sims = [], []
-    new_cols: dict[str, tuple[list[float], list[float]]] = {
-        "context_recall (new, sim ≥ 0.5)": ([], []),
-        "context_precision (new, docs = modules)": ([], []),
-        "faithfulness or sim ≥ 0.5 (combination)": ([], []),
-        "context_precision_n15": ([], []),
-        "context_recall_n15": ([], []),
-        "answer_relevance_n15": ([], []),
-    }
+    def vectors(text: str) -> list[list[float]]:
+        if text not in cache:
+            pieces = list(embed_segments(text))
+            cache[text] = embed(pieces) if pieces else []
+        return cache[text]
+
+    whole: dict[str, list[float]] = {}
+
+    def single(text: str) -> list[float]:  # N-15 embeds whole texts (the model truncates)
+        if text not in whole:
+            whole[text] = embed([text])[0]
+        return whole[text]
+
+    names = ("MiniLM max-sim fact recall ≥ 0.4", "MiniLM max-sim fact recall ≥ 0.5",
+             "MiniLM max-sim fact recall ≥ 0.6", "context_precision (new, docs = modules)",
+             "faithfulness or sim ≥ 0.5 (combination)", "context_precision_n15",
+             "context_recall_n15", "answer_relevance_n15")
+    cols: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
     for q, right, wrong in pairs:
         fact_vectors = embed(list(q.gold_facts))
-        for side, (ctx, docs), store in ((0, right, right_sims), (1, wrong, wrong_sims)):
-            s = max_similarities(fact_vectors, embed(list(embed_segments(ctx))))
-            store.append(s)
-            result = score_context(q, ctx, documents=docs, embed=embed)
-            new_cols["context_recall (new, sim ≥ 0.5)"][side].append(result.context_recall or 0)
-            new_cols["context_precision (new, docs = modules)"][side].append(
-                result.context_precision or 0)
+        for side, (ctx, docs) in enumerate((right, wrong)):
+            sims = max_similarities(fact_vectors, vectors(ctx))
+            for t in (0.4, 0.5, 0.6):
+                cols[f"MiniLM max-sim fact recall ≥ {t}"][side].append(
+                    sum(x >= t for x in sims) / len(sims))
+            per_doc = [max_similarities(fact_vectors, vectors(d)) for d in docs]
+            cols["context_precision (new, docs = modules)"][side].append(
+                sum(sum(x >= 0.5 for x in s) / len(s) for s in per_doc) / len(per_doc))
             verdict = judge(ctx, q.gold_facts)
             combo = [(f.found and not f.contradicted) or sim >= 0.5
-                     for f, sim in zip(verdict.facts, s, strict=True)]
-            new_cols["faithfulness or sim ≥ 0.5 (combination)"][side].append(
+                     for f, sim in zip(verdict.facts, sims, strict=True)]
+            cols["faithfulness or sim ≥ 0.5 (combination)"][side].append(
                 sum(combo) / len(combo))
             old = ragas.score(query=q.question, retrieved=docs, answer=ctx,
                               gold_facts=list(q.gold_facts), embed_fn=single)
-            new_cols["context_precision_n15"][side].append(old.context_precision or 0)
-            new_cols["context_recall_n15"][side].append(old.context_recall or 0)
-            new_cols["answer_relevance_n15"][side].append(old.answer_relevance or 0)
-    sims["all"] = (right_sims, wrong_sims)
-    rows = []
-    for t in (0.4, 0.5, 0.6):
-        rows.append((f"MiniLM max-sim fact recall ≥ {t}",
-                     [sum(x >= t for x in s) / len(s) for s in right_sims],
-                     [sum(x >= t for x in s) / len(s) for s in wrong_sims]))
-    rows += [(name, r, w) for name, (r, w) in new_cols.items()]
-    return rows
+            cols["context_precision_n15"][side].append(old.context_precision or 0)
+            cols["context_recall_n15"][side].append(old.context_recall or 0)
+            cols["answer_relevance_n15"][side].append(old.answer_relevance or 0)
+    return [(name, r, w) for name, (r, w) in cols.items()]
 
 
 def main(argv: list[str] | None = None) -> None:
