@@ -15,9 +15,10 @@ Columns per query:
   ``context_precision`` — over the retrieved documents (when given), the mean share of the
   facts a document supports (a segment of it at cosine ≥ the threshold with the fact): a
   document counts fully only when it supports every fact. N-15 counted a document relevant
-  at any positive cosine with the facts' centroid, so every document was. ``answer_relevance`` is not computed
-  (``None``): no answer is generated, and the cosine between a whole context and the
-  question did not tell right from wrong context (0.25 against 0.20 on requests).
+  at any positive cosine with the facts' centroid, so every document was.
+  ``answer_relevance`` is not computed (``None``): no answer is generated, and the cosine
+  between a whole context and the question did not tell right from wrong context (0.25
+  against 0.20 on requests, issue 12).
 
 This is an adapter: it imports ``neuralmind`` (for the N-15 judge and the ONNX embedder).
 """
