@@ -41,6 +41,7 @@ from evaluator.core.judge import (
     max_similarities,
     segments,
 )
+from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
 from evaluator.errors import InputError
 
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
@@ -237,3 +238,32 @@ def run_judge(*, ground_truth: GroundTruth, contexts_path: Path,
     """The ``judge`` command: every judge column of each given context, as JSON."""
     contexts = read_contexts(contexts_path, ground_truth)
     return judge_report(judge_contexts(ground_truth, contexts, embed=embed))
+
+
+MAX_MODULE_BYTES = 2 * 1024 * 1024
+
+
+def read_modules(tree: Path, modules: Sequence[str]) -> dict[str, str]:
+    """The text of each module under ``tree`` (a module outside it, missing, not a regular
+    file or over :data:`MAX_MODULE_BYTES` reads as absent)."""
+    root = tree.resolve()
+    texts: dict[str, str] = {}
+    for module in modules:
+        path = (root / module).resolve()
+        if not path.is_relative_to(root) or path.is_symlink():
+            continue
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_MODULE_BYTES:
+                continue
+            texts[module] = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return texts
+
+
+def self_check(ground_truth: GroundTruth, tree: Path) -> JudgeCheck:
+    """The judge self-check (:mod:`evaluator.core.judgecheck`) on the modules in ``tree``,
+    scored with the headline judge."""
+    texts = read_modules(tree, modules_needed(ground_truth))
+    return judge_check(ground_truth, texts,
+                       lambda query, text: judge(text, query.gold_facts).faithfulness)

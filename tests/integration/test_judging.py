@@ -138,3 +138,20 @@ def test_run_judge_and_atomic_output(tmp_path, example):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     with pytest.raises(InputError, match="cannot write"):
         judging.write_json_atomic(tmp_path / "no-such-dir" / "out.json", report)
+
+
+def test_self_check_on_the_bundled_example(example):
+    check = judging.self_check(example, example_root())
+    assert check.separation is not None and check.separation >= 0.9
+    assert check.warning is None
+    assert len(check.rows) + len(check.skipped) == len(example.queries)
+
+
+def test_read_modules_is_confined(tmp_path):
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("a = 1\n", encoding="utf-8")
+    (tmp_path / "secret.py").write_text("secret\n", encoding="utf-8")
+    (tmp_path / "tree" / "link.py").symlink_to(tmp_path / "secret.py")
+    texts = judging.read_modules(tmp_path / "tree", ["a.py", "../secret.py", "link.py",
+                                                     "missing.py", "."])
+    assert texts == {"a.py": "a = 1\n"}
