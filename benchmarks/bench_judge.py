@@ -145,7 +145,7 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
 
     names = ("MiniLM max-sim fact recall ≥ 0.4", "MiniLM max-sim fact recall ≥ 0.5",
              "MiniLM max-sim fact recall ≥ 0.6", "context_precision (new, docs = modules)",
-             "faithfulness or sim ≥ 0.5 (combination)", "context_precision_n15",
+             "faithfulness_embed (judge or sim ≥ 0.5)", "context_precision_n15",
              "context_recall_n15", "answer_relevance_n15")
     cols: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
     for q, right, wrong in pairs:
@@ -161,7 +161,7 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
             verdict = judge(ctx, q.gold_facts)
             combo = [(f.found and not f.contradicted) or sim >= 0.5
                      for f, sim in zip(verdict.facts, sims, strict=True)]
-            cols["faithfulness or sim ≥ 0.5 (combination)"][side].append(
+            cols["faithfulness_embed (judge or sim ≥ 0.5)"][side].append(
                 sum(combo) / len(combo))
             old = ragas.score(query=q.question, retrieved=docs, answer=ctx,
                               gold_facts=list(q.gold_facts), embed_fn=single)

@@ -4,14 +4,16 @@ compute them (one code path for both).
 Columns per query:
 
 * ``faithfulness``, ``fact_recall``, ``contradiction`` — the evaluator's judge
-  (:mod:`evaluator.core.judge`: stemmed, identifier-aware term coverage in line windows,
-  a negation cue that never fires on identifiers or on Python's ``not``);
+  (:mod:`evaluator.core.judge`: stemmed, identifier-aware term coverage in spans scaled
+  to the fact, a negation cue that never fires on identifiers or on Python's ``not``);
 * ``faithfulness_n15``, ``fact_recall_n15``, ``contradiction_n15`` — NeuralMind's own judge
   (``neuralmind.ragas``), kept so numbers stay comparable with its N-15 runner and with
   results written before the new judge;
-* with an embedder (``--embed``): ``context_recall`` — the share of facts whose best
-  context segment reaches cosine :data:`~evaluator.core.judge.SIMILARITY_THRESHOLD` with
-  the MiniLM model the index uses, the context segmented so nothing is truncated; and
+* with an embedder (``--embed``): ``faithfulness_embed`` — the share of facts found by the
+  judge *or* by similarity (below), and not contradicted; ``context_recall`` — the share of
+  facts whose best context segment reaches cosine
+  :data:`~evaluator.core.judge.SIMILARITY_THRESHOLD` with the MiniLM model the index
+  uses, the context segmented so nothing is truncated; and
   ``context_precision`` — over the retrieved documents (when given), the mean share of the
   facts a document supports (a segment of it at cosine ≥ the threshold with the fact): a
   document counts fully only when it supports every fact. N-15 counted a document relevant
@@ -51,7 +53,7 @@ MAX_CONTEXTS_BYTES = 64 * 1024 * 1024
 JUDGE_COLUMNS: tuple[str, ...] = (
     "faithfulness", "fact_recall", "contradiction",
     "faithfulness_n15", "fact_recall_n15", "contradiction_n15",
-    "context_precision", "context_recall", "answer_relevance",
+    "faithfulness_embed", "context_precision", "context_recall", "answer_relevance",
 )
 
 
@@ -69,6 +71,7 @@ class JudgeResult:
     facts_found: tuple[str, ...]
     facts_missing: tuple[str, ...]
     coverage: tuple[float, ...]
+    faithfulness_embed: float | None = None
     context_precision: float | None = None
     context_recall: float | None = None
     answer_relevance: float | None = None
@@ -112,7 +115,7 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
     facts = list(query.gold_facts)
     verdict = judge(context, facts)
     faith_n15, recall_n15, contra_n15 = n15_columns(context, facts)
-    precision = recall = None
+    precision = recall = combined = None
     sims: tuple[float, ...] | None = None
     if embed is not None:
         pieces = embed_segments(context)
@@ -120,6 +123,9 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
         piece_vectors = list(embed(list(pieces))) if pieces else []
         sims = max_similarities(fact_vectors, piece_vectors)
         recall = sum(s >= SIMILARITY_THRESHOLD for s in sims) / len(sims) if sims else 0.0
+        supported = [(f.found or s >= SIMILARITY_THRESHOLD) and not f.contradicted
+                     for f, s in zip(verdict.facts, sims, strict=True)]
+        combined = sum(supported) / len(supported) if supported else 0.0
         if documents is not None:
             precision = _document_precision(documents, fact_vectors, embed)
     return JudgeResult(
@@ -128,7 +134,8 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
         fact_recall_n15=recall_n15, contradiction_n15=contra_n15,
         facts_found=verdict.facts_found, facts_missing=verdict.facts_missing,
         coverage=tuple(f.coverage for f in verdict.facts),
-        context_precision=precision, context_recall=recall, similarities=sims)
+        faithfulness_embed=combined, context_precision=precision, context_recall=recall,
+        similarities=sims)
 
 
 def _document_precision(documents: Sequence[str], fact_vectors: Sequence[Sequence[float]],

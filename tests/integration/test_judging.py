@@ -89,6 +89,7 @@ def test_every_column_without_embeddings(example):
     for result in results:
         columns = result.columns()
         assert columns["context_recall"] is None
+        assert columns["faithfulness_embed"] is None
         assert columns["context_precision"] is None
         assert columns["answer_relevance"] is None
         assert 0.0 <= columns["faithfulness"] <= columns["fact_recall"] <= 1.0
@@ -119,6 +120,7 @@ def test_no_embedding_column_is_one_for_another_questions_context(example, model
         assert got.context_recall is not None and got.context_recall < 1.0, query.id
         assert got.context_precision is not None and got.context_precision < 1.0, query.id
         assert got.answer_relevance is None
+        assert got.faithfulness_embed is not None and got.faithfulness_embed < 1.0, query.id
         right_recall.append(score_context(query, right, embed=embed).context_recall)
     assert sum(r or 0 for r in right_recall) / len(right_recall) > 0.5
 
