@@ -103,7 +103,7 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
     }
     if grid:
         weights = idf_weights(corpus(suite.root))
-        for span in (5, 10, 20):
+        for span in (3, 5, 10, 20):
             for threshold in (0.5, 0.6, 0.7, 0.8):
                 for idf in (False, True):
                     cfg = JudgeConfig(span_per_term=span, coverage_threshold=threshold)
