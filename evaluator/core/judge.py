@@ -93,7 +93,7 @@ ABBREVIATIONS: Mapping[str, str] = {
     "character": "char", "command": "cmd", "configuration": "config", "connection": "conn",
     "context": "ctx", "current": "cur", "database": "db", "description": "desc",
     "destination": "dst", "dictionary": "dict", "directory": "dir", "document": "doc",
-    "documentation": "doc", "environment": "env", "error": "err", "exception": "exc",
+    "documentation": "doc", "error": "err", "exception": "exc",
     "execute": "exec", "expression": "expr", "function": "func", "hexadecimal": "hex",
     "identifier": "id", "implementation": "impl", "index": "idx", "information": "info",
     "initialize": "init", "initialise": "init", "integer": "int", "length": "len",
