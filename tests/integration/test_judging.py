@@ -157,3 +157,21 @@ def test_read_modules_is_confined(tmp_path):
     texts = judging.read_modules(tmp_path / "tree", ["a.py", "../secret.py", "link.py",
                                                      "missing.py", "."])
     assert texts == {"a.py": "a = 1\n"}
+
+
+SUITES = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "suites").glob(
+    "*/retrieval_queries.json"))
+
+
+@pytest.mark.parametrize("path", SUITES, ids=lambda p: p.parent.name)
+def test_benchmark_suites_are_valid_and_their_facts_are_sentences(path):
+    meta = json.loads((path.parent / "suite.json").read_text(encoding="utf-8"))
+    assert meta["package"] == path.parent.name and meta["version"].count(".") >= 1
+    gt, problems = load_ground_truth(path.read_text(encoding="utf-8"), str(path),
+                                     present_modules=None, strict=False)
+    assert gt is not None, [p.render() for p in problems]
+    assert 12 <= len(gt.queries) <= 16
+    for query in gt.queries:
+        assert any(g == 3 for g in query.grades.values()), query.id
+        for fact in query.gold_facts:
+            assert fact[0].isupper() and fact.endswith(".") and len(fact.split()) >= 5, fact
