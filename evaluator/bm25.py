@@ -25,6 +25,7 @@ from typing import Any
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.judge import tokens
+from evaluator.core.scoring import Retrieval
 
 # The suffixes NeuralMind's IR maps to a language (neuralmind.ir._SUFFIX_LANG).
 SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs",
@@ -84,6 +85,9 @@ class BM25Index:
         self._bm25 = _okapi(corpus) if corpus and any(corpus) else None
         self.build_seconds = time.perf_counter() - started
 
+    def text_of(self, module: str) -> str:
+        return self.texts[self.modules.index(module)]
+
     def ask(self, query: Query) -> BM25Answer:
         started = time.perf_counter()
         ranked: list[tuple[float, str, int]] = []
@@ -97,3 +101,33 @@ class BM25Index:
         return BM25Answer(query_id=query.id, ranked_modules=tuple(m for _, m, _ in ranked),
                           scores=tuple(s for s, _, _ in ranked), context=context,
                           seconds=time.perf_counter() - started)
+
+
+def retrievals(index: BM25Index, queries: Sequence[Query], *,
+               embed: Any = None) -> tuple[dict[str, Retrieval], float]:
+    """Ask every question; the retrievals (the context judged like NeuralMind's: every
+    judge column, through :func:`evaluator.judging.score_context`) and the seconds spent
+    ranking. ``context_tokens`` counts the context's characters / 4 (NeuralMind's fallback
+    estimate when tiktoken is absent)."""
+    from evaluator.judging import faithfulness_of
+
+    out: dict[str, Retrieval] = {}
+    seconds = 0.0
+    for query in queries:
+        answer = index.ask(query)
+        seconds += answer.seconds
+        docs = [index.text_of(m) for m in answer.ranked_modules[:CONTEXT_MODULES]]
+        faith, columns = faithfulness_of(query, answer.context, documents=docs, embed=embed)
+        out[query.id] = Retrieval(
+            query_id=query.id, ranked_modules=answer.ranked_modules,
+            context_tokens=len(answer.context) // 4, token_reduction=None,
+            latency_ms=answer.seconds * 1000.0, faithfulness=faith, **_columns(columns))
+    return out, seconds
+
+
+def _columns(columns: dict[str, float | None]) -> dict[str, Any]:
+    """``columns=`` for :class:`Retrieval` when it carries adapter-measured columns."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(Retrieval)}
+    return {"columns": columns} if "columns" in names else {}

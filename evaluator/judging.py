@@ -44,6 +44,7 @@ from evaluator.core.judge import (
     segments,
 )
 from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
+from evaluator.core.scoring import Faithfulness
 from evaluator.errors import InputError
 
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
@@ -136,6 +137,22 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
         coverage=tuple(f.coverage for f in verdict.facts),
         faithfulness_embed=combined, context_precision=precision, context_recall=recall,
         similarities=sims)
+
+
+def faithfulness_of(query: Query, context: str, *, documents: Sequence[str] | None = None,
+                    embed: BatchEmbed | None = None,
+                    ) -> tuple[Faithfulness, dict[str, float | None]]:
+    """The evaluator's view of :func:`score_context`: the headline :class:`Faithfulness`
+    and the further columns (the N-15 judge's, ``faithfulness_embed``) by measure name."""
+    r = score_context(query, context, documents=documents, embed=embed)
+    faith = Faithfulness(fact_recall=r.fact_recall, contradiction=r.contradiction,
+                         faithfulness=r.faithfulness, facts_found=r.facts_found,
+                         facts_missing=r.facts_missing, context_precision=r.context_precision,
+                         context_recall=r.context_recall, answer_relevance=None)
+    columns = {"faithfulness_n15": r.faithfulness_n15, "fact_recall_n15": r.fact_recall_n15,
+               "contradiction_n15": r.contradiction_n15,
+               "faithfulness_embed": r.faithfulness_embed}
+    return faith, columns
 
 
 def _document_precision(documents: Sequence[str], fact_vectors: Sequence[Sequence[float]],

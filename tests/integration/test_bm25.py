@@ -90,3 +90,22 @@ def test_example_rankings_hold_only_indexed_modules():
 def test_questions_without_terms(tmp_path, question):
     files = write(tmp_path, {"a.py": "token = 1\n"})
     assert BM25Index(tmp_path, files).ask(q(question)).ranked_modules == ()
+
+
+def test_retrievals_are_judged_like_neuralmind_contexts():
+    from evaluator.core.groundtruth import load_ground_truth
+
+    path = Path(__file__).resolve().parents[2] / "evaluator" / "data" / \
+        "sample_project.retrieval_queries.json"
+    gt, _ = load_ground_truth(path.read_text(encoding="utf-8"), str(path),
+                              present_modules=None, strict=False)
+    root = example_root()
+    index = BM25Index(root, checkout_files(root, use_git=False))
+    got, seconds = bm25.retrievals(index, gt.queries)
+    assert set(got) == {q.id for q in gt.queries} and seconds >= 0
+    for query in gt.queries:
+        r = got[query.id]
+        assert set(r.ranked_modules) <= set(index.modules)
+        assert 0.0 <= r.faithfulness.faithfulness <= r.faithfulness.fact_recall <= 1.0
+        assert r.faithfulness.answer_relevance is None
+        assert r.context_tokens == len(index.ask(query).context) // 4
