@@ -8,8 +8,8 @@ import pytest
 
 from evaluator import bm25
 from evaluator.bm25 import BM25Index
-from evaluator.cli import example_root
 from evaluator.core.groundtruth import Query
+from evaluator.neuralmind_index import example_root
 from evaluator.snapshot import checkout_files
 
 

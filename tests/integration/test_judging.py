@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from evaluator import judging
-from evaluator.cli import example_root
 from evaluator.core.groundtruth import load_ground_truth
 from evaluator.errors import InputError
 from evaluator.judging import (
@@ -19,6 +18,7 @@ from evaluator.judging import (
     read_contexts,
     score_context,
 )
+from evaluator.neuralmind_index import example_root
 
 EXAMPLE_QUERIES = (Path(__file__).resolve().parents[2] / "evaluator" / "data"
                    / "sample_project.retrieval_queries.json")
