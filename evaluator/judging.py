@@ -22,7 +22,8 @@ Columns per query:
   between a whole context and the question did not tell right from wrong context (0.25
   against 0.20 on requests, issue 12).
 
-This is an adapter: it imports ``neuralmind`` (for the N-15 judge and the ONNX embedder).
+NeuralMind's judge and the ONNX embedder come from the NeuralMind adapter
+(:mod:`evaluator.neuralmind_index`: ``n15_columns``, ``minilm_embedder``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ from evaluator.core.judge import (
 from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
 from evaluator.core.scoring import Faithfulness
 from evaluator.errors import InputError
+from evaluator.neuralmind_index import minilm_embedder, n15_columns
+
+__all__ = ["JUDGE_COLUMNS", "JudgeResult", "faithfulness_of", "judge_contexts",
+           "judge_report", "minilm_embedder", "n15_columns", "read_contexts", "run_judge",
+           "score_context", "self_check"]
 
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
 BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
@@ -94,15 +100,6 @@ class JudgeResult:
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
-
-
-def n15_columns(context: str, facts: Sequence[str]) -> tuple[float, float, float]:
-    """NeuralMind's judge: (faithfulness, fact_recall, contradiction)."""
-    from neuralmind import ragas
-
-    recall = float(ragas.fact_recall(context, list(facts)))
-    contradiction = float(ragas.contradiction_score(context, list(facts)))
-    return recall * (1.0 - contradiction), recall, contradiction
 
 
 def embed_segments(text: str) -> tuple[str, ...]:
@@ -169,20 +166,6 @@ def _document_precision(documents: Sequence[str], fact_vectors: Sequence[Sequenc
         sims = max_similarities(fact_vectors, list(embed(list(pieces))))
         total += sum(s >= SIMILARITY_THRESHOLD for s in sims) / len(sims)
     return total / len(documents)
-
-
-def minilm_embedder(model_dir: Path | None) -> BatchEmbed:
-    """The MiniLM ONNX embedder NeuralMind's index uses, batched."""
-    from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
-
-    model = OnnxMiniLMEmbedder(str(model_dir) if model_dir else None)
-
-    def embed(texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        return [[float(x) for x in row] for row in model(list(texts))]
-
-    return embed
 
 
 def read_contexts(path: Path, ground_truth: GroundTruth) -> dict[str, str]:
