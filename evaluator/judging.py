@@ -218,28 +218,6 @@ def judge_report(results: Sequence[JudgeResult]) -> dict[str, Any]:
             "n": len(results)}
 
 
-def write_json_atomic(path: Path, doc: Mapping[str, Any]) -> None:
-    """Write ``doc`` as JSON to ``path``: to a temporary file beside it, then renamed, so a
-    reader never sees half a file."""
-    import os
-    import tempfile
-
-    text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    folder = path.parent if str(path.parent) else Path()
-    try:
-        fd, name = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as err:
-        raise InputError(f"cannot write {path}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        Path(name).replace(path)
-    except OSError as err:
-        raise InputError(f"cannot write {path}: {err.strerror or err}") from None
-    finally:
-        Path(name).unlink(missing_ok=True)
-
-
 def run_judge(*, ground_truth: GroundTruth, contexts_path: Path,
               embed: BatchEmbed | None = None) -> dict[str, Any]:
     """The ``judge`` command: every judge column of each given context, as JSON."""

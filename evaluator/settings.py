@@ -40,6 +40,7 @@ COMMAND_HELP = {
     "action": "run as the GitHub Action (inputs from INPUT_* variables)",
     "init": "draft a ground-truth file for a repository",
     "import": "convert other ground truth to retrieval_queries.json",
+    "judge": "score given contexts against the gold facts with every judge column (JSON)",
 }
 FILE_COMMANDS = ("evaluate", "validate")  # the commands that read the options file
 
