@@ -5,8 +5,11 @@
     neuralmind,bm25,neuralmind:graph=graphify,neuralmind:backend=in_memory
 
 A system is ``neuralmind`` (options ``graph`` = builtin | graphify, ``backend`` = auto |
-in_memory; several options are joined with ``:``) or ``bm25`` (no options). The default is
-``neuralmind`` alone.
+in_memory; several options are joined with ``:``) or ``bm25`` (no options). The first
+system is the evaluated one — plain ``neuralmind``, configured by ``--backend`` and
+``--graph-source``, whose results carry the floors, the baseline comparison and the
+comment's headline — and the others are references beside it on the same snapshot and
+ground truth. The default is ``neuralmind`` alone.
 
 The comparison table follows ranx's ``compare`` report: systems as rows, metrics as
 columns, the best mean of each column marked, and each system after the first tested
@@ -19,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evaluator.core.scoring import Aggregate, QueryResult, aggregate, by_shape
 from evaluator.core.stats import Comparison, compare
 from evaluator.errors import ConfigError
 
@@ -71,6 +75,10 @@ def parse_systems(text: str) -> tuple[SystemSpec, ...]:
                 raise ConfigError(f"--systems: {item!r} sets {key} twice")
             options[key] = value
         spec = SystemSpec(name, options)
+        if not specs and spec.label != "neuralmind":
+            raise ConfigError(f"--systems: the first system is the evaluated one and must be "
+                              f"neuralmind (configured by --backend and --graph-source), not "
+                              f"{spec.label!r}; list the references after it")
         if any(s.label == spec.label for s in specs):
             raise ConfigError(f"--systems names {spec.label!r} twice")
         specs.append(spec)
@@ -156,3 +164,34 @@ def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
                 r[j] = Cell(mean, True, r[j].comparison)
     return SystemTable(tuple(metrics), tuple(s.label for s in systems),
                        tuple(tuple(r) for r in rows), shape, len(ids(first)))
+
+
+@dataclass(frozen=True)
+class SystemQuery:
+    """One query's result for a system: its ranking and every metric."""
+
+    id: str
+    shape: str
+    ranked_modules: tuple[str, ...]
+    metrics: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class SystemRun:
+    """One system's block of the results: its label, means and per-query metrics."""
+
+    label: str
+    overall: Aggregate
+    shapes: Mapping[str, Aggregate]
+    queries: tuple[SystemQuery, ...]
+
+    def scores(self) -> SystemScores:
+        return SystemScores(self.label, {q.id: q.metrics for q in self.queries},
+                            {q.id: q.shape for q in self.queries})
+
+
+def system_run(label: str, rows: Sequence[QueryResult], shapes: Sequence[str]) -> SystemRun:
+    """A system's block from its scored rows."""
+    return SystemRun(label, aggregate(rows), by_shape(rows, shapes),
+                     tuple(SystemQuery(r.id, r.shape, r.ranked_modules, dict(r.metrics))
+                           for r in rows))

@@ -17,8 +17,8 @@ from evaluator.errors import ConfigError
     (" neuralmind , bm25 ", ["neuralmind", "bm25"]),
     ("neuralmind,neuralmind:graph=graphify,neuralmind:backend=in_memory",
      ["neuralmind", "neuralmind:graph=graphify", "neuralmind:backend=in_memory"]),
-    ("bm25,neuralmind:backend=in_memory:graph=graphify",
-     ["bm25", "neuralmind:backend=in_memory:graph=graphify"]),
+    ("neuralmind,bm25,neuralmind:backend=in_memory:graph=graphify",
+     ["neuralmind", "bm25", "neuralmind:backend=in_memory:graph=graphify"]),
 ])
 def test_parse_systems(text, labels):
     assert [s.label for s in parse_systems(text)] == labels
@@ -26,11 +26,13 @@ def test_parse_systems(text, labels):
 
 @pytest.mark.parametrize(("text", "message"), [
     ("", "comma-separated"), ("neuralmind,,bm25", "comma-separated"),
-    ("elastic", "unknown system 'elastic'"), ("bm25:k1=2", "unknown option"),
+    ("elastic", "unknown system 'elastic'"), ("neuralmind,bm25:k1=2", "unknown option"),
     ("neuralmind:graph", "unknown option"), ("neuralmind:graph=magic", "must be one of"),
     ("neuralmind,neuralmind", "twice"), ("neuralmind:graph=builtin:graph=graphify", "twice"),
-    ("neuralmind:backend=in_memory:graph=builtin,neuralmind:graph=builtin:backend=in_memory",
-     "twice"),
+    ("neuralmind,neuralmind:backend=in_memory:graph=builtin,"
+     "neuralmind:graph=builtin:backend=in_memory", "twice"),
+    ("bm25,neuralmind", "first system is the evaluated one"),
+    ("neuralmind:graph=graphify", "first system is the evaluated one"),
 ])
 def test_parse_systems_refuses(text, message):
     with pytest.raises(ConfigError, match=message):
