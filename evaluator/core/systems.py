@@ -20,7 +20,7 @@ against the first, query by query, with the paired randomization test of
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from evaluator.core.scoring import Aggregate, QueryResult, aggregate, by_shape
 from evaluator.core.stats import Comparison, compare
@@ -102,14 +102,20 @@ class Cell:
     mean: float | None
     best: bool = False
     comparison: Comparison | None = None
+    lower_is_better: bool = False
+
+    @property
+    def better(self) -> bool | None:
+        """Significantly better (True) or worse (False) than the first system; else None."""
+        c = self.comparison
+        if c is None or not c.significant:
+            return None
+        return (c.delta < 0) if self.lower_is_better else (c.delta > 0)
 
     @property
     def marker(self) -> str:
         """``▲``/``▼`` when significantly better/worse than the first system, else ``""``."""
-        c = self.comparison
-        if c is None or not c.significant:
-            return ""
-        return "▲" if c.delta > 0 else "▼"
+        return {True: "▲", False: "▼", None: ""}[self.better]
 
 
 @dataclass(frozen=True)
@@ -151,7 +157,8 @@ def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
             if index > 0:
                 comparison = compare(metric, column(first, metric), column(system, metric),
                                      alpha=alpha, min_effect=min_effect, seed=seed)
-            row.append(Cell(_mean(values), comparison=comparison))
+            row.append(Cell(_mean(values), comparison=comparison,
+                            lower_is_better=metric in lower_is_better))
         rows.append(row)
     for j, metric in enumerate(metrics):
         means = [m for r in rows if (m := r[j].mean) is not None]
@@ -161,7 +168,7 @@ def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
         for r in rows:
             mean = r[j].mean
             if mean is not None and abs(mean - best) <= 1e-12:
-                r[j] = Cell(mean, True, r[j].comparison)
+                r[j] = replace(r[j], best=True)
     return SystemTable(tuple(metrics), tuple(s.label for s in systems),
                        tuple(tuple(r) for r in rows), shape, len(ids(first)))
 

@@ -64,7 +64,8 @@ def test_system_table_means_best_and_significance():
     assert na.comparison is None
     assert ba.comparison == compare("ndcg@5", {q: m["ndcg@5"] for q, m in a.per_query.items()},
                                     {q: m["ndcg@5"] for q, m in b.per_query.items()})
-    assert ba.comparison.significant and ba.marker == "▼"
+    assert ba.comparison.significant and ba.marker == "▼" and ba.better is False
+    assert bt.comparison.significant and bt.marker == "▲"  # fewer tokens: significantly better
     assert table.labels == ("neuralmind", "bm25") and table.n == 12
 
 
