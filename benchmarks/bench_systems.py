@@ -12,6 +12,11 @@ Goals (issue 12): NeuralMind + bm25 ≤ 1.3× NeuralMind alone; the judge ≤ 5%
 The ranking table gives nDCG@5 / recall@5 / MRR per system and suite.
 
 ``--repeat N`` repeats the cold NeuralMind build N times (median).
+
+``--cli`` instead runs the real command line twice on a git checkout of click, cold each
+time: ``evaluate`` and ``evaluate --systems neuralmind,bm25``, and prints the wall-time ratio
+and the same-process estimate ``total_s / (total_s − systems_s)`` of the second run (the
+load of a shared machine slows both parts of one run alike).
 """
 
 from __future__ import annotations
@@ -49,11 +54,57 @@ def metrics(rankings: dict[str, tuple[str, ...]], gt: GroundTruth) -> str:
             f"{statistics.fmean(rr):.3f}")
 
 
+def cli_ratio(cache: Path) -> None:
+    """NeuralMind-only vs NeuralMind + bm25 through the CLI, each cold."""
+    import json
+    import os
+    import subprocess
+
+    suite = load_suite("click", cache)
+    work = Path(tempfile.mkdtemp(prefix="bench-systems-cli-"))
+    try:
+        repo = work / "click"
+        shutil.copytree(suite.root, repo)
+        for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                     ["-c", "user.email=b@example.com", "-c", "user.name=b", "commit", "-q",
+                      "-m", "click"]):
+            subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+        queries = SUITES / "click" / "retrieval_queries.json"
+        rows = []
+        for label, extra in (("neuralmind", []), ("neuralmind,bm25",
+                                                  ["--systems", "neuralmind,bm25"])):
+            out, cache_dir = work / f"out-{len(rows)}", work / f"cache-{len(rows)}"
+            argv = [sys.executable, "-m", "evaluator", "evaluate", str(repo), "--queries",
+                    str(queries), "--cache-dir", str(cache_dir), "--output-dir", str(out),
+                    "--quiet", *extra]
+            t = time.perf_counter()
+            proc = subprocess.run(argv, cwd=REPO, env=dict(os.environ), capture_output=True,
+                                  text=True, check=False)
+            wall = time.perf_counter() - t
+            if proc.returncode not in (0, 1):
+                raise SystemExit(proc.stderr)
+            timings = json.loads((out / "results.json").read_text())["run"]["timings"]
+            rows.append((label, wall, timings))
+        print("| run | wall s | total_s | build_s | systems_s |\n|---|---|---|---|---|")
+        for label, wall, t in rows:
+            print(f"| {label} | {wall:.1f} | {t['total_s']:.1f} | {t['build_s']:.1f} | "
+                  f"{t.get('systems_s', 0.0):.2f} |")
+        t2 = rows[1][2]
+        print(f"\nwall-time ratio: {rows[1][1] / rows[0][1]:.3f}×; same-process estimate: "
+              f"{t2['total_s'] / (t2['total_s'] - t2['systems_s']):.3f}×")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--cli", action="store_true")
     args = parser.parse_args(argv)
+    if args.cli:
+        cli_ratio(args.cache)
+        return
     suite = load_suite("click", args.cache)
     suites = {"click (hand-written, plain facts)": suite.ground_truth,
               "click (benchmarks/click_queries.json)":
