@@ -121,13 +121,5 @@ def retrievals(index: BM25Index, queries: Sequence[Query], *,
         out[query.id] = Retrieval(
             query_id=query.id, ranked_modules=answer.ranked_modules,
             context_tokens=len(answer.context) // 4, token_reduction=None,
-            latency_ms=answer.seconds * 1000.0, faithfulness=faith, **_columns(columns))
+            latency_ms=answer.seconds * 1000.0, faithfulness=faith, columns=columns)
     return out, seconds
-
-
-def _columns(columns: dict[str, float | None]) -> dict[str, Any]:
-    """``columns=`` for :class:`Retrieval` when it carries adapter-measured columns."""
-    import dataclasses
-
-    names = {f.name for f in dataclasses.fields(Retrieval)}
-    return {"columns": columns} if "columns" in names else {}
