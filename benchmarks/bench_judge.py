@@ -43,6 +43,7 @@ from evaluator.core.judge import (
     judge,
     max_similarities,
 )
+from evaluator.core.judgecheck import check_pairs
 from evaluator.judging import embed_segments, n15_columns
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
@@ -52,23 +53,18 @@ def read(root: Path, module: str) -> str:
     return (root / module).read_text(encoding="utf-8", errors="replace")
 
 
-def right_context(suite: Suite, query: Query) -> tuple[str, list[str]]:
-    mods = sorted((m for m, g in query.grades.items() if g >= 2),
-                  key=lambda m: (-query.grades[m], m))
-    docs = [read(suite.root, m) for m in mods]
-    return "\n\n".join(docs), docs
-
-
-def wrong_context(suite: Suite, index: int) -> tuple[str, list[str]]:
-    queries = suite.ground_truth.queries
-    query = queries[index]
-    for step in range(1, len(queries)):
-        other = queries[(index + step) % len(queries)]
-        for module in other.modules_with_grade(3):
-            if query.grade(module) == 0:
-                doc = read(suite.root, module)
-                return doc, [doc]
-    raise SystemExit(f"{suite.name}: no wrong context for {query.id}")
+def contexts(suite: Suite) -> list[tuple[Query, tuple[str, list[str]], tuple[str, list[str]]]]:
+    """Per query: (right text, its modules' texts), (wrong text, [wrong text]) — the pairs of
+    the evaluator's own self-check (:func:`evaluator.core.judgecheck.check_pairs`)."""
+    pairs, skipped = check_pairs(suite.ground_truth)
+    if skipped:
+        print(f"{suite.name}: skipped (no right or no wrong module): {', '.join(skipped)}")
+    out = []
+    for pair in pairs:
+        docs = [read(suite.root, m) for m in pair.right_modules]
+        wrong = read(suite.root, pair.wrong_module)
+        out.append((pair.query, ("\n\n".join(docs), docs), (wrong, [wrong])))
+    return out
 
 
 def corpus(root: Path) -> list[str]:
@@ -91,9 +87,7 @@ def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> N
 
 def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
                grid: bool) -> list[tuple[str, list[float], list[float]]]:
-    queries = suite.ground_truth.queries
-    pairs = [(q, right_context(suite, q), wrong_context(suite, i))
-             for i, q in enumerate(queries)]
+    pairs = contexts(suite)
     scorers: dict[str, Scorer] = {
         "faithfulness_n15 (neuralmind.ragas)":
             lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[0],
