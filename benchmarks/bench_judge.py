@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
         from evaluator.judging import minilm_embedder
         from evaluator.model import resolve_model
 
-        model = resolve_model(args.cache / "model-cache")
+        model = resolve_model(args.cache / "model-cache", os.environ)
         os.environ.setdefault("NEURALMIND_ONNX_MODEL_DIR", str(model.path or ""))
         embed = minilm_embedder(model.path)
     for name in args.suites.split(","):

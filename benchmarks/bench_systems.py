@@ -22,6 +22,7 @@ load of a shared machine slows both parts of one run alike).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -33,13 +34,15 @@ from suitelib import DEFAULT_CACHE, REPO, SUITES, _ground_truth, load_suite
 
 sys.path.insert(0, str(REPO))
 
+from neuralmind import project_eval
+
 from evaluator.bm25 import BM25Index
 from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.judge import judge
 from evaluator.core.metrics import Gain, ndcg_at_k, recall_at_k, reciprocal_rank
 from evaluator.judging import n15_columns
 from evaluator.model import resolve_model
-from evaluator.neuralmind_index import NeuralMindIndex
+from evaluator.neuralmind_index import NeuralMindIndex, model_env
 from evaluator.snapshot import checkout_files
 
 
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
                   _ground_truth(SUITES.parent / "click_queries.json")}
     work = Path(tempfile.mkdtemp(prefix="bench-systems-"))
     try:
-        model = resolve_model(work / "model-cache")
+        model = resolve_model(work / "model-cache", os.environ)
         builds, queries_s, judge_s, n15_s = [], 0.0, 0.0, 0.0
         rankings: dict[str, dict[str, tuple[str, ...]]] = {}
         nodes = 0
@@ -129,10 +132,9 @@ def main(argv: list[str] | None = None) -> None:
                 rankings[name] = {}
                 for q in gt.queries:
                     t = time.perf_counter()
-                    result = index._mind.query(q.question, learn=False)
-                    from neuralmind import project_eval
-
-                    ranked = project_eval.rank_files(result.top_search_hits, index._mind)
+                    with model_env(model.path):
+                        result = index._mind.query(q.question, learn=False)
+                        ranked = project_eval.rank_files(result.top_search_hits, index._mind)
                     queries_s += time.perf_counter() - t
                     rankings[name][q.id] = tuple(ranked)
                     context = str(result.context or "")
