@@ -50,10 +50,13 @@ from evaluator.evaluate import (
     _own_folders,
     build_index,
     cache_dir_of,
+    ensure_writable,
     evaluate,
     load_ground_truth_file,
     read_ground_truth,
 )
+from evaluator.judging import minilm_embedder
+from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
@@ -491,3 +494,27 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
                                        "facts are candidates from the code; review them, then "
                                        "remove \"draft\".")
     return Drafted(target, doc, f"{len(drafts)} queries imported from {fmt}")
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The ``judge`` command's report and where to write it (``None``: stdout)."""
+
+    report: dict[str, Any]
+    target: Path | None
+
+
+def run_judge(settings: Settings, deps: Deps) -> Judged:
+    """Score the given contexts against the ground truth's gold facts with every judge
+    column, through the evaluator's own judging code (:mod:`evaluator.judging`)."""
+    queries = regular_file(Path(settings.queries), what="ground-truth file") \
+        if Path(settings.queries).exists() else Path(settings.queries)
+    ground_truth = read_ground_truth(queries, present=None, strict=False)
+    embed = None
+    if settings.embed:
+        model = deps.resolve_model(ensure_writable(cache_dir_of(settings, deps.env)))
+        embed = minilm_embedder(model.path)
+    report = judge_contexts(ground_truth=ground_truth, contexts_path=Path(settings.contexts),
+                            embed=embed)
+    target = Path(settings.judge_output) if settings.judge_output else None
+    return Judged(report, target)

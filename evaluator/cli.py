@@ -1,5 +1,5 @@
 """The command line: ``retrieval-eval evaluate | comment | validate | action | init | import |
-merge``.
+merge | judge``.
 
 ``main(argv) -> int`` parses the arguments (the parser comes from the option table, see
 :mod:`evaluator.settings`), layers them into :class:`Settings`, builds the real dependencies
@@ -98,9 +98,14 @@ def cmd_import(settings: Settings, deps: Deps, relative_to: Path | None = None) 
     return EXIT_OK
 
 
+def cmd_judge(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    publish.write_judged(app.run_judge(settings, deps), deps)
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[Settings, Deps, Path | None], int]] = {
     "evaluate": cmd_evaluate, "comment": cmd_comment, "validate": cmd_validate,
-    "init": cmd_init, "import": cmd_import, "merge": cmd_merge,
+    "init": cmd_init, "import": cmd_import, "merge": cmd_merge, "judge": cmd_judge,
 }
 
 

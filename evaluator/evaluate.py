@@ -37,6 +37,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.systems import SystemRun
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Index
 from evaluator.errors import BuildError, GroundTruthError, InputError
@@ -343,11 +344,63 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
         results, _head_notes = _run_side(setup, source=root, files=files,
                                          commit=head_commit_sha, ref=None, label="head",
                                          progress=progress)
+    results = _with_references(setup, files, results, progress)
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
         time.perf_counter() - t0)))
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
+
+
+def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
+                     progress: Progress) -> Results:
+    """``--judge-check`` (always with ``--example``) and the ``--systems`` references."""
+    from evaluator import references
+    from evaluator.core.systems import parse_systems, system_run
+
+    options, extra = setup.options, {}
+    check = None
+    if options.judge_check or options.example:
+        t0 = time.perf_counter()
+        check = references.judge_check(setup.ground_truth, setup.root)
+        extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
+        progress(f"judge self-check: {check.sentence}")
+        if check.warning:
+            progress.warn(check.warning)
+    specs = parse_systems(str(options.systems))
+    runs = []
+    if len(specs) > 1:
+        t0 = time.perf_counter()
+        runs.append(system_run(specs[0].label, results.queries, setup.ground_truth.shapes))
+        for spec in specs[1:]:
+            progress(f"system {spec.label}: evaluating")
+            runs.append(_reference_run(setup, files, spec.name, dict(spec.options),
+                                       spec.label, progress))
+        extra["systems_s"] = round(time.perf_counter() - t0, 4)
+    run = replace(results.run, timings={**results.run.timings, **extra})
+    return replace(results, run=run, judge_check=check, systems=tuple(runs))
+
+
+def _reference_run(setup: _Setup, files: tuple[str, ...], name: str,
+                   settings: dict[str, str], label: str, progress: Progress) -> SystemRun:
+    """One reference system's block on the head checkout."""
+    from evaluator import references
+    from evaluator.core.systems import system_run
+
+    options = setup.options
+    scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
+                             threshold=options.relevance_threshold)
+    if name == "bm25":
+        return references.bm25_run(setup.root, files, setup.ground_truth, scoring)
+    variant = options.replace(backend=settings.get("backend", options.backend),
+                              graph_source=settings.get("graph", options.graph_source))
+    model = _model_for(variant, setup.cache_dir, setup.deps)
+    snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
+    vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
+    with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
+        side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
+                                 label=label, progress=progress)
+    return system_run(label, side.queries, setup.ground_truth.shapes)
 
 
 def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str],
@@ -395,9 +448,11 @@ def _timings(head: Mapping[str, float], base: Mapping[str, float] | None,
     ``base_queries_s`` for the base, when there is one); ``total_s`` is the whole
     evaluation from reading the checkout to the last score; ``overhead_s`` is everything
     that is not a NeuralMind build or query call (listing, ground truth, model resolution,
-    snapshots, the base export, faithfulness judging, scoring).
+    snapshots, the base export, faithfulness judging, scoring, and the ``--judge-check`` and
+    ``--systems`` work, also given alone as ``judge_check_s`` and ``systems_s``).
     """
     out = {"build_s": head["build_s"], "queries_s": head["queries_s"]}
+    out |= {k: head[k] for k in ("judge_check_s", "systems_s") if k in head}
     library = head["build_s"] + head["queries_s"]
     if base is not None:
         out |= {"base_build_s": base["build_s"], "base_queries_s": base["queries_s"]}

@@ -7,8 +7,10 @@ sets the process environment: NeuralMind reads the model folder from
 restores it afterwards. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
 so the evaluation never trains the synapse layer it measures. The ranked module list is
 ``neuralmind.project_eval.rank_files`` — the files the returned context drew on, best
-first, deduplicated — the library's own definition. Faithfulness comes from
-``neuralmind.ragas`` with the retrieved context as the answer.
+first, deduplicated — the library's own definition. The returned context is judged by
+:mod:`evaluator.judging` (the evaluator's judge; NeuralMind's ``neuralmind.ragas`` as the
+``*_n15`` columns, computed here by :func:`n15_columns`; the ``--embed`` columns with
+:func:`minilm_embedder`, the model the index uses).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import sys
 import time
 import unicodedata
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,11 +34,11 @@ from typing import Any
 import yaml
 
 from evaluator.core.groundtruth import Query
-from evaluator.core.scoring import Faithfulness, Retrieval
+from evaluator.core.scoring import Retrieval
 from evaluator.errors import BuildError, InputError
 from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
 
-EmbedFn = Callable[[str], list[float]]
+BatchEmbed = Callable[[Sequence[str]], list[list[float]]]
 
 # NeuralMind's graph state in ``.neuralmind/`` (everything but the vector store): dropped
 # before each non-cached build so the graph is extracted afresh (see ``build``).
@@ -70,6 +72,31 @@ def cached_model_dir() -> Path | None:
     with model_env(None):
         found: Path | None = OnnxMiniLMEmbedder().local_model_dir()
     return found
+
+
+def n15_columns(context: str, facts: Sequence[str]) -> tuple[float, float, float]:
+    """NeuralMind's own judge (``neuralmind.ragas``, the N-15 runner's): faithfulness,
+    fact recall and contradiction of ``context`` against ``facts``."""
+    from neuralmind import ragas
+
+    recall = float(ragas.fact_recall(context, list(facts)))
+    contradiction = float(ragas.contradiction_score(context, list(facts)))
+    return recall * (1.0 - contradiction), recall, contradiction
+
+
+def minilm_embedder(model_dir: Path | None) -> BatchEmbed:
+    """The MiniLM ONNX embedder NeuralMind's index uses, batched (texts in, vectors out)."""
+    from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
+
+    model = OnnxMiniLMEmbedder(str(model_dir) if model_dir else None)
+
+    def embed(texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        with model_env(model_dir):
+            return [[float(x) for x in row] for row in model(list(texts))]
+
+    return embed
 
 
 def example_root() -> Path:
@@ -184,7 +211,7 @@ class NeuralMindIndex:
         self.graph_source = graph_source
         self.model = model
         self._mind: Any = None
-        self._embed: EmbedFn | None = None
+        self._embed: BatchEmbed | None = None
 
     @property
     def _stamp(self) -> Path:
@@ -320,18 +347,12 @@ class NeuralMindIndex:
                               hint="choose a writable --cache-dir")
         return BuildError(f"NeuralMind failed to build the index: {text}")
 
-    def embedder(self) -> EmbedFn:
+    def embedder(self) -> BatchEmbed:
         """The same MiniLM ONNX embedder the index uses (for the ``--embed`` columns)."""
         if self._embed is None:
-            from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
-
-            model = OnnxMiniLMEmbedder(self.model.path)
-
-            def embed(text: str) -> list[float]:
-                return [float(x) for x in model([text])[0]]
-
+            embed = minilm_embedder(self.model.path)
             try:
-                embed("probe")
+                embed(["probe"])
             except Exception as err:
                 raise BuildError(f"--embed needs the embedding model: {err}",
                                  hint=HOW_TO_PROVIDE) from None
@@ -342,7 +363,9 @@ class NeuralMindIndex:
         """Run one question read-only; returns the retrieval and the seconds NeuralMind took."""
         if self._mind is None:
             raise RuntimeError("build() first")
-        from neuralmind import project_eval, ragas
+        from neuralmind import project_eval
+
+        from evaluator.judging import faithfulness_of
 
         started = time.perf_counter()
         with self._library():
@@ -355,21 +378,8 @@ class NeuralMindIndex:
         library_seconds = time.perf_counter() - started
         context = str(getattr(result, "context", "") or "")
         documents = [str(h.get("document", "")) for h in (result.top_search_hits or [])]
-        embed_fn = self.embedder() if embed else None
-        scored = ragas.score(query=query.question, retrieved=documents, answer=context,
-                             gold_facts=list(query.gold_facts), embed_fn=embed_fn)
-        contradiction = ragas.contradiction_score(context, list(query.gold_facts))
-        found = tuple(f for f in query.gold_facts if ragas.fact_recall(context, [f]) > 0)
-        faith = Faithfulness(
-            fact_recall=ragas.fact_recall(context, list(query.gold_facts)),
-            contradiction=contradiction,
-            faithfulness=float(scored.faithfulness),
-            facts_found=found,
-            facts_missing=tuple(f for f in query.gold_facts if f not in found),
-            context_precision=scored.context_precision,
-            context_recall=scored.context_recall,
-            answer_relevance=scored.answer_relevance,
-        )
+        faith, columns = faithfulness_of(query, context, documents=documents,
+                                         embed=self.embedder() if embed else None)
         budget = getattr(result, "budget", None)
         tokens = int(getattr(budget, "total", 0) or 0)
         reduction = getattr(result, "reduction_ratio", None)
@@ -381,6 +391,7 @@ class NeuralMindIndex:
             token_reduction=float(reduction) if reduction else None,
             latency_ms=library_seconds * 1000.0,
             faithfulness=faith,
+            columns=columns,
         )
         return retrieval, library_seconds
 

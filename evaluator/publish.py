@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator import atomic, github
-from evaluator.app import Drafted, Outcome, Validation
+from evaluator.app import Drafted, Judged, Outcome, Validation
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
@@ -310,3 +310,14 @@ def write_draft(drafted: Drafted, deps: Deps) -> None:
     except OSError as err:
         raise InputError(f"cannot write {drafted.target}: {err.strerror}") from None
     print(neutralize(f"wrote {drafted.target}: {drafted.summary}"), file=deps.stdout)
+
+
+def write_judged(judged: Judged, deps: Deps) -> None:
+    """The ``judge`` report as JSON: to ``--output`` (atomically) or to stdout."""
+    text = json.dumps(judged.report, indent=2, ensure_ascii=False) + "\n"
+    if judged.target is None:
+        deps.stdout.write(text)
+        return
+    atomic.write_text(judged.target, text)
+    print(neutralize(f"wrote {judged.target}: {judged.report['n']} queries judged"),
+          file=deps.stderr)

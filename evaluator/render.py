@@ -32,12 +32,16 @@ from evaluator.core import measures
 from evaluator.core.compare import MOVER_METRIC, BaselineComparison, MetricDelta
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
+from evaluator.core.systems import SystemTable, system_table
 from evaluator.errors import InputError
 
 COMMENT_LIMIT = 65_536
 COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
 HEADLINE = measures.headline()
 SHAPE_COLUMNS = measures.shape_columns()
+# The columns of the --systems comparison table (ranx-style: systems as rows).
+SYSTEM_COLUMNS = ("ndcg@5", "recall@5", "precision@5", "mrr", "hit_rate", "faithfulness",
+                  "context_tokens")
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
@@ -333,6 +337,29 @@ def _section_rows(results: Results,
     return rows
 
 
+def _system_view(table: SystemTable) -> dict[str, Any]:
+    return {"shape": table.shape, "n": table.n, "columns": list(table.metrics),
+            "rows": [{"label": label,
+                      "cells": [{"name": m, "mean": c.mean, "best": c.best, "marker": c.marker,
+                                 "p": c.comparison.p_value if c.comparison else None}
+                                for m, c in zip(table.metrics, cells, strict=True)]}
+                     for label, cells in zip(table.labels, table.cells, strict=True)]}
+
+
+def systems_view(results: Results, *, alpha: float = 0.05,
+                 min_effect: float = 0.02) -> list[dict[str, Any]]:
+    """The ``--systems`` comparison: overall, then one table per shape (empty without it)."""
+    if len(results.systems) < 2:
+        return []
+    scores = [s.scores() for s in results.systems]
+    lower = frozenset(m for m in SYSTEM_COLUMNS if measures.lower_is_better(m))
+    shapes = [None, *results.shapes]
+    return [_system_view(system_table(scores, SYSTEM_COLUMNS, shape=shape,
+                                      lower_is_better=lower, alpha=alpha,
+                                      min_effect=min_effect))
+            for shape in shapes]
+
+
 def context(results: Results, *, comparison: BaselineComparison | None = None,
             detail_limit: int | None = None, dropped: Sequence[str] = (),
             title: str = "Retrieval quality") -> dict[str, Any]:
@@ -370,6 +397,8 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "dropped": list(dropped),
         "timings": run.timings,
         "warnings": list(run.warnings),
+        "judge_check": results.judge_check,
+        "systems": systems_view(results),
     }
 
 

@@ -41,6 +41,7 @@ COMMAND_HELP = {
     "init": "draft a ground-truth file for a repository, or review one (--review)",
     "import": "convert other ground truth to retrieval_queries.json",
     "merge": "merge the parts of a sharded evaluation, then gate and comment as evaluate",
+    "judge": "score given contexts against the gold facts with every judge column (JSON)",
 }
 FILE_COMMANDS = ("evaluate", "validate", "init", "import", "merge")  # read the options file
 

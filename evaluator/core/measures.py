@@ -132,23 +132,41 @@ MEASURES: tuple[Measure, ...] = (
             lambda x: reciprocal_rank(x.ranking, x.grades, x.k, threshold=x.threshold),
             at_k=True),
     _index_measure("faithfulness", "Faithfulness", "higher",
-                   "`fact_recall × (1 − contradiction)` of the retrieved context against "
-                   "the gold facts", "neuralmind.ragas",
+                   "share of gold facts the retrieved context supports: found (≥ 0.7 of the "
+                   "fact's stemmed, identifier-split terms within 10 terms per fact term) and "
+                   "not contradicted (see README, The faithfulness judge)",
+                   "evaluator.core.judge",
                    report="always", shape_column=True, output="faithfulness"),
     _index_measure("fact_recall", "Fact recall", "higher",
-                   "share of gold facts found in the retrieved context", "neuralmind.ragas"),
+                   "share of gold facts found in the retrieved context", "evaluator.core.judge"),
     _index_measure("contradiction", "Contradiction", "lower",
-                   "negation-flip / exclusive-choice signal between the context and the gold "
-                   "facts", "neuralmind.ragas", report="always"),
+                   "share of found gold facts that every covering span negates (a prose "
+                   "negation cue, never an identifier or Python's `not`)",
+                   "evaluator.core.judge", report="always"),
+    _index_measure("faithfulness_n15", "Faithfulness (N-15)", "higher",
+                   "NeuralMind's judge: `fact_recall_n15 × (1 − contradiction_n15)`, kept "
+                   "comparable with the N-15 runner", "neuralmind.ragas", report="computed"),
+    _index_measure("fact_recall_n15", "Fact recall (N-15)", "higher",
+                   "share of gold facts whose every token occurs in the context as a substring",
+                   "neuralmind.ragas"),
+    _index_measure("contradiction_n15", "Contradiction (N-15)", "lower",
+                   "NeuralMind's negation-flip / exclusive-choice signal", "neuralmind.ragas"),
+    _index_measure("faithfulness_embed", "Faithfulness (judge or MiniLM)", "higher",
+                   "with `--embed`: share of gold facts found by the judge or at cosine ≥ 0.5 "
+                   "with a context segment, not contradicted; `n/a` otherwise",
+                   "evaluator.judging", report="computed"),
     _index_measure("context_precision", "Context precision", "higher",
-                   "embedding column with `--embed` (same MiniLM model); `n/a` otherwise",
-                   "neuralmind.ragas", report="computed"),
+                   "with `--embed`: mean over the retrieved documents of the share of gold "
+                   "facts a document supports (a segment at cosine ≥ 0.5); `n/a` otherwise",
+                   "evaluator.judging", report="computed"),
     _index_measure("context_recall", "Context recall", "higher",
-                   "embedding column with `--embed`; `n/a` otherwise — means skip it, never "
-                   "count it as 0", "neuralmind.ragas", report="computed"),
+                   "with `--embed`: share of gold facts with a context segment at cosine ≥ 0.5 "
+                   "(the context segmented, never truncated); `n/a` otherwise — means skip it, "
+                   "never count it as 0", "evaluator.judging", report="computed"),
     _index_measure("answer_relevance", "Answer relevance", "higher",
-                   "embedding column with `--embed`; `n/a` otherwise", "neuralmind.ragas",
-                   report="computed"),
+                   "no longer computed (always `n/a`): no answer is generated, and the "
+                   "context–question cosine did not tell right from wrong context",
+                   "neuralmind.ragas (dropped)", report="computed"),
     _index_measure("context_tokens", "Context tokens", "lower",
                    "tokens of the context NeuralMind returned", "NeuralMind query()",
                    unit="tokens", report="always"),

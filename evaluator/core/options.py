@@ -33,6 +33,7 @@ from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
 from evaluator.core.scoring import DEFAULT_K
 from evaluator.core.shards import Shard
+from evaluator.core.systems import parse_systems
 from evaluator.core.universe import invalid_globs
 from evaluator.errors import ConfigError
 
@@ -294,7 +295,7 @@ OPTIONS: tuple[Option, ...] = (
        **_LOCAL),
     _o("queries", "path", "ground-truth file (JSON or YAML); default retrieval_queries.json "
        "(or .yaml/.yml) in PATH", default="retrieval_queries.json",
-       commands=("evaluate", "validate")),
+       commands=("evaluate", "validate", "judge")),
     _o("config", "path", "options file (default: PATH/.retrieval-eval.yml if present)",
        file_key=None, commands=("evaluate", "merge")),
     _o("output_dir", "path", "where results.json, report.md and the TREC export are written "
@@ -322,7 +323,7 @@ OPTIONS: tuple[Option, ...] = (
     _o("graph_source", "text", "NeuralMind's tree-sitter graph (builtin) or graphify's",
        default="builtin", choices=("builtin", "graphify")),
     _o("cache_dir", "path", "snapshots, indexes and the model folder (never indexed; cache it "
-       "with actions/cache)", commands=("evaluate", "init"),
+       "with actions/cache)", commands=("evaluate", "init", "judge"),
        action_default=".retrieval-eval/cache"),
     _o("strict", "bool", "incomplete relevance-grade coverage is an error, not a warning",
        default=False, commands=("evaluate", "validate")),
@@ -333,8 +334,15 @@ OPTIONS: tuple[Option, ...] = (
        "(tests, docs, examples, benchmarks, CI, packaging, licences, generated, vendored), "
        "which the word default stands for", commands=("evaluate", "validate", "init", "import"),
        metavar="GLOB,..."),
-    _o("embed", "bool", "also compute the embedding columns (context precision, context "
-       "recall, answer relevance)", default=False),
+    _o("embed", "bool", "also compute the embedding columns (faithfulness_embed, context "
+       "precision, context recall) with the MiniLM model", default=False,
+       commands=("evaluate", "judge")),
+    _o("judge_check", "bool", "also score each query's judge on the full source of its grade "
+       "≥ 2 modules and of another query's grade-3 module, and report the separation "
+       "(always on for --example)", default=False),
+    _o("systems", "text", "retrieval systems to evaluate side by side, the first being the "
+       "reference: neuralmind, bm25, neuralmind:graph=graphify, neuralmind:backend=in_memory "
+       "(comma separated)", default="neuralmind", metavar="SYSTEMS"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
        commands=("evaluate", "comment", "merge")),
@@ -400,6 +408,10 @@ OPTIONS: tuple[Option, ...] = (
        default=False, commands=("import",), **_LOCAL),
     _o("output", "path", "where to write (default: PATH/retrieval_queries.json); never "
        "overwritten", commands=("init", "import"), **_LOCAL),
+    _o("contexts", "path", "JSON object {query id: context text} to judge", required=True,
+       commands=("judge",), **_LOCAL),
+    _o("judge_output", "path", "write the JSON here (atomically) instead of stdout",
+       flag="--output", commands=("judge",), **_LOCAL),
     _o("mode", "text", "evaluate builds the index and evaluates; comment only posts a saved "
        "`results` file to pull request `pr` (the fork-safe workflow's second stage); merge "
        "joins the `parts` of a sharded evaluation, then gates and comments as evaluate does",
@@ -507,6 +519,10 @@ def build_settings(layers: Sequence[tuple[str, Mapping[str, Any] | None]], *,
             _layer(values, present, origin, errors, by=BY_NAME)
     settings = Settings(values)
     _check_metrics(settings, errors)
+    try:
+        parse_systems(str(settings.systems))
+    except ConfigError as err:
+        errors.append(str(err))
     if errors:
         raise ConfigError("invalid options:\n  " + "\n  ".join(errors))
     return settings

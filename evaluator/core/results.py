@@ -9,7 +9,14 @@ refuses any other version with a message naming both. Layout::
      "by_shape": {"focused": {"n": 7, "metrics": {...}}, ...},
      "queries": [{"id", "question", "shape", "ranked_modules", "expected", "metrics",
                   "facts_found", "facts_missing", "diagnostics", "latency_ms"}, ...],
-     "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]}}
+     "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]},
+     "judge_check": {"separation", "right_mean", "wrong_mean", "warning", "skipped",
+                     "queries": [{"id", "right", "wrong", "wrong_module", "wrong_from"}]},
+     "systems": [{"label", "overall", "by_shape",
+                  "queries": [{"id", "shape", "ranked_modules", "metrics"}]}]}
+
+``judge_check`` (with ``--judge-check``) and ``systems`` (with ``--systems``, one block per
+system, the first being the top-level evaluation's) are present only when computed.
 
 Schema version 2 adds two optional blocks; a document without them is still written as
 version 1, and this reader reads both versions:
@@ -37,6 +44,7 @@ from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import has_control, shape_order
+from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
 from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
     Aggregate,
@@ -48,6 +56,7 @@ from evaluator.core.scoring import (
     by_shape,
 )
 from evaluator.core.shards import MAX_SHARDS, Shard, ShardInfo, policy_from_dict
+from evaluator.core.systems import SystemQuery, SystemRun
 from evaluator.errors import ResultsError
 
 SCHEMA_VERSION = 1
@@ -96,6 +105,8 @@ class Results:
     sections: Mapping[str, Results] = field(default_factory=dict)
     # Set on one part of a sharded evaluation (not gated until merged).
     shard: ShardInfo | None = None
+    judge_check: JudgeCheck | None = None
+    systems: tuple[SystemRun, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -137,6 +148,22 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
     }
 
 
+def _check_dict(check: JudgeCheck) -> dict[str, Any]:
+    return {"separation": check.separation, "right_mean": check.right_mean,
+            "wrong_mean": check.wrong_mean, "warning": check.warning,
+            "skipped": list(check.skipped),
+            "queries": [{"id": r.query_id, "right": r.right, "wrong": r.wrong,
+                         "wrong_module": r.wrong_module, "wrong_from": r.wrong_from}
+                        for r in check.rows]}
+
+
+def _system_dict(run: SystemRun) -> dict[str, Any]:
+    return {"label": run.label, "overall": _aggregate_dict(run.overall),
+            "by_shape": {s: _aggregate_dict(a) for s, a in run.shapes.items()},
+            "queries": [{"id": q.id, "shape": q.shape, "ranked_modules": list(q.ranked_modules),
+                         "metrics": dict(q.metrics)} for q in run.queries]}
+
+
 def _body(results: Results) -> dict[str, Any]:
     run = asdict(results.run)
     run["k_values"] = list(results.run.k_values)
@@ -156,6 +183,10 @@ def _body(results: Results) -> dict[str, Any]:
         body["sections"] = {name: _body(section) for name, section in results.sections.items()}
     if results.shard is not None:
         body["shard"] = results.shard.to_dict()
+    if results.judge_check is not None:
+        body["judge_check"] = _check_dict(results.judge_check)
+    if results.systems:
+        body["systems"] = [_system_dict(s) for s in results.systems]
     return body
 
 
@@ -453,10 +484,14 @@ def _read_body(r: _Reader, doc: Mapping[str, Any], where: str, *,
               for s, a in r.mapping(doc.get("by_shape", {}), at("by_shape")).items()}
     queries = tuple(_read_query(r, q, at(f"queries[{i}]"))
                     for i, q in enumerate(r.seq(doc.get("queries"), at("queries"))))
+    check = (_read_check(r, doc["judge_check"]) if doc.get("judge_check") is not None
+             else None)
+    systems = tuple(_read_system(r, s, at(f"systems[{i}]"))
+                    for i, s in enumerate(r.seq(doc.get("systems", []), at("systems"))))
     return Results(run=run, overall=r.aggregate(doc.get("overall"), at("overall")),
                    shapes=shapes, queries=queries,
                    violations=_read_violations(r, doc.get("floors", {}), at("floors")),
-                   shard=shard)
+                   shard=shard, judge_check=check, systems=systems)
 
 
 def from_dict(data: Any, source: str) -> Results:
@@ -476,3 +511,34 @@ def from_dict(data: Any, source: str) -> Results:
         raise r.fail("top level", f"sections and shards need schema_version "
                      f"{SECTIONS_SCHEMA_VERSION}")
     return _read_body(r, doc, "", nested=False)
+
+
+def _read_check(r: _Reader, value: Any) -> JudgeCheck:
+    data = r.mapping(value, "judge_check")
+    rows = []
+    for i, item in enumerate(r.seq(data.get("queries", []), "judge_check.queries")):
+        where = f"judge_check.queries[{i}]"
+        q = r.mapping(item, where)
+        rows.append(CheckRow(r.text(q.get("id"), f"{where}.id"),
+                             r.real(q.get("right"), f"{where}.right"),
+                             r.real(q.get("wrong"), f"{where}.wrong"),
+                             r.text(q.get("wrong_module"), f"{where}.wrong_module"),
+                             r.text(q.get("wrong_from"), f"{where}.wrong_from")))
+    return summarise(rows, r.strs(data.get("skipped", []), "judge_check.skipped"))
+
+
+def _read_system(r: _Reader, value: Any, where: str) -> SystemRun:
+    data = r.mapping(value, where)
+    queries = []
+    for i, item in enumerate(r.seq(data.get("queries", []), f"{where}.queries")):
+        w = f"{where}.queries[{i}]"
+        q = r.mapping(item, w)
+        queries.append(SystemQuery(r.text(q.get("id"), f"{w}.id"),
+                                   r.text(q.get("shape"), f"{w}.shape"),
+                                   r.strs(q.get("ranked_modules", []), f"{w}.ranked_modules"),
+                                   r.metrics(q.get("metrics"), f"{w}.metrics")))
+    shapes = {r.text(s, f"{where}.by_shape"): r.aggregate(a, f"{where}.by_shape.{s}")
+              for s, a in r.mapping(data.get("by_shape", {}), f"{where}.by_shape").items()}
+    return SystemRun(r.text(data.get("label"), f"{where}.label"),
+                     r.aggregate(data.get("overall"), f"{where}.overall"), shapes,
+                     tuple(queries))

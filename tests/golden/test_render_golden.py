@@ -92,3 +92,22 @@ def test_sections_with_baseline(request):
     text = render(head, comparison=comparison)
     assert "### By section" in text and "<details><summary>" in text
     _check(request, "sections-with-baseline.md", text)
+
+
+def test_systems_and_judge_check(request):
+    from dataclasses import replace
+
+    from evaluator.core.judgecheck import CheckRow, summarise
+    from evaluator.core.systems import system_run
+
+    head = make_results(quality=0.9, policy=LENIENT, seed=4)
+    other = make_results(quality=0.4, policy=LENIENT, seed=4)
+    shapes = tuple(head.shapes)
+    check = summarise([CheckRow(q.id, 0.6, 0.3, "other.py", "q0") for q in head.queries], [])
+    results = replace(head, judge_check=check,
+                      systems=(system_run("neuralmind", head.queries, shapes),
+                               system_run("bm25", other.queries, shapes)))
+    text = render(results)
+    assert "### Systems side by side" in text
+    assert "⚠️ the judge separates right from wrong source by only 0.30" in text
+    _check(request, "systems-judge-check.md", text)

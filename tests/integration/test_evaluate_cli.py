@@ -79,9 +79,14 @@ def test_embed_columns_are_computed_only_with_embed(cli, model_dir, sample_repo,
     assert plain.code == 1 and embedded.code == 1, embedded.stderr
     p = plain.results(tmp_path / "p")["overall"]["metrics"]
     e = embedded.results(tmp_path / "e")["overall"]["metrics"]
-    assert p["context_precision"] is None and p["answer_relevance"] is None
+    assert p["context_precision"] is None and p["context_recall"] is None
+    assert p["faithfulness_embed"] is None
     assert 0.0 <= e["context_precision"] <= 1.0
-    assert -1.0 <= e["answer_relevance"] <= 1.0
+    assert 0.0 <= e["context_recall"] <= 1.0
+    # A fact the judge finds counts for faithfulness_embed too: it is never lower.
+    assert p["faithfulness"] <= e["faithfulness_embed"] <= 1.0
+    # answer_relevance is no longer computed (issue 12: it did not tell right from wrong).
+    assert p["answer_relevance"] is None and e["answer_relevance"] is None
 
 
 def test_floors_gate_the_exit_code(sample_repo, cli, tmp_path):

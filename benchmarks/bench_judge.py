@@ -1,0 +1,192 @@
+"""Does the faithfulness judge tell right context from wrong? Prints the separation tables.
+
+For every question of every suite (the bundled example and ``benchmarks/suites/*``), two
+contexts are judged against its gold facts:
+
+* **right**: the full source of its modules of grade ≥ 2, best grade first;
+* **wrong**: the full source of a grade-3 module of *another* question, one this question
+  grades 0 (the next such question in file order).
+
+``separation`` = mean score on right − mean score on wrong. Goals (issue 12): ≥ 0.9 on the
+example, ≥ 0.8 on every real suite, mean wrong ≤ 0.1.
+
+Columns: the N-15 judge (``neuralmind.ragas``: faithfulness and fact recall), the
+evaluator's judge (``evaluator.core.judge``), and with the MiniLM model (``--embed``, on by
+default when the model is found): the fact-vs-segment similarity judge, lexical-or-
+similarity, the new ``context_recall`` / ``context_precision`` and the N-15 embedding columns.
+
+``--grid`` adds the calibration grid (span per fact term × coverage threshold × idf weights).
+The judge's share of an evaluation's wall time is printed by ``bench_systems.py``.
+
+Run from the repository root: ``/work/venv/bin/python benchmarks/bench_judge.py``.
+Nothing is asserted; figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from suitelib import DEFAULT_CACHE, REPO, Suite, load_suite, suite_names
+
+sys.path.insert(0, str(REPO))
+
+from evaluator.core.groundtruth import Query
+from evaluator.core.judge import (
+    JudgeConfig,
+    idf_weights,
+    judge,
+    max_similarities,
+)
+from evaluator.core.judgecheck import check_pairs
+from evaluator.judging import embed_segments, n15_columns
+
+TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
+
+
+def read(root: Path, module: str) -> str:
+    return (root / module).read_text(encoding="utf-8", errors="replace")
+
+
+def contexts(suite: Suite) -> list[tuple[Query, tuple[str, list[str]], tuple[str, list[str]]]]:
+    """Per query: (right text, its modules' texts), (wrong text, [wrong text]) — the pairs of
+    the evaluator's own self-check (:func:`evaluator.core.judgecheck.check_pairs`)."""
+    pairs, skipped = check_pairs(suite.ground_truth)
+    if skipped:
+        print(f"{suite.name}: skipped (no right or no wrong module): {', '.join(skipped)}")
+    out = []
+    for pair in pairs:
+        docs = [read(suite.root, m) for m in pair.right_modules]
+        wrong = read(suite.root, pair.wrong_module)
+        out.append((pair.query, ("\n\n".join(docs), docs), (wrong, [wrong])))
+    return out
+
+
+def corpus(root: Path) -> list[str]:
+    files = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix in TEXT_SUFFIXES
+             and ".neuralmind" not in p.parts]
+    return [p.read_text(encoding="utf-8", errors="replace") for p in files]
+
+
+Scorer = Callable[[Query, str, list[str]], float]
+
+
+def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> None:
+    print(f"\n{title}")
+    print(f"| {'column':<44} | right | wrong | separation |")
+    print(f"|{'-' * 46}|-------|-------|------------|")
+    for name, right, wrong in rows:
+        r, w = statistics.fmean(right), statistics.fmean(wrong)
+        print(f"| {name:<44} | {r:5.2f} | {w:5.2f} | {r - w:10.2f} |")
+
+
+def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
+               grid: bool) -> list[tuple[str, list[float], list[float]]]:
+    pairs = contexts(suite)
+    scorers: dict[str, Scorer] = {
+        "faithfulness_n15 (neuralmind.ragas)":
+            lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[0],
+        "fact_recall_n15": lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[1],
+        "faithfulness (new judge)": lambda q, ctx, docs: judge(ctx, q.gold_facts).faithfulness,
+        "fact_recall (new judge)": lambda q, ctx, docs: judge(ctx, q.gold_facts).fact_recall,
+    }
+    if grid:
+        weights = idf_weights(corpus(suite.root))
+        for span in (3, 5, 10, 20):
+            for threshold in (0.5, 0.6, 0.7, 0.8):
+                for idf in (False, True):
+                    cfg = JudgeConfig(span_per_term=span, coverage_threshold=threshold)
+                    w = weights if idf else None
+                    label = f"grid span={span}/term t={threshold} idf={'y' if idf else 'n'}"
+                    scorers[label] = (lambda q, ctx, docs, cfg=cfg, w=w:
+                                      judge(ctx, q.gold_facts, config=cfg,
+                                            weights=w).faithfulness)
+    rows = []
+    for name, scorer in scorers.items():
+        rows.append((name, [scorer(q, r[0], r[1]) for q, r, _ in pairs],
+                     [scorer(q, w[0], w[1]) for q, _, w in pairs]))
+    if embed is not None:
+        rows += embed_rows(pairs, embed)
+    return rows
+
+
+def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[str]]]],
+               embed: Callable[[Sequence[str]], list[list[float]]],
+               ) -> list[tuple[str, list[float], list[float]]]:
+    """The embedding columns. Each text's segments are embedded once (cached), then every
+    column is computed from the vectors, the way ``evaluator.judging`` defines it."""
+    from neuralmind import ragas
+
+    cache: dict[str, list[list[float]]] = {}
+
+    def vectors(text: str) -> list[list[float]]:
+        if text not in cache:
+            pieces = list(embed_segments(text))
+            cache[text] = embed(pieces) if pieces else []
+        return cache[text]
+
+    whole: dict[str, list[float]] = {}
+
+    def single(text: str) -> list[float]:  # N-15 embeds whole texts (the model truncates)
+        if text not in whole:
+            whole[text] = embed([text])[0]
+        return whole[text]
+
+    names = ("MiniLM max-sim fact recall ≥ 0.4", "MiniLM max-sim fact recall ≥ 0.5",
+             "MiniLM max-sim fact recall ≥ 0.6", "context_precision (new, docs = modules)",
+             "faithfulness_embed (judge or sim ≥ 0.5)", "context_precision_n15",
+             "context_recall_n15", "answer_relevance_n15")
+    cols: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
+    for q, right, wrong in pairs:
+        fact_vectors = embed(list(q.gold_facts))
+        for side, (ctx, docs) in enumerate((right, wrong)):
+            sims = max_similarities(fact_vectors, vectors(ctx))
+            for t in (0.4, 0.5, 0.6):
+                cols[f"MiniLM max-sim fact recall ≥ {t}"][side].append(
+                    sum(x >= t for x in sims) / len(sims))
+            per_doc = [max_similarities(fact_vectors, vectors(d)) for d in docs]
+            cols["context_precision (new, docs = modules)"][side].append(
+                sum(sum(x >= 0.5 for x in s) / len(s) for s in per_doc) / len(per_doc))
+            verdict = judge(ctx, q.gold_facts)
+            combo = [(f.found and not f.contradicted) or sim >= 0.5
+                     for f, sim in zip(verdict.facts, sims, strict=True)]
+            cols["faithfulness_embed (judge or sim ≥ 0.5)"][side].append(
+                sum(combo) / len(combo))
+            old = ragas.score(query=q.question, retrieved=docs, answer=ctx,
+                              gold_facts=list(q.gold_facts), embed_fn=single)
+            cols["context_precision_n15"][side].append(old.context_precision or 0)
+            cols["context_recall_n15"][side].append(old.context_recall or 0)
+            cols["answer_relevance_n15"][side].append(old.answer_relevance or 0)
+    return [(name, r, w) for name, (r, w) in cols.items()]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suites", default=",".join(suite_names()))
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--no-embed", action="store_true")
+    parser.add_argument("--grid", action="store_true")
+    args = parser.parse_args(argv)
+    embed = None
+    if not args.no_embed:
+        from evaluator.judging import minilm_embedder
+        from evaluator.model import resolve_model
+
+        model = resolve_model(args.cache / "model-cache", os.environ)
+        os.environ.setdefault("NEURALMIND_ONNX_MODEL_DIR", str(model.path or ""))
+        embed = minilm_embedder(model.path)
+    for name in args.suites.split(","):
+        suite = load_suite(name, args.cache)
+        t = time.perf_counter()
+        rows = suite_rows(suite, embed, args.grid)
+        table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
+                    f"({time.perf_counter() - t:.1f}s)")
+
+
+if __name__ == "__main__":
+    main()

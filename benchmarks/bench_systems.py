@@ -1,0 +1,185 @@
+"""What the bm25 reference system and the judge cost beside a NeuralMind run, and how the
+systems rank. Prints figures; asserts nothing.
+
+On click (the whole sdist: ~2,500 NeuralMind nodes) copied into a temporary folder:
+
+1. NeuralMind: a cold build (default backend, real MiniLM model), then every question of
+   the click suite(s), read-only — the NeuralMind-only run;
+2. the judge (new and N-15) on each returned context;
+3. bm25 (``evaluator.bm25``) over the same files: build and questions.
+
+Goals (issue 12): NeuralMind + bm25 ≤ 1.3× NeuralMind alone; the judge ≤ 5% of the run.
+The ranking table gives nDCG@5 / recall@5 / MRR per system and suite.
+
+``--repeat N`` repeats the cold NeuralMind build N times (median).
+
+``--cli`` instead runs the real command line twice on a git checkout of click, cold each
+time: ``evaluate`` and ``evaluate --systems neuralmind,bm25``, and prints the wall-time ratio
+and the same-process estimate ``total_s / (total_s − systems_s)`` of the second run (the
+load of a shared machine slows both parts of one run alike).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from suitelib import DEFAULT_CACHE, REPO, SUITES, _ground_truth, load_suite
+
+sys.path.insert(0, str(REPO))
+
+from neuralmind import project_eval
+
+from evaluator.bm25 import BM25Index
+from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.judge import judge
+from evaluator.core.metrics import Gain, ndcg_at_k, recall_at_k, reciprocal_rank
+from evaluator.judging import n15_columns
+from evaluator.model import resolve_model
+from evaluator.neuralmind_index import NeuralMindIndex, model_env
+from evaluator.snapshot import checkout_files
+
+
+def metrics(rankings: dict[str, tuple[str, ...]], gt: GroundTruth) -> str:
+    nd, rc, rr = [], [], []
+    for q in gt.queries:
+        ranking = rankings[q.id]
+        nd.append(ndcg_at_k(ranking, q.grades, 5, gain=Gain.EXPONENTIAL))
+        rc.append(recall_at_k(ranking, q.grades, 5, threshold=1))
+        rr.append(reciprocal_rank(ranking, q.grades, 5, threshold=1))
+    return (f"{statistics.fmean(nd):.3f} | {statistics.fmean(rc):.3f} | "
+            f"{statistics.fmean(rr):.3f}")
+
+
+def cli_ratio(cache: Path) -> None:
+    """NeuralMind-only vs NeuralMind + bm25 through the CLI, each cold."""
+    import json
+    import os
+    import subprocess
+
+    suite = load_suite("click", cache)
+    work = Path(tempfile.mkdtemp(prefix="bench-systems-cli-"))
+    try:
+        repo = work / "click"
+        shutil.copytree(suite.root, repo)
+        for args in (["init", "-q", "-b", "main"], ["add", "-A"],
+                     ["-c", "user.email=b@example.com", "-c", "user.name=b", "commit", "-q",
+                      "-m", "click"]):
+            subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+        queries = SUITES / "click" / "retrieval_queries.json"
+        rows = []
+        for label, extra in (("neuralmind", []), ("neuralmind,bm25",
+                                                  ["--systems", "neuralmind,bm25"])):
+            out, cache_dir = work / f"out-{len(rows)}", work / f"cache-{len(rows)}"
+            argv = [sys.executable, "-m", "evaluator", "evaluate", str(repo), "--queries",
+                    str(queries), "--cache-dir", str(cache_dir), "--output-dir", str(out),
+                    "--quiet", *extra]
+            t = time.perf_counter()
+            proc = subprocess.run(argv, cwd=REPO, env=dict(os.environ), capture_output=True,
+                                  text=True, check=False)
+            wall = time.perf_counter() - t
+            if proc.returncode not in (0, 1):
+                raise SystemExit(proc.stderr)
+            timings = json.loads((out / "results.json").read_text())["run"]["timings"]
+            rows.append((label, wall, timings))
+        print("| run | wall s | total_s | build_s | systems_s |\n|---|---|---|---|---|")
+        for label, wall, t in rows:
+            print(f"| {label} | {wall:.1f} | {t['total_s']:.1f} | {t['build_s']:.1f} | "
+                  f"{t.get('systems_s', 0.0):.2f} |")
+        t2 = rows[1][2]
+        print(f"\nwall-time ratio: {rows[1][1] / rows[0][1]:.3f}×; same-process estimate: "
+              f"{t2['total_s'] / (t2['total_s'] - t2['systems_s']):.3f}×")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--cli", action="store_true")
+    args = parser.parse_args(argv)
+    if args.cli:
+        cli_ratio(args.cache)
+        return
+    suite = load_suite("click", args.cache)
+    suites = {"click (hand-written, plain facts)": suite.ground_truth,
+              "click (benchmarks/click_queries.json)":
+                  _ground_truth(SUITES.parent / "click_queries.json")}
+    work = Path(tempfile.mkdtemp(prefix="bench-systems-"))
+    try:
+        model = resolve_model(work / "model-cache", os.environ)
+        builds, queries_s, judge_s, n15_s = [], 0.0, 0.0, 0.0
+        rankings: dict[str, dict[str, tuple[str, ...]]] = {}
+        nodes = 0
+        for run in range(args.repeat):
+            tree = work / f"tree{run}"
+            shutil.copytree(suite.root, tree)
+            index = NeuralMindIndex(tree, backend="auto", graph_source="builtin", model=model)
+            t = time.perf_counter()
+            nodes = index.build().nodes
+            builds.append(time.perf_counter() - t)
+            if run:
+                index.close()
+                continue
+            for name, gt in suites.items():
+                rankings[name] = {}
+                for q in gt.queries:
+                    t = time.perf_counter()
+                    with model_env(model.path):
+                        result = index._mind.query(q.question, learn=False)
+                        ranked = project_eval.rank_files(result.top_search_hits, index._mind)
+                    queries_s += time.perf_counter() - t
+                    rankings[name][q.id] = tuple(ranked)
+                    context = str(result.context or "")
+                    t = time.perf_counter()
+                    judge(context, q.gold_facts)
+                    judge_s += time.perf_counter() - t
+                    t = time.perf_counter()
+                    n15_columns(context, q.gold_facts)
+                    n15_s += time.perf_counter() - t
+            index.close()
+        build_s = statistics.median(builds)
+        files = checkout_files(suite.root, exclude=[])
+        t = time.perf_counter()
+        bm25 = BM25Index(suite.root, files)
+        bm25_build = time.perf_counter() - t
+        bm25_rank: dict[str, dict[str, tuple[str, ...]]] = {}
+        t = time.perf_counter()
+        for name, gt in suites.items():
+            bm25_rank[name] = {q.id: bm25.ask(q).ranked_modules for q in gt.queries}
+        bm25_queries = time.perf_counter() - t
+        nm = build_s + queries_s
+        n_questions = sum(len(gt.queries) for gt in suites.values())
+        print(f"click {suite.root.name}: {nodes} NeuralMind nodes, {len(bm25.modules)} bm25 "
+              f"modules, {n_questions} questions (median of {args.repeat} cold build(s))\n")
+        print("| part | seconds | vs NeuralMind alone |")
+        print("|---|---|---|")
+        for label, sec in (("NeuralMind build", build_s), ("NeuralMind queries", queries_s),
+                           ("bm25 build (tokenize + index)", bm25_build),
+                           ("bm25 queries", bm25_queries),
+                           ("new judge, all contexts", judge_s),
+                           ("N-15 judge, all contexts", n15_s)):
+            print(f"| {label} | {sec:.3f} | {100 * sec / nm:.2f}% |")
+        print(f"\nNeuralMind + bm25 / NeuralMind alone: "
+              f"{(nm + bm25_build + bm25_queries) / nm:.3f}×")
+        print(f"judge share of a NeuralMind run with both judges: "
+              f"{100 * (judge_s + n15_s) / (nm + judge_s + n15_s):.2f}% "
+              f"(new judge alone {100 * judge_s / (nm + judge_s):.2f}%)\n")
+        print("| suite | system | nDCG@5 | recall@5 | MRR |")
+        print("|---|---|---|---|---|")
+        for name, gt in suites.items():
+            print(f"| {name} | neuralmind | {metrics(rankings[name], gt)} |")
+            print(f"| {name} | bm25 | {metrics(bm25_rank[name], gt)} |")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

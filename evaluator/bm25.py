@@ -1,0 +1,125 @@
+"""The ``bm25`` reference system: the indexed modules ranked by BM25 over their text.
+
+A lexical baseline beside NeuralMind, as information-retrieval practice reports one beside
+every system. Each module (a file with a suffix NeuralMind indexes: :data:`SUFFIXES`) is one
+document; its text and the question are read with the judge's code-aware tokenizer
+(:func:`evaluator.core.judge.tokens`: identifiers split on case and underscores, stemmed,
+stop words dropped) and scored with Okapi BM25 (``rank_bm25.BM25Okapi``, k1 = 1.5,
+b = 0.75) with Lucene's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), which stays positive for
+a term most modules hold (the library's own idf turns negative there and is floored by an
+average, so that in a small corpus a matching module can score below zero). The ranking is
+the modules holding a term of the question (score > 0), best first, ties broken by path;
+the context is the text of the top :data:`CONTEXT_MODULES` modules.
+
+This is an adapter: the only module that imports ``rank_bm25``.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator.core.groundtruth import Query
+from evaluator.core.judge import tokens
+from evaluator.core.scoring import Retrieval
+
+# The suffixes NeuralMind's IR maps to a language (neuralmind.ir._SUFFIX_LANG).
+SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs",
+            ".java", ".rb", ".md", ".markdown", ".rst")
+MAX_FILE_BYTES = 2 * 1024 * 1024
+CONTEXT_MODULES = 5
+MAX_RANKED = 100
+
+
+@dataclass(frozen=True)
+class BM25Answer:
+    """What the bm25 system returned for one question."""
+
+    query_id: str
+    ranked_modules: tuple[str, ...]
+    scores: tuple[float, ...]
+    context: str
+    seconds: float
+
+
+def _okapi(corpus: list[list[str]]) -> Any:
+    import math
+
+    from rank_bm25 import BM25Okapi
+
+    class LuceneIdfOkapi(BM25Okapi):  # type: ignore[misc]
+        def _calc_idf(self, nd: dict[str, int]) -> None:
+            n = self.corpus_size
+            self.idf = {w: math.log(1.0 + (n - df + 0.5) / (df + 0.5)) for w, df in nd.items()}
+            self.average_idf = sum(self.idf.values()) / len(self.idf) if self.idf else 0.0
+
+    return LuceneIdfOkapi(corpus)
+
+
+class BM25Index:
+    """BM25 over the modules of a checkout (built once, asked many questions)."""
+
+    def __init__(self, root: Path, files: Sequence[str]) -> None:
+        started = time.perf_counter()
+        self.root = root
+        self.modules: list[str] = []
+        self.texts: list[str] = []
+        corpus: list[list[str]] = []
+        for name in sorted(files):
+            if not name.endswith(SUFFIXES):
+                continue
+            path = root / name
+            try:
+                if path.stat().st_size > MAX_FILE_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            self.modules.append(unicodedata.normalize("NFC", name))
+            self.texts.append(text)
+            corpus.append(tokens(text))
+        self._bm25 = _okapi(corpus) if corpus and any(corpus) else None
+        self.build_seconds = time.perf_counter() - started
+
+    def text_of(self, module: str) -> str:
+        return self.texts[self.modules.index(module)]
+
+    def ask(self, query: Query) -> BM25Answer:
+        started = time.perf_counter()
+        ranked: list[tuple[float, str, int]] = []
+        terms = tokens(query.question)
+        if self._bm25 is not None and terms:
+            scores = self._bm25.get_scores(terms)
+            ranked = sorted(((float(s), m, i) for i, (s, m) in
+                             enumerate(zip(scores, self.modules, strict=True)) if s > 0),
+                            key=lambda t: (-t[0], t[1]))[:MAX_RANKED]
+        context = "\n\n".join(self.texts[i] for _, _, i in ranked[:CONTEXT_MODULES])
+        return BM25Answer(query_id=query.id, ranked_modules=tuple(m for _, m, _ in ranked),
+                          scores=tuple(s for s, _, _ in ranked), context=context,
+                          seconds=time.perf_counter() - started)
+
+
+def retrievals(index: BM25Index, queries: Sequence[Query], *,
+               embed: Any = None) -> tuple[dict[str, Retrieval], float]:
+    """Ask every question; the retrievals (the context judged like NeuralMind's: every
+    judge column, through :func:`evaluator.judging.score_context`) and the seconds spent
+    ranking. ``context_tokens`` counts the context's characters / 4 (NeuralMind's fallback
+    estimate when tiktoken is absent)."""
+    from evaluator.judging import faithfulness_of
+
+    out: dict[str, Retrieval] = {}
+    seconds = 0.0
+    for query in queries:
+        answer = index.ask(query)
+        seconds += answer.seconds
+        docs = [index.text_of(m) for m in answer.ranked_modules[:CONTEXT_MODULES]]
+        faith, columns = faithfulness_of(query, answer.context, documents=docs, embed=embed)
+        out[query.id] = Retrieval(
+            query_id=query.id, ranked_modules=answer.ranked_modules,
+            context_tokens=len(answer.context) // 4, token_reduction=None,
+            latency_ms=answer.seconds * 1000.0, faithfulness=faith, columns=columns)
+    return out, seconds

@@ -1,0 +1,450 @@
+"""The faithfulness judge: does a context support a query's gold facts? Offline, deterministic.
+
+Definition (the headline ``faithfulness``)
+------------------------------------------
+Text is read as *terms*: words are split on everything that is not a letter or digit, then
+identifiers are split on underscores, case changes (``InvalidHeader`` → invalid, header;
+``HTTPAdapter`` → http, adapter; ``max_retries`` → max, retries) and letter/digit
+boundaries; each part is case-folded (NFKC), English stop words and single characters are
+dropped, and the rest is stemmed with the Snowball English stemmer (``redirects``,
+``redirected`` and ``redirecting`` are one term). So a fact written as a plain sentence
+("invalid headers raise an error") meets code written with identifiers
+(``raise InvalidHeader(...)``) and the other way round.
+
+The context is read as one stream of content terms (line after line; lines longer than
+:data:`MAX_LINE_CHARS` characters are cut into pieces of that size; nothing is truncated).
+A fact with *n* distinct terms is looked for in every *span* of at most
+:data:`SPAN_PER_TERM` × *n* consecutive context terms; its *coverage* is the best span's
+weighted share of the fact's terms (weights: 1 each by default, or the ``weights`` given,
+e.g. idf). A fact is **found** when its coverage reaches :data:`COVERAGE_THRESHOLD` (0.7:
+all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6). Spans scale with the fact, so a long
+plain-sentence fact may gather its terms from a whole function while a short one must
+find them together.
+
+A found fact is **contradicted** when in every span that covers it, some occurrence of a
+fact term has a negation cue (no, not, never, cannot, without, …) at most
+:data:`NEGATION_WINDOW` words before it on the same line, while the fact itself holds no
+negation. Cues are whole words of prose only: a part of an identifier (``InvalidHeader``,
+``no_proxy``, ``NotImplementedError``) is never a cue, and neither is Python's ``not``
+operator on a line of code (``if not x:``, ``x is not None``, ``a not in b``) — comments
+(``# ...``) and docstring lines are prose.
+
+Per query: ``fact_recall`` = found facts / facts, ``contradiction`` = contradicted facts /
+facts, ``faithfulness`` = facts found and not contradicted / facts. No facts or an empty
+context scores 0.
+
+Embedding judge (``--embed``)
+-----------------------------
+:func:`similarity_verdict` takes vectors computed elsewhere (the MiniLM ONNX model the
+index uses, in an adapter): the context cut into :func:`segments` (windows of lines, each
+cut further to at most :data:`EMBED_SEGMENT_CHARS` characters so the model's 256 word
+pieces hold it: nothing is truncated), each embedded whole, and each fact. A fact's
+similarity is its
+highest cosine over the segments; it is found at ≥ :data:`SIMILARITY_THRESHOLD`.
+
+Blind spots
+-----------
+It checks that the words of a fact are present close together, not that the context
+*states* the fact: a segment holding the words in another relation passes, and a paraphrase
+with other words (synonyms the stemmer does not join) fails. Negation is a word-level
+heuristic: contradictions expressed without a cue word ("is disabled" against "is
+enabled"), or a negated fact against an affirming context, are not detected.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+SEGMENT_LINES = 12
+MAX_LINE_CHARS = 400
+SPAN_PER_TERM = 10
+COVERAGE_THRESHOLD = 0.7
+NEGATION_WINDOW = 3
+SIMILARITY_THRESHOLD = 0.5
+EMBED_SEGMENT_LINES = 8
+EMBED_SEGMENT_CHARS = 800
+
+_STOP_TEXT = """
+a about above after again against all also am an and any are as at be because been before
+being below between both but by can could did do does doing done down during each either
+else etc even ever every few for from further had has have having he her here hers herself
+him himself his how however i if in into is it its itself just let lets like may me might
+more most much must my myself nor of off on once only or other others our ours ourselves
+out over own per same shall she should since so some such than that the their theirs them
+themselves then there these they this those though through thus to too under until up upon
+us use used uses using very via was we were what when where whether which while who whom
+whose why will with within would yet you your yours yourself
+"""
+STOP_WORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
+
+# Words code abbreviates, read as their abbreviation on both sides (``ctx`` is "context",
+# ``max_redirects`` holds "maximum"), and number words read as digits.
+ABBREVIATIONS: Mapping[str, str] = {
+    "address": "addr", "application": "app", "argument": "arg", "asynchronous": "async",
+    "attribute": "attr", "authentication": "auth", "authorization": "auth",
+    "authorisation": "auth", "boolean": "bool", "calculate": "calc", "certificate": "cert",
+    "character": "char", "command": "cmd", "configuration": "config", "connection": "conn",
+    "context": "ctx", "current": "cur", "database": "db", "description": "desc",
+    "destination": "dst", "dictionary": "dict", "directory": "dir", "document": "doc",
+    "documentation": "doc", "error": "err", "exception": "exc",
+    "execute": "exec", "expression": "expr", "function": "func", "hexadecimal": "hex",
+    "identifier": "id", "implementation": "impl", "index": "idx", "information": "info",
+    "initialize": "init", "initialise": "init", "integer": "int", "length": "len",
+    "library": "lib", "maximum": "max", "message": "msg", "minimum": "min", "number": "num",
+    "object": "obj", "package": "pkg", "parameter": "param", "position": "pos",
+    "previous": "prev", "reference": "ref", "repository": "repo", "request": "req",
+    "response": "resp", "source": "src", "specification": "spec", "standard": "std",
+    "statistic": "stat", "string": "str", "synchronous": "sync", "temporary": "tmp",
+    "temp": "tmp", "utility": "util", "utilities": "util", "value": "val", "variable": "var",
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10",
+}
+
+# British spellings read as American ones (both sides), so "colour" meets ``color``.
+_BRITISH = re.compile(r"^(colo|behavio|favo|hono|neighbo|flavo|labo|humo)ur", re.UNICODE)
+_ISE = re.compile(r"(?<=[a-z]{3})is(e|es|ed|ing|ation|ations|er|ers)$")
+# A punctuation character quoted alone in code ("/", ';') is read as its name.
+PUNCTUATION_NAMES: Mapping[str, str] = {
+    "/": "slash", "\\": "backslash", ";": "semicolon", ":": "colon", ",": "comma",
+    ".": "dot", "-": "dash", "_": "underscore", "*": "asterisk", "=": "equals",
+    "|": "pipe", "&": "ampersand", "#": "hash", "@": "at-sign", "?": "question-mark",
+    "!": "exclamation", "%": "percent", "+": "plus", "~": "tilde", "$": "dollar",
+}
+_QUOTED_PUNCT = re.compile(r"""(['"])([^\w\s'"]|_)\1""", re.UNICODE)
+
+NEGATION_CUES: frozenset[str] = frozenset({
+    "no", "not", "never", "cannot", "can't", "won't", "don't", "doesn't", "didn't",
+    "isn't", "aren't", "wasn't", "weren't", "shouldn't", "mustn't", "without", "neither",
+    "nor", "none",
+})
+# Python's ``not`` is an operator on a line of code, not a statement about the fact.
+_CODE_LINE = re.compile(r"^\s*(?:if|elif|while|return|assert|and|or|for|lambda|yield|raise)\b"
+                        r"|[=(\[{]|:\s*$")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|_+", re.UNICODE)
+_RAW = re.compile(r"[\w'’]+", re.UNICODE)
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+_ABBREVIATED = {str(_STEMMER.stemWord(k)): v for k, v in ABBREVIATIONS.items()}
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The term of a lower-case word: its Snowball English stem (``headers`` → ``header``),
+    or the abbreviation code uses for it (``contexts`` → ``ctx``, ``eight`` → ``8``);
+    British spellings are read as American ones first (``colours``, ``serialised``)."""
+    word = _ISE.sub(lambda m: "iz" + m.group(1), _BRITISH.sub(r"\1r", word))
+    stemmed = str(_STEMMER.stemWord(word))
+    return _ABBREVIATED.get(stemmed, stemmed)
+
+
+def split_identifier(word: str) -> tuple[str, ...]:
+    """The parts of an identifier, case-folded: on underscores, case changes, and
+    letter/digit boundaries (``HTTPAdapter`` → http, adapter; ``get_URL2`` → get, url, 2)."""
+    parts: list[str] = []
+    for chunk in word.split("_"):
+        current = ""
+        for i, ch in enumerate(chunk):
+            if current:
+                prev = chunk[i - 1]
+                nxt = chunk[i + 1] if i + 1 < len(chunk) else ""
+                boundary = (
+                    (prev.islower() and ch.isupper())
+                    or (prev.isupper() and ch.isupper() and nxt.islower())
+                    or (prev.isdigit() != ch.isdigit())
+                )
+                if boundary:
+                    parts.append(current)
+                    current = ""
+            current += ch
+        if current:
+            parts.append(current)
+    return tuple(p.casefold() for p in parts if p)
+
+
+@dataclass(frozen=True)
+class Word:
+    """One word of a line: its term (stem, or ``""`` when it carries no content), whether it
+    is a negation cue, and whether it is a part of a compound identifier."""
+
+    term: str
+    cue: bool
+    in_identifier: bool
+
+
+def _normalise(text: str) -> str:
+    """NFKC, and each punctuation character quoted alone replaced by its name."""
+    text = unicodedata.normalize("NFKC", text)
+    if "'" in text or '"' in text:
+        text = _QUOTED_PUNCT.sub(lambda m: f" {PUNCTUATION_NAMES.get(m.group(2), '')} ", text)
+    return text
+
+
+def words(line: str, *, prose: bool | None = None) -> tuple[Word, ...]:
+    """The words of one line, in order (see the module docstring for what counts as a cue)."""
+    line = _normalise(line)
+    if prose is None:
+        prose = is_prose(line)
+    out: list[Word] = []
+    for raw in _RAW.findall(line):
+        raw = raw.strip("'’")
+        if not raw:
+            continue
+        parts = split_identifier(raw) if ("'" not in raw and "’" not in raw) else (
+            raw.casefold().replace("’", "'"),)
+        compound = len(parts) > 1 or "_" in raw
+        for part in parts:
+            cue = prose and not compound and part in NEGATION_CUES
+            content = not cue and len(part) > 1 and part not in STOP_WORDS \
+                and part not in NEGATION_CUES and "'" not in part
+            out.append(Word(stem(part) if content else "", cue, compound))
+    return tuple(out)
+
+
+def is_prose(line: str) -> bool:
+    """A comment, a docstring or text line, as opposed to a line of code (for cues)."""
+    stripped = line.strip()
+    if stripped.startswith(("#", "//", "*", '"""', "'''", "-", ">")):
+        return True
+    return not _CODE_LINE.search(stripped)
+
+
+def terms(text: str) -> frozenset[str]:
+    """The distinct content terms of a text."""
+    return frozenset(w.term for line in text.splitlines() for w in words(line) if w.term)
+
+
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def tokens(text: str) -> list[str]:
+    """Every content term of a text in order, repeats kept (for term frequencies, as BM25
+    needs): identifiers split, case-folded, stop words dropped, stemmed — as :func:`terms`,
+    without the per-line cue reading."""
+    out: list[str] = []
+    for raw in _TOKEN.findall(_normalise(text)):
+        for part in split_identifier(raw):
+            if len(part) > 1 and part not in STOP_WORDS and part not in NEGATION_CUES:
+                out.append(stem(part))
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    out: list[str] = []
+    for line in _normalise(text).splitlines():
+        if len(line) <= MAX_LINE_CHARS:
+            out.append(line)
+        else:
+            out += [line[i:i + MAX_LINE_CHARS] for i in range(0, len(line), MAX_LINE_CHARS)]
+    return out
+
+
+def _windows(n: int, size: int) -> list[tuple[int, int]]:
+    """Line ranges [start, end): windows of ``size`` lines, a half window apart."""
+    if n == 0:
+        return []
+    if n <= size:
+        return [(0, n)]
+    step = max(size // 2, 1)
+    starts = list(range(0, n - size + 1, step))
+    if starts[-1] + size < n:
+        starts.append(n - size)
+    return [(s, s + size) for s in starts]
+
+
+def segments(text: str, *, lines: int = SEGMENT_LINES,
+             max_chars: int | None = None) -> tuple[str, ...]:
+    """The context cut into overlapping windows of ``lines`` lines (nothing dropped);
+    with ``max_chars``, a longer window is cut further into overlapping pieces of at most
+    that many characters (for a model that reads a bounded number of tokens). Blank segments
+    are left out."""
+    cut = _lines(text)
+    out: list[str] = []
+    for a, b in _windows(len(cut), lines):
+        window = "\n".join(cut[a:b])
+        if max_chars is None or len(window) <= max_chars:
+            out.append(window)
+            continue
+        step = max(max_chars // 2, 1)
+        out += [window[i:i + max_chars]
+                for i in range(0, max(len(window) - max_chars, 0) + step, step)]
+    return tuple(s for s in out if s.strip())
+
+
+@dataclass(frozen=True)
+class FactVerdict:
+    """The judge's reading of one gold fact against a context."""
+
+    fact: str
+    coverage: float
+    found: bool
+    contradicted: bool
+    missing_terms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A context judged against a query's gold facts (the headline judge)."""
+
+    faithfulness: float
+    fact_recall: float
+    contradiction: float
+    facts: tuple[FactVerdict, ...]
+
+    @property
+    def facts_found(self) -> tuple[str, ...]:
+        return tuple(f.fact for f in self.facts if f.found and not f.contradicted)
+
+    @property
+    def facts_missing(self) -> tuple[str, ...]:
+        return tuple(f.fact for f in self.facts if not f.found or f.contradicted)
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """The judge's thresholds (calibrated on the bundled example; see the README)."""
+
+    span_per_term: int = SPAN_PER_TERM
+    coverage_threshold: float = COVERAGE_THRESHOLD
+    negation_window: int = NEGATION_WINDOW
+
+
+class PreparedContext:
+    """A context read once so several facts can be judged on it: its content terms in order,
+    and for each whether a prose negation cue stands at most ``negation_window`` words
+    before it on its line."""
+
+    def __init__(self, text: str, *, negation_window: int = NEGATION_WINDOW) -> None:
+        self.terms: list[str] = []
+        self.negated: list[bool] = []
+        self.positions: dict[str, list[int]] = {}
+        for line in _lines(text):
+            last_cue = -(10**9)
+            for i, word in enumerate(words(line)):
+                if word.cue:
+                    last_cue = i
+                elif word.term:
+                    self.positions.setdefault(word.term, []).append(len(self.terms))
+                    self.terms.append(word.term)
+                    self.negated.append(i - last_cue <= negation_window)
+
+
+def fact_terms(fact: str) -> tuple[frozenset[str], bool]:
+    """A fact's content terms and whether the fact itself is negated."""
+    ws = [w for line in fact.splitlines() for w in words(line, prose=True)]
+    return frozenset(w.term for w in ws if w.term), any(w.cue for w in ws)
+
+
+def judge_fact(context: PreparedContext, fact: str, *, config: JudgeConfig = JudgeConfig(),
+               weights: Mapping[str, float] | None = None) -> FactVerdict:
+    """One fact against a prepared context (definition in the module docstring)."""
+    wanted, fact_negated = fact_terms(fact)
+    occurrences = sorted((pos, term) for term in wanted
+                         for pos in context.positions.get(term, ()))
+    if not wanted or not occurrences:
+        return FactVerdict(fact, 0.0, False, False, tuple(sorted(wanted)))
+
+    def weight(term: str) -> float:
+        return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
+
+    total = math.fsum(weight(t) for t in wanted)
+    span = config.span_per_term * len(wanted)
+    counts: dict[str, int] = {}
+    covered = 0.0
+    best, best_present = 0.0, frozenset[str]()
+    covering, affirmed = False, False
+    lo = 0
+    for pos, term in occurrences:
+        counts[term] = counts.get(term, 0) + 1
+        if counts[term] == 1:
+            covered += weight(term)
+        while pos - occurrences[lo][0] + 1 > span:
+            old = occurrences[lo][1]
+            counts[old] -= 1
+            if counts[old] == 0:
+                covered -= weight(old)
+                del counts[old]
+            lo += 1
+        coverage = covered / total if total > 0 else 0.0
+        if coverage > best + 1e-12:
+            best, best_present = coverage, frozenset(counts)
+        if coverage >= config.coverage_threshold - 1e-12:
+            covering = True
+            window = range(occurrences[lo][0], pos + 1)
+            if not any(context.negated[i] for i in window if context.terms[i] in wanted):
+                affirmed = True
+    contradicted = covering and not affirmed and not fact_negated
+    return FactVerdict(fact, round(min(best, 1.0), 6), covering, contradicted,
+                       tuple(sorted(wanted - best_present)))
+
+
+def judge(context: str, facts: Sequence[str], *, config: JudgeConfig = JudgeConfig(),
+          weights: Mapping[str, float] | None = None) -> Verdict:
+    """Judge ``context`` against ``facts`` (definition in the module docstring)."""
+    prepared = PreparedContext(context, negation_window=config.negation_window)
+    verdicts = tuple(judge_fact(prepared, f, config=config, weights=weights) for f in facts)
+    n = len(verdicts)
+    if n == 0:
+        return Verdict(0.0, 0.0, 0.0, ())
+    found = sum(v.found for v in verdicts)
+    contradicted = sum(v.contradicted for v in verdicts)
+    return Verdict(faithfulness=(found - contradicted) / n, fact_recall=found / n,
+                   contradiction=contradicted / n, facts=verdicts)
+
+
+def idf_weights(documents: Sequence[str]) -> dict[str, float]:
+    """BM25's idf of every term over ``documents``: ln(1 + (N - df + 0.5) / (df + 0.5))."""
+    df: dict[str, int] = {}
+    for doc in documents:
+        for term in terms(doc):
+            df[term] = df.get(term, 0) + 1
+    n = len(documents)
+    return {t: math.log(1.0 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+
+
+# ----------------------------------------------------------------------------- embeddings
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity; 0 when a vector is empty, zero, or the lengths differ."""
+    if not a or not b or len(a) != len(b):
+        return 0.0
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(math.fsum(x * x for x in a))
+    nb = math.sqrt(math.fsum(y * y for y in b))
+    return dot / (na * nb) if na > 0 and nb > 0 else 0.0
+
+
+def max_similarities(queries: Sequence[Sequence[float]],
+                     segments_: Sequence[Sequence[float]]) -> tuple[float, ...]:
+    """For each query vector, its highest cosine over the segment vectors (0 if none)."""
+    return tuple(max((cosine(q, s) for s in segments_), default=0.0) for q in queries)
+
+
+@dataclass(frozen=True)
+class SimilarityVerdict:
+    """The embedding judge: per fact its best cosine over the context's segments."""
+
+    similarities: tuple[float, ...]
+    threshold: float
+
+    @property
+    def fact_recall(self) -> float:
+        """Share of facts whose best segment reaches the threshold (0 with no facts)."""
+        n = len(self.similarities)
+        return sum(s >= self.threshold for s in self.similarities) / n if n else 0.0
+
+
+def similarity_verdict(fact_vectors: Sequence[Sequence[float]],
+                       segment_vectors: Sequence[Sequence[float]], *,
+                       threshold: float = SIMILARITY_THRESHOLD) -> SimilarityVerdict:
+    """Each fact's highest cosine over the context segments, found at ≥ ``threshold``."""
+    return SimilarityVerdict(max_similarities(fact_vectors, segment_vectors), threshold)

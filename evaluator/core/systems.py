@@ -1,0 +1,204 @@
+"""Several retrieval systems on the same snapshot and ground truth, side by side.
+
+``--systems`` names them, comma-separated, the first being the reference::
+
+    neuralmind,bm25,neuralmind:graph=graphify,neuralmind:backend=in_memory
+
+A system is ``neuralmind`` (options ``graph`` = builtin | graphify, ``backend`` = auto |
+in_memory; several options are joined with ``:``) or ``bm25`` (no options). The first
+system is the evaluated one — plain ``neuralmind``, configured by ``--backend`` and
+``--graph-source``, whose results carry the floors, the baseline comparison and the
+comment's headline — and the others are references beside it on the same snapshot and
+ground truth. The default is ``neuralmind`` alone.
+
+The comparison table follows ranx's ``compare`` report: systems as rows, metrics as
+columns, the best mean of each column marked, and each system after the first tested
+against the first, query by query, with the paired randomization test of
+:mod:`evaluator.core.stats` (significant when ``p < alpha`` and ``|delta| ≥ min_effect``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from evaluator.core.scoring import Aggregate, QueryResult, aggregate, by_shape
+from evaluator.core.stats import Comparison, compare
+from evaluator.errors import ConfigError
+
+SYSTEM_NAMES: tuple[str, ...] = ("neuralmind", "bm25")
+SYSTEM_OPTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
+    "neuralmind": {"graph": ("builtin", "graphify"), "backend": ("auto", "in_memory")},
+    "bm25": {},
+}
+DEFAULT_SYSTEMS = "neuralmind"
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """One system to evaluate: its kind and options; ``label`` names it in results."""
+
+    name: str
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return ":".join([self.name, *(f"{k}={v}" for k, v in sorted(self.options.items()))])
+
+
+def parse_systems(text: str) -> tuple[SystemSpec, ...]:
+    """The systems of a ``--systems`` value; :class:`ConfigError` naming what to fix."""
+    specs: list[SystemSpec] = []
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip() or any(not item for item in items):
+        raise ConfigError(f"--systems {text!r}: give a comma-separated list of systems, "
+                          f"e.g. neuralmind,bm25")
+    for item in items:
+        name, *parts = item.split(":")
+        name = name.strip()
+        if name not in SYSTEM_NAMES:
+            raise ConfigError(f"--systems: unknown system {name!r}; known: "
+                              f"{', '.join(SYSTEM_NAMES)}")
+        allowed = SYSTEM_OPTIONS[name]
+        options: dict[str, str] = {}
+        for part in parts:
+            key, sep, value = part.partition("=")
+            key, value = key.strip(), value.strip()
+            if not sep or key not in allowed:
+                known = ", ".join(f"{k}=…" for k in allowed) or "none"
+                raise ConfigError(f"--systems: {item!r}: unknown option {part!r} for {name} "
+                                  f"(options: {known})")
+            if value not in allowed[key]:
+                raise ConfigError(f"--systems: {item!r}: {key} must be one of "
+                                  f"{', '.join(allowed[key])}, not {value!r}")
+            if key in options:
+                raise ConfigError(f"--systems: {item!r} sets {key} twice")
+            options[key] = value
+        spec = SystemSpec(name, options)
+        if not specs and spec.label != "neuralmind":
+            raise ConfigError(f"--systems: the first system is the evaluated one and must be "
+                              f"neuralmind (configured by --backend and --graph-source), not "
+                              f"{spec.label!r}; list the references after it")
+        if any(s.label == spec.label for s in specs):
+            raise ConfigError(f"--systems names {spec.label!r} twice")
+        specs.append(spec)
+    return tuple(specs)
+
+
+@dataclass(frozen=True)
+class SystemScores:
+    """One system's per-query metrics (query id → metric → value) and each query's shape."""
+
+    label: str
+    per_query: Mapping[str, Mapping[str, float | None]]
+    shapes: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One system's mean of one metric; ``best`` marks the best mean of the column (ties
+    all marked); ``comparison`` is the paired test against the first system."""
+
+    mean: float | None
+    best: bool = False
+    comparison: Comparison | None = None
+    lower_is_better: bool = False
+
+    @property
+    def better(self) -> bool | None:
+        """Significantly better (True) or worse (False) than the first system; else None."""
+        c = self.comparison
+        if c is None or not c.significant:
+            return None
+        return (c.delta < 0) if self.lower_is_better else (c.delta > 0)
+
+    @property
+    def marker(self) -> str:
+        """``▲``/``▼`` when significantly better/worse than the first system, else ``""``."""
+        return {True: "▲", False: "▼", None: ""}[self.better]
+
+
+@dataclass(frozen=True)
+class SystemTable:
+    """Systems as rows, metrics as columns, over all queries or one shape."""
+
+    metrics: tuple[str, ...]
+    labels: tuple[str, ...]
+    cells: tuple[tuple[Cell, ...], ...]
+    shape: str | None
+    n: int
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
+                 shape: str | None = None, lower_is_better: frozenset[str] = frozenset(),
+                 alpha: float = 0.05, min_effect: float = 0.02, seed: int = 0) -> SystemTable:
+    """The comparison table (definition in the module docstring); queries of ``shape`` only
+    when given. Means skip ``None``; a column with no value has no best."""
+    if not systems:
+        raise ValueError("no system to compare")
+
+    def ids(s: SystemScores) -> list[str]:
+        return [q for q in s.per_query if shape is None or s.shapes.get(q) == shape]
+
+    def column(s: SystemScores, metric: str) -> dict[str, float | None]:
+        return {q: s.per_query[q].get(metric) for q in ids(s)}
+
+    rows: list[list[Cell]] = []
+    first = systems[0]
+    for index, system in enumerate(systems):
+        row = []
+        for metric in metrics:
+            values = [v for v in column(system, metric).values() if v is not None]
+            comparison = None
+            if index > 0:
+                comparison = compare(metric, column(first, metric), column(system, metric),
+                                     alpha=alpha, min_effect=min_effect, seed=seed)
+            row.append(Cell(_mean(values), comparison=comparison,
+                            lower_is_better=metric in lower_is_better))
+        rows.append(row)
+    for j, metric in enumerate(metrics):
+        means = [m for r in rows if (m := r[j].mean) is not None]
+        if not means:
+            continue
+        best = min(means) if metric in lower_is_better else max(means)
+        for r in rows:
+            mean = r[j].mean
+            if mean is not None and abs(mean - best) <= 1e-12:
+                r[j] = replace(r[j], best=True)
+    return SystemTable(tuple(metrics), tuple(s.label for s in systems),
+                       tuple(tuple(r) for r in rows), shape, len(ids(first)))
+
+
+@dataclass(frozen=True)
+class SystemQuery:
+    """One query's result for a system: its ranking and every metric."""
+
+    id: str
+    shape: str
+    ranked_modules: tuple[str, ...]
+    metrics: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class SystemRun:
+    """One system's block of the results: its label, means and per-query metrics."""
+
+    label: str
+    overall: Aggregate
+    shapes: Mapping[str, Aggregate]
+    queries: tuple[SystemQuery, ...]
+
+    def scores(self) -> SystemScores:
+        return SystemScores(self.label, {q.id: q.metrics for q in self.queries},
+                            {q.id: q.shape for q in self.queries})
+
+
+def system_run(label: str, rows: Sequence[QueryResult], shapes: Sequence[str]) -> SystemRun:
+    """A system's block from its scored rows."""
+    return SystemRun(label, aggregate(rows), by_shape(rows, shapes),
+                     tuple(SystemQuery(r.id, r.shape, r.ranked_modules, dict(r.metrics))
+                           for r in rows))

@@ -1,0 +1,254 @@
+"""Every faithfulness column of one context, the way the evaluator and ``retrieval-eval judge``
+compute them (one code path for both).
+
+Columns per query:
+
+* ``faithfulness``, ``fact_recall``, ``contradiction`` — the evaluator's judge
+  (:mod:`evaluator.core.judge`: stemmed, identifier-aware term coverage in spans scaled
+  to the fact, a negation cue that never fires on identifiers or on Python's ``not``);
+* ``faithfulness_n15``, ``fact_recall_n15``, ``contradiction_n15`` — NeuralMind's own judge
+  (``neuralmind.ragas``), kept so numbers stay comparable with its N-15 runner and with
+  results written before the new judge;
+* with an embedder (``--embed``): ``faithfulness_embed`` — the share of facts found by the
+  judge *or* by similarity (below), and not contradicted; ``context_recall`` — the share of
+  facts whose best context segment reaches cosine
+  :data:`~evaluator.core.judge.SIMILARITY_THRESHOLD` with the MiniLM model the index
+  uses, the context segmented so nothing is truncated; and
+  ``context_precision`` — over the retrieved documents (when given), the mean share of the
+  facts a document supports (a segment of it at cosine ≥ the threshold with the fact): a
+  document counts fully only when it supports every fact. N-15 counted a document relevant
+  at any positive cosine with the facts' centroid, so every document was.
+  ``answer_relevance`` is not computed (``None``): no answer is generated, and the cosine
+  between a whole context and the question did not tell right from wrong context (0.25
+  against 0.20 on requests, issue 12).
+
+NeuralMind's judge and the ONNX embedder come from the NeuralMind adapter
+(:mod:`evaluator.neuralmind_index`: ``n15_columns``, ``minilm_embedder``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator.core.groundtruth import GroundTruth, Query
+from evaluator.core.judge import (
+    EMBED_SEGMENT_CHARS,
+    EMBED_SEGMENT_LINES,
+    SIMILARITY_THRESHOLD,
+    judge,
+    max_similarities,
+    segments,
+)
+from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
+from evaluator.core.scoring import Faithfulness
+from evaluator.errors import InputError
+from evaluator.neuralmind_index import minilm_embedder, n15_columns
+
+__all__ = ["JUDGE_COLUMNS", "JudgeResult", "faithfulness_of", "judge_contexts",
+           "judge_report", "minilm_embedder", "n15_columns", "read_contexts", "run_judge",
+           "score_context", "self_check"]
+
+# Texts in, one vector per text out (the MiniLM ONNX model, batched).
+BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
+MAX_CONTEXTS_BYTES = 64 * 1024 * 1024
+JUDGE_COLUMNS: tuple[str, ...] = (
+    "faithfulness", "fact_recall", "contradiction",
+    "faithfulness_n15", "fact_recall_n15", "contradiction_n15",
+    "faithfulness_embed", "context_precision", "context_recall", "answer_relevance",
+)
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """Every judge column of one context, and which facts were found."""
+
+    query_id: str
+    faithfulness: float
+    fact_recall: float
+    contradiction: float
+    faithfulness_n15: float
+    fact_recall_n15: float
+    contradiction_n15: float
+    facts_found: tuple[str, ...]
+    facts_missing: tuple[str, ...]
+    coverage: tuple[float, ...]
+    faithfulness_embed: float | None = None
+    context_precision: float | None = None
+    context_recall: float | None = None
+    answer_relevance: float | None = None
+    similarities: tuple[float, ...] | None = None
+
+    def columns(self) -> dict[str, float | None]:
+        return {c: getattr(self, c) for c in JUDGE_COLUMNS}
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"query_id": self.query_id}
+        out |= {c: _round(v) for c, v in self.columns().items()}
+        out["facts_found"] = list(self.facts_found)
+        out["facts_missing"] = list(self.facts_missing)
+        out["coverage"] = [round(c, 4) for c in self.coverage]
+        if self.similarities is not None:
+            out["similarities"] = [round(s, 4) for s in self.similarities]
+        return out
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def embed_segments(text: str) -> tuple[str, ...]:
+    """The pieces of a text the embedding columns embed (short enough for the model)."""
+    return segments(text, lines=EMBED_SEGMENT_LINES, max_chars=EMBED_SEGMENT_CHARS)
+
+
+def score_context(query: Query, context: str, *, documents: Sequence[str] | None = None,
+                  embed: BatchEmbed | None = None) -> JudgeResult:
+    """Every judge column of ``context`` against ``query``'s gold facts."""
+    facts = list(query.gold_facts)
+    verdict = judge(context, facts)
+    faith_n15, recall_n15, contra_n15 = n15_columns(context, facts)
+    precision = recall = combined = None
+    sims: tuple[float, ...] | None = None
+    if embed is not None:
+        pieces = embed_segments(context)
+        fact_vectors = list(embed(facts)) if facts else []
+        piece_vectors = list(embed(list(pieces))) if pieces else []
+        sims = max_similarities(fact_vectors, piece_vectors)
+        recall = sum(s >= SIMILARITY_THRESHOLD for s in sims) / len(sims) if sims else 0.0
+        supported = [(f.found or s >= SIMILARITY_THRESHOLD) and not f.contradicted
+                     for f, s in zip(verdict.facts, sims, strict=True)]
+        combined = sum(supported) / len(supported) if supported else 0.0
+        if documents is not None:
+            precision = _document_precision(documents, fact_vectors, embed)
+    return JudgeResult(
+        query_id=query.id, faithfulness=verdict.faithfulness, fact_recall=verdict.fact_recall,
+        contradiction=verdict.contradiction, faithfulness_n15=faith_n15,
+        fact_recall_n15=recall_n15, contradiction_n15=contra_n15,
+        facts_found=verdict.facts_found, facts_missing=verdict.facts_missing,
+        coverage=tuple(f.coverage for f in verdict.facts),
+        faithfulness_embed=combined, context_precision=precision, context_recall=recall,
+        similarities=sims)
+
+
+def faithfulness_of(query: Query, context: str, *, documents: Sequence[str] | None = None,
+                    embed: BatchEmbed | None = None,
+                    ) -> tuple[Faithfulness, dict[str, float | None]]:
+    """The evaluator's view of :func:`score_context`: the headline :class:`Faithfulness`
+    and the further columns (the N-15 judge's, ``faithfulness_embed``) by measure name."""
+    r = score_context(query, context, documents=documents, embed=embed)
+    faith = Faithfulness(fact_recall=r.fact_recall, contradiction=r.contradiction,
+                         faithfulness=r.faithfulness, facts_found=r.facts_found,
+                         facts_missing=r.facts_missing, context_precision=r.context_precision,
+                         context_recall=r.context_recall, answer_relevance=None)
+    columns = {"faithfulness_n15": r.faithfulness_n15, "fact_recall_n15": r.fact_recall_n15,
+               "contradiction_n15": r.contradiction_n15,
+               "faithfulness_embed": r.faithfulness_embed}
+    return faith, columns
+
+
+def _document_precision(documents: Sequence[str], fact_vectors: Sequence[Sequence[float]],
+                        embed: BatchEmbed) -> float:
+    """Mean over documents of the share of facts with a document segment at cosine ≥ the
+    threshold (0 with no documents or no facts)."""
+    if not documents or not fact_vectors:
+        return 0.0
+    total = 0.0
+    for doc in documents:
+        pieces = embed_segments(doc)
+        if not pieces:
+            continue
+        sims = max_similarities(fact_vectors, list(embed(list(pieces))))
+        total += sum(s >= SIMILARITY_THRESHOLD for s in sims) / len(sims)
+    return total / len(documents)
+
+
+def read_contexts(path: Path, ground_truth: GroundTruth) -> dict[str, str]:
+    """The contexts file of ``judge``: a JSON object mapping query ids to texts.
+
+    Every id must be a query of the ground truth; every value a string. Queries without a
+    context are not scored."""
+    try:
+        size = path.stat().st_size
+    except OSError as err:
+        raise InputError(f"cannot read the contexts file {path}: {err.strerror or err}",
+                         hint="pass --contexts FILE, a JSON object {query id: text}") from None
+    if size > MAX_CONTEXTS_BYTES:
+        raise InputError(f"the contexts file {path} is larger than "
+                         f"{MAX_CONTEXTS_BYTES // (1024 * 1024)} MB")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise InputError(f"the contexts file {path} is not valid JSON: {err}",
+                         hint="write a JSON object {query id: context text}") from None
+    if not isinstance(data, dict):
+        raise InputError(f"the contexts file {path} must hold a JSON object "
+                         "{query id: context text}")
+    known = {q.id for q in ground_truth.queries}
+    unknown = sorted(k for k in data if k not in known)
+    if unknown:
+        shown = ", ".join(repr(k) for k in unknown[:5])
+        raise InputError(f"the contexts file {path} names {len(unknown)} query id(s) that the "
+                         f"ground truth does not hold: {shown}")
+    bad = sorted(k for k, v in data.items() if not isinstance(v, str))
+    if bad:
+        raise InputError(f"the contexts file {path}: the context of {bad[0]!r} is not a string")
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def judge_contexts(ground_truth: GroundTruth, contexts: Mapping[str, str], *,
+                   embed: BatchEmbed | None = None) -> list[JudgeResult]:
+    """Score each given context against its query (in ground-truth order)."""
+    return [score_context(q, contexts[q.id], embed=embed)
+            for q in ground_truth.queries if q.id in contexts]
+
+
+def judge_report(results: Sequence[JudgeResult]) -> dict[str, Any]:
+    """The ``judge`` command's JSON: one entry per query and the means."""
+    means: dict[str, float | None] = {}
+    for column in JUDGE_COLUMNS:
+        values = [v for r in results if (v := r.columns()[column]) is not None]
+        means[column] = _round(math.fsum(values) / len(values)) if values else None
+    return {"queries": {r.query_id: r.to_json() for r in results}, "mean": means,
+            "n": len(results)}
+
+
+def run_judge(*, ground_truth: GroundTruth, contexts_path: Path,
+              embed: BatchEmbed | None = None) -> dict[str, Any]:
+    """The ``judge`` command: every judge column of each given context, as JSON."""
+    contexts = read_contexts(contexts_path, ground_truth)
+    return judge_report(judge_contexts(ground_truth, contexts, embed=embed))
+
+
+MAX_MODULE_BYTES = 2 * 1024 * 1024
+
+
+def read_modules(tree: Path, modules: Sequence[str]) -> dict[str, str]:
+    """The text of each module under ``tree`` (a module outside it, missing, not a regular
+    file or over :data:`MAX_MODULE_BYTES` reads as absent)."""
+    root = tree.resolve()
+    texts: dict[str, str] = {}
+    for module in modules:
+        path = (root / module).resolve()
+        if not path.is_relative_to(root) or path.is_symlink():
+            continue
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_MODULE_BYTES:
+                continue
+            texts[module] = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return texts
+
+
+def self_check(ground_truth: GroundTruth, tree: Path) -> JudgeCheck:
+    """The judge self-check (:mod:`evaluator.core.judgecheck`) on the modules in ``tree``,
+    scored with the headline judge."""
+    texts = read_modules(tree, modules_needed(ground_truth))
+    return judge_check(ground_truth, texts,
+                       lambda query, text: judge(text, query.gold_facts).faithfulness)

@@ -1,0 +1,67 @@
+"""``retrieval-eval judge``: every judge column of given contexts, as JSON, exit codes."""
+
+from __future__ import annotations
+
+import json
+
+from evaluator.cli import EXAMPLE_QUERIES
+from evaluator.core.groundtruth import load_ground_truth
+from evaluator.errors import EXIT_INPUT, EXIT_OK
+from evaluator.judging import JUDGE_COLUMNS, judge_contexts
+from evaluator.neuralmind_index import example_root
+
+
+def example():
+    gt, _ = load_ground_truth(EXAMPLE_QUERIES.read_text(encoding="utf-8"), str(EXAMPLE_QUERIES),
+                              present_modules=None, strict=False)
+    return gt
+
+
+def contexts_file(tmp_path, data):
+    path = tmp_path / "contexts.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+def test_judge_writes_every_column_to_stdout(cli, tmp_path):
+    gt = example()
+    first, second = gt.queries[0], gt.queries[1]
+    text = (example_root() / first.modules_with_grade(3)[0]).read_text(encoding="utf-8")
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, {first.id: text, second.id: ""}))
+    assert run.code == EXIT_OK, run.stderr
+    report = json.loads(run.stdout)
+    assert list(report["queries"]) == [first.id, second.id]  # ground-truth order
+    for column in JUDGE_COLUMNS:
+        assert column in report["queries"][first.id]
+    assert report["queries"][second.id]["faithfulness"] == 0.0  # empty context
+    assert report["queries"][first.id]["faithfulness"] > 0.0
+    assert report["queries"][first.id]["context_recall"] is None  # no --embed
+
+
+def test_judge_is_the_evaluators_code_path(cli, tmp_path):
+    gt = example()
+    contexts = {q.id: f"context for {q.question}" for q in gt.queries[:4]}
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, contexts))
+    expected = {r.query_id: r.to_json() for r in judge_contexts(gt, contexts)}
+    assert json.loads(run.stdout)["queries"] == expected
+
+
+def test_judge_output_file(cli, tmp_path):
+    gt = example()
+    out = tmp_path / "judged.json"
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, {gt.queries[0].id: "x"}), "--output", str(out))
+    assert run.code == EXIT_OK and run.stdout == ""
+    assert json.loads(out.read_text(encoding="utf-8"))["n"] == 1
+
+
+def test_judge_bad_input_exits_2_with_one_message(cli, tmp_path):
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, {"no-such-id": "x"}))
+    assert run.code == EXIT_INPUT
+    assert "'no-such-id'" in run.stderr and "Traceback" not in run.stderr
+    run = cli("judge", "--queries", str(tmp_path / "missing.json"), "--contexts",
+              contexts_file(tmp_path, {}))
+    assert run.code == EXIT_INPUT and "does not exist" in run.stderr

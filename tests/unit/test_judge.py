@@ -1,0 +1,237 @@
+"""The faithfulness judge (evaluator.core.judge): identifiers, stemming, negation, windows,
+empty input, unicode — and the N-15 judge's known bugs shown not to affect it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from neuralmind import ragas
+
+from evaluator.core.judge import (
+    COVERAGE_THRESHOLD,
+    SPAN_PER_TERM,
+    JudgeConfig,
+    cosine,
+    idf_weights,
+    is_prose,
+    judge,
+    segments,
+    similarity_verdict,
+    split_identifier,
+    stem,
+    words,
+)
+
+
+@pytest.mark.parametrize(("word", "parts"), [
+    ("InvalidHeader", ("invalid", "header")),
+    ("HTTPAdapter", ("http", "adapter")),
+    ("max_retries", ("max", "retries")),
+    ("getURL2", ("get", "url", "2")),
+    ("__init__", ("init",)),
+    ("_PROG_COMPLETE", ("prog", "complete")),
+    ("urllib3", ("urllib", "3")),
+    ("ÉtéCafé", ("été", "café")),
+    ("x", ("x",)),
+])
+def test_identifiers_split_on_case_underscores_and_digits(word, parts):
+    assert split_identifier(word) == parts
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("redirects", "redirected"), ("headers", "header"), ("retries", "retrying"),
+    ("context", "ctx"), ("maximum", "max"), ("directories", "dir"), ("eight", "8"),
+])
+def test_stemming_and_code_abbreviations_join_forms(a, b):
+    assert stem(a) == stem(b)
+
+
+def test_n15_substring_bug_does_not_count():
+    """N-15 matches substrings: 'get' is 'found' in 'target'. The judge matches terms."""
+    assert ragas.fact_recall("def target(): pass", ["get"]) == 1.0  # the old bug
+    verdict = judge("def target(): pass", ["get"])
+    assert verdict.fact_recall == 0.0
+    assert verdict.faithfulness == 0.0
+
+
+def test_plain_sentence_fact_meets_identifiers():
+    context = "def should_strip_auth(self, old_url, new_url):\n    return True\n"
+    assert judge(context, ["strip auth for a new url"]).fact_recall == 1.0
+
+
+def test_identifier_with_negative_word_is_not_a_contradiction():
+    """N-15 reads the 'invalid' in InvalidHeader as a negation and halves the score."""
+    context = "if not valid:\n    raise InvalidHeader(f'header value {value} is checked')\n"
+    fact = "header value is checked"
+    assert ragas.contradiction_score(context, [fact]) > 0  # the old bug
+    verdict = judge(context, [fact])
+    assert verdict.contradiction == 0.0
+    assert verdict.faithfulness == 1.0
+
+
+@pytest.mark.parametrize("context", [
+    "if not follow_redirects:\n    return resp\n",  # Python's not operator
+    "x = resp is not None and follow_redirects\n",
+    "raise NotImplementedError('follow redirects')\n",  # identifier part
+    "no_proxy = follow_redirects()\n",
+])
+def test_negation_in_code_or_identifiers_is_no_cue(context):
+    verdict = judge(context, ["follow redirects"])
+    assert verdict.fact_recall == 1.0
+    assert verdict.contradiction == 0.0
+
+
+@pytest.mark.parametrize("context", [
+    "# the session does not follow redirects\n",
+    '"""The session never follows redirects."""\n',
+    "The session cannot follow redirects.\n",
+])
+def test_negation_in_prose_near_the_fact_contradicts(context):
+    verdict = judge(context, ["the session follows redirects"])
+    assert verdict.fact_recall == 1.0
+    assert verdict.contradiction == 1.0
+    assert verdict.faithfulness == 0.0
+
+
+def test_negated_fact_is_not_contradicted_by_its_negation():
+    verdict = judge("# the session does not follow redirects", ["redirects are not followed"])
+    assert verdict.faithfulness == 1.0
+
+
+def test_negation_far_from_the_fact_terms_is_ignored():
+    context = "# not in this case, but later the session follows every redirect"
+    assert judge(context, ["the session follows redirects"]).contradiction == 0.0
+
+
+def test_a_fact_is_contradicted_only_when_every_covering_span_negates_it():
+    negated = "# the session does not follow redirects\n"
+    affirmed = "# the session will follow redirects\n"
+    filler = "value = compute(item)\n" * (SPAN_PER_TERM * 4)
+    verdict = judge(negated + filler + affirmed, ["the session follows redirects"])
+    assert verdict.contradiction == 0.0
+    assert verdict.faithfulness == 1.0
+
+
+@pytest.mark.parametrize("context", ["", "   \n\t\n", "\n\n\n"])
+def test_empty_context_scores_zero(context):
+    verdict = judge(context, ["a fact about sessions", "another fact"])
+    assert (verdict.faithfulness, verdict.fact_recall, verdict.contradiction) == (0, 0, 0)
+    assert verdict.facts_missing == ("a fact about sessions", "another fact")
+
+
+def test_no_facts_scores_zero():
+    assert judge("anything at all", []).faithfulness == 0.0
+
+
+def test_a_fact_of_stop_words_only_is_never_found():
+    assert judge("it is what it is", ["it is what it is"]).fact_recall == 0.0
+
+
+@pytest.mark.parametrize(("context", "fact"), [
+    ("ｈｅａｄｅｒ ｖａｌｕｅ", "header value"),          # full-width letters (NFKC)
+    ("Die GRÖSSE der Datei", "größe datei"),              # case folding ß → ss
+    ("# Zeichenkodierung: utf‑8 wird erkannt", "zeichenkodierung erkannt"),
+    ("def 获取编码(响应): pass", "获取编码 响应"),            # non-Latin identifiers
+])
+def test_unicode(context, fact):
+    assert judge(context, [fact]).fact_recall == 1.0
+
+
+def test_terms_far_apart_are_not_one_fact():
+    """Coverage is counted inside a span of SPAN_PER_TERM words per fact term."""
+    filler = "value = compute(item)\n" * (SPAN_PER_TERM * 4)
+    far = "session = make(cookies)\n" + filler + "merges settings\n"
+    near = "session = make(cookies)\nmerges settings\n"
+    fact = ["the session merges cookies and settings"]
+    assert judge(near, fact).fact_recall == 1.0
+    assert judge(far, fact).fact_recall == 0.0
+
+
+def test_coverage_threshold_boundary():
+    fact = ["alpha bravo charlie delta echo"]
+    three = judge("alpha bravo charlie", fact)
+    two = judge("alpha bravo", fact)
+    assert three.facts[0].coverage == pytest.approx(0.6)
+    assert three.fact_recall == (1.0 if COVERAGE_THRESHOLD <= 0.6 else 0.0)
+    assert two.fact_recall == 0.0
+    assert judge("alpha bravo", fact,
+                 config=JudgeConfig(coverage_threshold=0.4)).fact_recall == 1.0
+
+
+def test_weights_change_coverage():
+    fact = ["session merges cookies"]
+    weights = {stem("session"): 0.1, stem("merges"): 1.0, stem("cookies"): 1.0}
+    assert judge("session merges", fact).facts[0].coverage == pytest.approx(2 / 3)
+    assert judge("session merges", fact, weights=weights).facts[0].coverage == \
+        pytest.approx(1.1 / 2.1)
+
+
+def test_missing_terms_are_reported():
+    verdict = judge("the session merges", ["the session merges cookies"])
+    assert verdict.facts[0].missing_terms == (stem("cookies"),)
+
+
+@pytest.mark.parametrize(("line", "prose"), [
+    ("# comment about it", True), ("The session follows redirects.", True),
+    ("if not x:", False), ("x = y", False), ("return not done", False), ("def f():", False),
+    ('"""Docstring line."""', True),
+])
+def test_prose_or_code(line, prose):
+    assert is_prose(line) is prose
+
+
+def test_cues_are_whole_prose_words():
+    assert [w.cue for w in words("# not no_proxy NotImplemented never")] == [
+        True, False, False, False, False, True]
+
+
+@given(st.lists(st.text(alphabet="ab c\n_XY1", max_size=30), max_size=60),
+       st.integers(min_value=1, max_value=20))
+@settings(max_examples=60, deadline=None)
+def test_segments_drop_nothing(lines, size):
+    text = "\n".join(lines)
+    cut = segments(text, lines=size)
+    kept = {line for s in cut for line in s.split("\n")}
+    assert {line for line in text.splitlines() if line.strip()} <= kept
+
+
+@given(st.text(alphabet="abc xyz\n", max_size=3000), st.integers(min_value=20, max_value=400))
+@settings(max_examples=60, deadline=None)
+def test_segments_respect_max_chars_and_keep_every_line(text, max_chars):
+    cut = segments(text, lines=8, max_chars=max_chars)
+    assert all(len(s) <= max_chars for s in cut)
+    for line in text.splitlines():
+        if line.strip() and len(line) <= max_chars // 2:
+            assert any(line in s for s in cut), line
+
+
+@given(st.text(max_size=400), st.lists(st.text(min_size=1, max_size=40), max_size=4))
+@settings(max_examples=80, deadline=None)
+def test_scores_are_bounded_and_consistent(context, facts):
+    verdict = judge(context, facts)
+    assert 0.0 <= verdict.faithfulness <= verdict.fact_recall <= 1.0
+    assert 0.0 <= verdict.contradiction <= verdict.fact_recall
+    assert math.isclose(verdict.faithfulness, verdict.fact_recall - verdict.contradiction)
+    assert judge(context, facts) == verdict  # deterministic
+
+
+def test_idf_weights_favour_rare_terms():
+    weights = idf_weights(["session cookie", "session header", "session redirect"])
+    assert weights[stem("session")] < weights[stem("cookie")]
+
+
+def test_cosine_and_similarity_verdict():
+    assert cosine([1.0, 0.0], [0.0, 1.0]) == 0.0
+    assert cosine([1.0, 1.0], [2.0, 2.0]) == pytest.approx(1.0)
+    assert cosine([], [1.0]) == 0.0
+    assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0
+    verdict = similarity_verdict([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.1], [0.0, -1.0]],
+                                 threshold=0.5)
+    assert verdict.similarities[0] > 0.9
+    assert verdict.similarities[1] < 0.5
+    assert verdict.fact_recall == 0.5
+    assert similarity_verdict([], [[1.0]]).fact_recall == 0.0
+    assert similarity_verdict([[1.0]], []).similarities == (0.0,)

@@ -1,0 +1,139 @@
+"""--systems parsing, the ranx-style comparison table, and the judge self-check."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.core.groundtruth import GroundTruth, Query
+from evaluator.core.judgecheck import WARN_BELOW, check_pairs, judge_check, modules_needed
+from evaluator.core.stats import compare
+from evaluator.core.systems import SystemScores, SystemSpec, parse_systems, system_table
+from evaluator.errors import ConfigError
+
+
+@pytest.mark.parametrize(("text", "labels"), [
+    ("neuralmind", ["neuralmind"]),
+    ("neuralmind,bm25", ["neuralmind", "bm25"]),
+    (" neuralmind , bm25 ", ["neuralmind", "bm25"]),
+    ("neuralmind,neuralmind:graph=graphify,neuralmind:backend=in_memory",
+     ["neuralmind", "neuralmind:graph=graphify", "neuralmind:backend=in_memory"]),
+    ("neuralmind,bm25,neuralmind:backend=in_memory:graph=graphify",
+     ["neuralmind", "bm25", "neuralmind:backend=in_memory:graph=graphify"]),
+])
+def test_parse_systems(text, labels):
+    assert [s.label for s in parse_systems(text)] == labels
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "comma-separated"), ("neuralmind,,bm25", "comma-separated"),
+    ("elastic", "unknown system 'elastic'"), ("neuralmind,bm25:k1=2", "unknown option"),
+    ("neuralmind:graph", "unknown option"), ("neuralmind:graph=magic", "must be one of"),
+    ("neuralmind,neuralmind", "twice"), ("neuralmind:graph=builtin:graph=graphify", "twice"),
+    ("neuralmind,neuralmind:backend=in_memory:graph=builtin,"
+     "neuralmind:graph=builtin:backend=in_memory", "twice"),
+    ("bm25,neuralmind", "first system is the evaluated one"),
+    ("neuralmind:graph=graphify", "first system is the evaluated one"),
+])
+def test_parse_systems_refuses(text, message):
+    with pytest.raises(ConfigError, match=message):
+        parse_systems(text)
+
+
+def test_spec_label_is_canonical():
+    assert SystemSpec("neuralmind", {"graph": "graphify", "backend": "auto"}).label == \
+        "neuralmind:backend=auto:graph=graphify"
+
+
+def scores(label, values, shapes=None):
+    ids = [f"q{i}" for i in range(len(values))]
+    return SystemScores(label, {q: {"ndcg@5": v, "mrr": v / 2, "context_tokens": 100 * v}
+                                for q, v in zip(ids, values, strict=True)},
+                        shapes or dict.fromkeys(ids, "focused"))
+
+
+def test_system_table_means_best_and_significance():
+    a = scores("neuralmind", [0.9] * 12)
+    b = scores("bm25", [0.3] * 12)
+    table = system_table([a, b], ["ndcg@5", "mrr", "context_tokens"],
+                         lower_is_better=frozenset({"context_tokens"}))
+    (na, nm, nt), (ba, bm, bt) = table.cells
+    assert bm.mean == pytest.approx(0.15)
+    assert na.mean == pytest.approx(0.9) and ba.mean == pytest.approx(0.3)
+    assert na.best and nm.best and not ba.best
+    assert bt.best and not nt.best  # fewer tokens is better
+    assert na.comparison is None
+    assert ba.comparison == compare("ndcg@5", {q: m["ndcg@5"] for q, m in a.per_query.items()},
+                                    {q: m["ndcg@5"] for q, m in b.per_query.items()})
+    assert ba.comparison.significant and ba.marker == "▼" and ba.better is False
+    assert bt.comparison.significant and bt.marker == "▲"  # fewer tokens: significantly better
+    assert table.labels == ("neuralmind", "bm25") and table.n == 12
+
+
+def test_system_table_ties_none_and_noise():
+    a = scores("a", [0.5, 0.6, 0.4, 0.5])
+    b = scores("b", [0.6, 0.5, 0.5, 0.4])
+    table = system_table([a, b], ["ndcg@5", "missing"])
+    assert table.cells[0][0].best and table.cells[1][0].best  # equal means: both best
+    assert table.cells[1][0].marker == ""  # within noise
+    assert table.cells[0][1].mean is None and not table.cells[0][1].best
+
+
+def test_system_table_per_shape():
+    shapes = {"q0": "focused", "q1": "identity", "q2": "identity"}
+    a = scores("a", [1.0, 0.0, 0.0], shapes)
+    b = scores("b", [0.0, 1.0, 1.0], shapes)
+    table = system_table([a, b], ["ndcg@5"], shape="identity")
+    assert table.n == 2
+    assert table.cells[0][0].mean == 0.0 and table.cells[1][0].best
+
+
+def test_system_table_needs_a_system():
+    with pytest.raises(ValueError, match="no system"):
+        system_table([], ["ndcg@5"])
+
+
+def gt(*queries: Query) -> GroundTruth:
+    return GroundTruth(source="test", queries=tuple(queries))
+
+
+def q(qid: str, grades: dict[str, int], facts=("alpha beta", "gamma delta")) -> Query:
+    return Query(id=qid, question=f"question {qid}", shape="focused", grades=grades,
+                 gold_facts=tuple(facts))
+
+
+def test_check_pairs_pick_right_and_wrong_modules():
+    truth = gt(q("a", {"a.py": 3, "a2.py": 2, "shared.py": 1}),
+               q("b", {"b.py": 3, "a.py": 1}),
+               q("c", {"shared.py": 3}))
+    pairs, skipped = check_pairs(truth)
+    assert skipped == []
+    got = {p.query.id: (p.right_modules, p.wrong_module, p.wrong_from) for p in pairs}
+    assert got["a"] == (("a.py", "a2.py"), "b.py", "b")  # shared.py is graded 1 for a
+    assert got["b"] == (("b.py",), "shared.py", "c")
+    assert got["c"] == (("shared.py",), "a.py", "a")
+    assert modules_needed(truth) == ("a.py", "a2.py", "b.py", "shared.py")
+
+
+def test_check_pairs_skip_queries_without_right_or_wrong():
+    truth = gt(q("a", {"a.py": 1}), q("b", {"b.py": 3, "a.py": 0}))
+    pairs, skipped = check_pairs(truth)
+    assert pairs == []
+    assert skipped == ["a", "b"]  # a: no grade >= 2; b: no other grade-3 module
+    check = judge_check(truth, {}, lambda query, text: 1.0)
+    assert check.separation is None and check.warning is not None
+
+
+def test_judge_check_separation_and_warning():
+    truth = gt(q("a", {"a.py": 3}), q("b", {"b.py": 3}))
+    texts = {"a.py": "A", "b.py": "B"}
+
+    def perfect(query, text):
+        return 1.0 if text == query.id.upper() else 0.0
+
+    check = judge_check(truth, texts, perfect)
+    assert (check.right_mean, check.wrong_mean, check.separation) == (1.0, 0.0, 1.0)
+    assert check.warning is None
+    assert "1.00" in check.sentence
+    blind = judge_check(truth, texts, lambda query, text: 0.5)
+    assert blind.separation == 0.0
+    assert blind.warning is not None and str(WARN_BELOW) in blind.warning
