@@ -211,8 +211,9 @@ def action_values(env: Mapping[str, str]) -> tuple[str, dict[str, Any], dict[str
                                      else default)
     if errors:
         raise ConfigError("invalid action inputs:\n  " + "\n  ".join(errors))
-    if mode == "comment" and not given.get("results"):
-        raise ConfigError("input results: mode comment needs the path of a results.json")
+    if mode == "comment" and not given.get("results") and not given.get("run_id"):
+        raise ConfigError("input results: mode comment needs the path of a results.json, "
+                          "or run-id: the workflow run whose results artifact to post")
     given.setdefault("path", str(workspace))
     return mode, given, defaults
 

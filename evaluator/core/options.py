@@ -305,8 +305,16 @@ OPTIONS: tuple[Option, ...] = (
        default=False, **_FILE),
     _o("fail_on_new_failures", "bool", "regression gate: no query may lose its top-5 hit",
        default=False, **_FILE),
-    _o("results", "path", "results.json from `evaluate` (mode: comment)", required=True,
-       commands=("comment",), file_key=None),
+    _o("results", "path", "results.json from `evaluate` (mode: comment); not needed with "
+       "`run-id`", commands=("comment",), file_key=None),
+    _o("run_id", "int", "the evaluation's workflow run (mode: comment, in a `workflow_run` "
+       "workflow: `${{ github.event.workflow_run.id }}`): its results artifact is downloaded "
+       "through the API, checked as data (size, zip members, results schema, the pull "
+       "request against the run's head commit) and posted; needs `actions: read`",
+       commands=("comment",), file_key=None, metavar="ID"),
+    _o("artifact_name", "text", "the name of the results artifact of `run-id` (it holds "
+       "results.json and pr.json)", default="retrieval-eval", commands=("comment",),
+       file_key=None),
     _o("format", "text", "github: workflow annotations pointing at file and line",
        default="text", choices=("text", "github"), commands=("validate",), **_LOCAL),
     _o("count", "int", "how many questions to draft", default=12, commands=("init",),
