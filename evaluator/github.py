@@ -21,6 +21,10 @@ Retries are bounded: each request is sent at most ``max_attempts`` times in tota
 So one request costs at most ``max_attempts`` sends, ``max_attempts - 1`` waits of at most
 ``max_wait`` each, and ``max_attempts * timeout`` seconds of waiting on the network.
 
+The fork-safe comment also reads workflow runs, lists a run's artifacts and downloads an
+artifact's zip (:meth:`GitHubClient.download_artifact`): the redirect to the storage host is
+followed without the Authorization header, and the body is size-bounded.
+
 Creating a comment is not idempotent: a POST whose outcome is unknown (timeout, dropped
 connection, 5xx) is never simply re-sent. The comments are listed again first and a marked
 comment that appeared meanwhile is updated instead, so a retry cannot leave a duplicate.
@@ -87,6 +91,10 @@ class CommentTooLong(GitHubError):
 
 class CommentForbidden(GitHubError):
     """GitHub refused to write the comment (403/404): usually a fork's read-only token."""
+
+
+class _Transient(GitHubError):
+    """A download failure worth another attempt (5xx, timeout, dropped connection)."""
 
 
 class _AmbiguousWrite(GitHubError):
@@ -426,9 +434,11 @@ class GitHubClient:
 
         ``GET /repos/{repo}/actions/artifacts/{id}/zip`` answers a redirect to a storage
         host: it is followed (https, or the API's own scheme) *without* the Authorization
-        header, which goes only to the API's own host. The body is streamed and the download
-        stops as soon as it passes ``max_bytes``. Sent once (no retries): a failure is an
-        error naming it.
+        header, which goes only to the API's own host. The body is streamed unencoded
+        (``Accept-Encoding: identity``, so no decompression can inflate it) and the download
+        stops as soon as it passes ``max_bytes``. A 5xx, timeout or dropped connection is
+        tried again (at most ``max_attempts`` sends, back-off as for the API calls); anything
+        else is an error naming it.
         """
         artifact = _positive_int(artifact_id)
         if artifact is None:
@@ -436,6 +446,18 @@ class GitHubClient:
                               f"{artifact_id!r}")
         url = self._url(f"/actions/artifacts/{artifact}/zip")
         what = f"GET {self._display(url)}"
+        for attempt in range(self._max_attempts):
+            try:
+                return self._download_once(url, what, max_bytes)
+            except _Transient as exc:
+                if attempt + 1 >= self._max_attempts:
+                    raise GitHubError(f"downloading the artifact failed after "
+                                      f"{attempt + 1} attempts: {exc.message}") from None
+                self._pause(self._backoff(attempt), dictated=False, what=what,
+                            why=f"({exc.message})")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _download_once(self, url: str, what: str, max_bytes: int) -> bytes:
         left = self._remaining(what)
         box: dict[str, Any] = {}
 
@@ -460,11 +482,16 @@ class GitHubClient:
             error = box["error"]
             if isinstance(error, GitHubError):
                 raise error
-            if isinstance(error, requests.Timeout) and self._deadline is not None:
+            if isinstance(error, requests.Timeout) and self._deadline is not None \
+                    and self._deadline - time.monotonic() <= 1.0:
                 raise GitHubError(f"GitHub API {what}: the artifact did not arrive within the "
                                   f"{self._budget_s:g} s deadline (timed out)",
                                   hint="GitHub or the network is too slow; raise "
                                        "comment-timeout") from None
+            if isinstance(error, requests.Timeout | requests.ConnectionError):
+                kind = "timed out" if isinstance(error, requests.Timeout) \
+                    else "connection failed"
+                raise _Transient(f"{what}: {kind} ({self._clean(str(error))})") from None
             if isinstance(error, requests.RequestException):
                 raise GitHubError(f"GitHub API {what} failed: "
                                   f"{self._clean(str(error))}") from None
@@ -477,6 +504,7 @@ class GitHubClient:
             parts = urlsplit(url)
             own = (parts.scheme, parts.netloc) == self._origin
             headers = self._headers()
+            headers["Accept-Encoding"] = "identity"
             if not own:
                 headers.pop("Authorization", None)
                 headers["Accept"] = "*/*"
@@ -498,6 +526,8 @@ class GitHubClient:
                     detail = f"HTTP {status}" + (f": {message}" if message else "")
                     where = what if own else \
                         f"{what} (storage host {self._clean(parts.netloc)})"
+                    if status >= 500:
+                        raise _Transient(f"{where} answered {detail}")
                     hint = ("the artifact may have expired, or the job lacks "
                             "`permissions: actions: read`") if status in (401, 403, 404, 410) \
                         else None

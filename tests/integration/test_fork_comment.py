@@ -121,6 +121,19 @@ def test_cross_host_redirect_gets_no_authorization(cli, server, env, results_byt
         assert blob.path.startswith("/blobs/")
         assert "Authorization" not in blob.headers
         assert not any(TOKEN in value for value in blob.headers.values())
+        assert blob.headers.get("Accept-Encoding") == "identity"  # nothing inflates it
+    assert len(server.on_issue(PR)) == 1
+
+
+def test_a_storage_5xx_is_tried_again(cli, server, env, results_bytes):
+    server.add_run(RUN, head_sha=SHA, pull_requests=[PR],
+                   artifacts={"retrieval-eval": good_zip(results_bytes)})
+    with running() as storage:
+        server.storage = storage
+        storage.script.append(Scripted("GET", 503, body={"message": "busy"}))
+        run = comment(cli, env)
+        assert run.code == 0, run.stderr
+        assert len(storage.sent("GET")) == 2
     assert len(server.on_issue(PR)) == 1
 
 
