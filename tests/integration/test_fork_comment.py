@@ -320,3 +320,27 @@ def test_deadline_covers_the_download(cli, server, env, results_bytes):
                    artifacts={"retrieval-eval": good_zip(results_bytes)})
     server.script.append(Scripted("GET", 200, body={}, delay=4.0, path_contains="/blobs/"))
     refused(cli, server, env, "deadline", "--comment-timeout", "1")
+
+
+def test_fetching_and_posting_share_one_deadline(cli, server, env, results_bytes):
+    """Each step alone fits in comment-timeout; together they do not: the post is refused."""
+    server.add_run(RUN, head_sha=SHA, pull_requests=[PR],
+                   artifacts={"retrieval-eval": good_zip(results_bytes)})
+    server.script.append(Scripted("GET", delay=1.3, apply=True, path_contains="/blobs/"))
+    server.script.append(Scripted("GET", delay=1.3, apply=True,
+                                  path_contains=f"/issues/{PR}/comments"))
+    stderr = refused(cli, server, env, "deadline", "--comment-timeout", "2")
+    assert f"/issues/{PR}/comments" in stderr  # the download passed; the listing ran out
+
+
+def test_a_zip_header_that_lies_about_the_size_is_refused():
+    honest = make_zip({"results.json": b"x" * 2_000, "pr.json": pr_json()},
+                      compression=zipfile.ZIP_STORED)
+    # Claim 10 bytes unpacked in both headers while 2,000 are stored.
+    lying = honest.replace((2_000).to_bytes(4, "little") * 2,
+                           (2_000).to_bytes(4, "little") + (10).to_bytes(4, "little"))
+    assert lying != honest
+    with pytest.raises(artifact.GitHubError, match=r"\"results\.json\" cannot be read"):
+        artifact.read_zip(lying, max_member_bytes=100)
+    with pytest.raises(artifact.GitHubError, match="unpacks to 2,000 bytes"):
+        artifact.read_zip(honest, max_member_bytes=100)
