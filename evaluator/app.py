@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from evaluator import github
 from evaluator.artifact import RunResults, fetch_run_results
 from evaluator.authoring import candidate_facts, draft_queries, indexable, review_candidates
 from evaluator.baseline import BaselinePlan, plan_baseline
@@ -228,15 +229,13 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
 
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     """The run's artifact through the GitHub API, under the comment phase's deadline."""
-    from evaluator import github
-
+    if settings.run_id <= 0:
+        raise InputError(f"--run-id must be a positive integer, not {settings.run_id}")
     ctx = github.context_from_env(deps.env, pr=settings.pr)
     if not ctx.token:
         raise GitHubError("no GitHub token to download the run's artifact with",
                           hint="pass the github-token input or set GITHUB_TOKEN; the job "
                                "needs `permissions: actions: read`")
-    if settings.run_id <= 0:
-        raise InputError(f"--run-id must be a positive integer, not {settings.run_id}")
     client = github.GitHubClient(deps.session_factory(), ctx,
                                  deadline_s=settings.comment_timeout)
     fetched = fetch_run_results(client, run_id=settings.run_id,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from evaluator.core.results import Results, from_dict
-from evaluator.errors import EvaluatorError, GitHubError
+from evaluator.errors import GitHubError
 from evaluator.github import GitHubClient
 
 MAX_ZIP_BYTES: Final = 20 * 1024 * 1024
@@ -191,7 +191,5 @@ def fetch_run_results(client: GitHubClient, *, run_id: int, artifact_name: str,
         results = from_dict(_json(members[RESULTS], RESULTS), source)
     except RecursionError:
         raise _refuse(f"{RESULTS} is nested too deeply") from None
-    except EvaluatorError:
-        raise
     return RunResults(results=results, pr_number=number, head_sha=sha, run_id=run_id,
                       artifact_id=int(artifact["id"]))
