@@ -35,7 +35,7 @@ from evaluator.paths import confine
 CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
 COMMAND_HELP = {
     "evaluate": "build the index, ask every question, score, gate",
-    "comment": "post the PR comment from a saved results.json",
+    "comment": "post the PR comment from a saved results.json or a workflow run's artifact",
     "validate": "check a ground-truth file without building an index",
     "action": "run as the GitHub Action (inputs from INPUT_* variables)",
     "init": "draft a ground-truth file for a repository",
