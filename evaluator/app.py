@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,17 +22,34 @@ import yaml
 
 from evaluator import github
 from evaluator.artifact import RunResults, fetch_run_results
-from evaluator.authoring import candidate_facts, draft_queries, indexable, review_candidates
+from evaluator.authoring import (
+    ask_all,
+    candidate_facts,
+    draft_document,
+    draft_plan,
+    explain,
+    heartbeat,
+    universe_of,
+)
 from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.core import interop
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
-from evaluator.core.groundtruth import GroundTruth, Problem
+from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
 from evaluator.core.measures import headline, shape_columns
 from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import Results, from_dict
+from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
-from evaluator.evaluate import Evaluation, build_index, evaluate, load_ground_truth_file
+from evaluator.evaluate import (
+    Evaluation,
+    _own_folders,
+    build_index,
+    cache_dir_of,
+    evaluate,
+    load_ground_truth_file,
+    read_ground_truth,
+)
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
@@ -254,17 +272,29 @@ class Validation:
     queries: Path
     ground_truth: GroundTruth | None
     problems: tuple[Problem, ...]
+    summary: str  # FILE: N queries, E error(s), W warning(s) — every query counted
+
+
+def universe(settings: Settings, files: Sequence[str]) -> Universe:
+    """The module universe of ``files`` from the ``include``/``exclude`` settings."""
+    return universe_of(files, UniverseSpec(include=tuple(settings.include),
+                                           exclude=None if settings.exclude is None
+                                           else tuple(settings.exclude)))
 
 
 def run_validate(settings: Settings, deps: Deps) -> Validation:
-    """Read and check a ground-truth file against the checkout's files."""
+    """Read and check a ground-truth file against the checkout's files and its universe."""
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
     queries = resolve_queries(root, settings)
-    ground_truth, problems = load_ground_truth_file(queries, present=checkout_files(root),
-                                                    strict=settings.strict)
-    return Validation(queries, ground_truth, problems)
+    files = checkout_files(root)
+    ground_truth, problems = load_ground_truth_file(queries, present=files,
+                                                    strict=settings.strict,
+                                                    universe=universe(settings, files))
+    summary = validation_summary(queries.read_text(encoding="utf-8", errors="replace"),
+                                 str(queries), problems)
+    return Validation(queries, ground_truth, problems, summary)
 
 
 @dataclass(frozen=True)
@@ -284,36 +314,73 @@ def _target(settings: Settings, root: Path) -> Path:
     return target
 
 
+def _init_universe(settings: Settings, deps: Deps, root: Path,
+                   progress: Progress) -> tuple[tuple[str, ...], Universe]:
+    files = checkout_files(root, exclude=_own_folders(settings, cache_dir_of(settings,
+                                                                           deps.env)))
+    modules = universe(settings, files)
+    progress(f"universe: {modules.summary()}")
+    if not modules.modules:
+        raise InputError(f"no file of {root} is in the module universe ({len(files)} files, "
+                         "all left out)", hint="widen it with the include option")
+    return files, modules
+
+
+def _built(settings: Settings, deps: Deps, root: Path, files: tuple[str, ...],
+           progress: Progress) -> Any:
+    progress(f"index: building the NeuralMind index of {len(files)} files "
+             f"(backend {settings.backend})")
+    with heartbeat(progress, "index"):
+        return build_index(root, files, settings, progress=progress, deps=deps)
+
+
 def run_init(settings: Settings, deps: Deps) -> Drafted:
-    """Draft questions from the repository (and list what the index retrieves for them)."""
+    """Draft exactly ``count`` questions in the shape mix over the module universe (or say
+    why fewer), grade them with a reason each, and show what NeuralMind retrieves."""
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
     if settings.count < 1:
         raise InputError("--count must be at least 1")
     progress = Progress(deps.stderr, quiet=settings.quiet)
-    files = checkout_files(root)
-    drafts = draft_queries(root, files, n=settings.count)
-    if not drafts:
-        raise InputError(f"nothing to draft questions from in {root}: no module docstrings, "
-                         "README headings or public classes were found",
-                         hint="write the ground truth by hand (see the README)")
-    progress(f"drafted {len(drafts)} questions")
-    review: dict[str, list[str]] = {}
-    if not settings.no_review:
-        index = build_index(root, files, settings, progress=progress, deps=deps)
-        try:
-            review = review_candidates(index, drafts)
-        finally:
+    files, modules = _init_universe(settings, deps, root, progress)
+    index = None if settings.no_review else _built(settings, deps, root, files, progress)
+    try:
+        code, drafted = draft_plan(root, modules, settings.count, settings.mix,
+                                   progress=progress)
+        retrieved = ask_all(index, drafted.chosen, modules, progress=progress) \
+            if index is not None else {}
+    finally:
+        if index is not None:
             index.close()
-    facts = {d.id: candidate_facts(root, next(m for m, g in d.grades.items() if g == 3))
-             for d in drafts}
-    doc = interop.document(drafts, facts, draft=True, review=review,
-                   description=f"Drafted by retrieval-eval init for {root.name}: rewrite each "
-                               "question as a teammate would ask it, grade the modules under "
-                               "review, check the facts, then remove \"draft\".")
-    return Drafted(target, doc, f"{len(drafts)} draft questions over "
-                   f"{len(next(iter(drafts)).grades)} modules; review it, then remove "
-                   '"draft"')
+    for line in drafted.shortfall:
+        progress.warn(line)
+    doc = draft_document(drafted.chosen, modules, retrieved=retrieved, root_name=root.name,
+                         code=code)
+    shapes = Counter(c.shape for c in drafted.chosen)
+    return Drafted(target, doc, f"{len(drafted.chosen)} draft question(s) of "
+                   f"{settings.count} asked ("
+                   + ", ".join(f"{n} {s}" for s, n in shapes.items() if n)
+                   + f") over {len(modules.modules)} modules; review the grades and facts "
+                     "(each question's \"review\" says why), then remove \"draft\"")
+
+
+def run_review(settings: Settings, deps: Deps) -> list[str]:
+    """``init --review FILE``: per question of FILE, NeuralMind's top modules (within the
+    universe) against the grades."""
+    root = Path(settings.path or ".").resolve()
+    progress = Progress(deps.stderr, quiet=settings.quiet)
+    files, modules = _init_universe(settings, deps, root, progress)
+    ground_truth = read_ground_truth(Path(settings.review), present=files, strict=False,
+                                     universe=modules)
+    for problem in ground_truth.warnings:
+        progress.warn(problem.render())
+    index = _built(settings, deps, root, files, progress)
+    try:
+        ranked = {q.id: modules.filter_ranking(index.rank(q.question))
+                  for q in ground_truth.queries}
+    finally:
+        index.close()
+    return explain(ground_truth, ranked)
 
 
 def _read(path_text: str | None, what: str, fmt: str) -> tuple[Path, str]:
@@ -331,7 +398,7 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     fmt = settings.source_format
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
-    modules = indexable(checkout_files(root))
+    modules = universe(settings, checkout_files(root)).modules
     if fmt == "neuralmind-eval":
         source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
                              fmt)

@@ -1,53 +1,46 @@
-"""Drafting ground truth for a repository: questions, grades for review, candidate facts.
+"""``init`` and review: draft a ground-truth file a maintainer can accept, and show a file
+against what NeuralMind retrieves (the pieces; :func:`evaluator.app.run_init` and
+:func:`evaluator.app.run_review` put them together).
 
-Builds on NeuralMind's own drafting (``project_eval.suggest_questions``: questions from module
-docstrings and README headings, with the defining module as gold) and adds what the N-15
-format needs: every module graded (3 for the defining module, 0 elsewhere), the next
-candidates NeuralMind retrieves listed for review, a shape guess, and candidate gold facts
-taken from the defining module's docstring and public names — words the retrieved context
-can literally contain. The file is marked ``"draft": true``; the evaluator warns while it is.
+``init`` works over the module universe (:mod:`evaluator.core.universe`): it builds the
+NeuralMind index of the checkout (with progress), reads the universe's code
+(:mod:`evaluator.drafting`), drafts exactly ``--count`` questions in the shape mix (or says,
+per missing slot, why fewer), grades every module of the universe (3/2 from the code, 1 for
+neighbours in the call graph and for the modules NeuralMind ranks highest), writes one
+reason per non-zero grade and the modules NeuralMind retrieved into each question's
+``review`` section, and marks the file ``"draft": true`` (the evaluator warns while it is).
+
+Review (``init --review FILE``) asks NeuralMind each question of a ground-truth file and
+prints its top modules against the grades: a module retrieved high but graded 0 may be
+under-graded; a module graded 2 or 3 that is not retrieved is a miss to look at.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
-from collections.abc import Sequence
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from evaluator.core.groundtruth import Query
-from evaluator.core.interop import Draft
-from evaluator.deps import Index
+from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.universe import Universe, UniverseSpec, select_universe
+from evaluator.drafting import (
+    SHAPES,
+    Candidate,
+    CodeMap,
+    Plan,
+    all_candidates,
+    build_code_map,
+    plan,
+)
 from evaluator.errors import InputError
-
-_FALLBACK_SUFFIXES = frozenset({".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java",
-                                ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
-                                ".kt", ".swift", ".scala"})
-_DOC_SUFFIXES = frozenset({".md", ".rst", ".txt"})
-
-
-def indexable(files: Sequence[str]) -> list[str]:
-    """The files a ground truth should grade: source files NeuralMind parses, plus docs."""
-    try:
-        from neuralmind import graphgen
-
-        suffixes = frozenset(graphgen._CODE_SUFFIXES) | _DOC_SUFFIXES
-    except (ImportError, AttributeError):
-        suffixes = _FALLBACK_SUFFIXES | _DOC_SUFFIXES
-    return sorted(f for f in files if Path(f).suffix.lower() in suffixes)
-
-
-def suggest(root: Path, n: int) -> list[tuple[str, str]]:
-    """NeuralMind's drafted questions for ``root``: ``[(question, defining module)]``."""
-    from neuralmind import project_eval
-
-    drafts = project_eval.suggest_questions(root, n=n)
-    out = []
-    for item in drafts:
-        gold = item.get("gold") or []
-        if item.get("q") and gold:
-            out.append((str(item["q"]), str(gold[0])))
-    return out
+from evaluator.neuralmind_index import code_suffixes
+from evaluator.progress import Progress
 
 
 def _public_names(source: str) -> list[str]:
@@ -85,65 +78,166 @@ def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
     return facts[:limit] or [Path(module).stem.replace("_", " ")]
 
 
-def guess_shape(question: str, golds: int) -> str:
-    """``identity`` for "what is X" questions, else by the number of gold modules."""
-    if question.lower().startswith(("what is ", "which class", "which function")):
-        return "identity"
-    return "focused" if golds <= 1 else "cross-file"
 
 
-def identity_questions(root: Path, modules: Sequence[str], n: int) -> list[tuple[str, str]]:
-    """"What is <Class>?" for public classes — the identity shape NeuralMind does not draft."""
-    out: list[tuple[str, str]] = []
-    for module in modules:
-        if not module.endswith(".py") or Path(module).name.startswith("test_"):
+# ----------------------------------------------------------------------------- init
+
+
+@contextlib.contextmanager
+def heartbeat(progress: Progress, what: str, every: float = 10.0) -> Iterator[None]:
+    """Print ``what: still running (Ns)`` every ``every`` seconds until the block ends."""
+    stop = threading.Event()
+    started = time.perf_counter()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            progress(f"{what}: still running ({time.perf_counter() - started:.0f}s)")
+
+    thread = threading.Thread(target=beat, name="init-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:
+    """The module universe of ``files`` with NeuralMind's code suffixes as the sources."""
+    return select_universe(files, spec or UniverseSpec(), source_suffixes=code_suffixes())
+
+
+def _named(question: str) -> set[str]:
+    """The code names a drafted question is about (``Cart.checkout()`` → ``checkout``)."""
+    names = set()
+    for quoted in re.findall(r"`([^`]+)`", question):
+        if not quoted.endswith(".py"):
+            names.add(quoted.removesuffix("()").rsplit(".", 1)[-1])
+    return names
+
+
+def _mentions(identifiers: frozenset[str], names: set[str]) -> str | None:
+    return next((n for n in sorted(names) if n in identifiers), None)
+
+
+def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: set[str],
+                      identifiers: Mapping[str, frozenset[str]], *,
+                      top: int = 3) -> tuple[dict[str, int], dict[str, str]]:
+    """Grade 1 for a module NeuralMind ranks in its ``top`` for the question that is in the
+    subsystem of a module graded 2 or 3 (an import between them) *and* whose code (not its
+    docstrings) uses a name the question is about; other retrieved modules are only listed
+    for review."""
+    grades = dict(candidate.grades)
+    reasons = dict(candidate.reasons)
+    names = _named(candidate.question)
+    for rank, module in enumerate(ranked[:top], start=1):
+        if module in grades or module not in subsystem:
             continue
-        try:
-            tree = ast.parse((root / module).read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
-            continue
-        for node in tree.body:
-            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
-                out.append((f"What is {node.name} and where is it defined?", module))
-                break
-        if len(out) >= n:
-            break
-    return out
+        name = _mentions(identifiers.get(module, frozenset()), names)
+        if name is not None:
+            grades[module] = 1
+            reasons[module] = (f"related: NeuralMind ranks it #{rank} for this question, it "
+                               f"imports or is imported by the answer's module and it uses "
+                               f"`{name}`; keep 1 if the answer touches it, else set 0")
+    return grades, reasons
 
 
-def draft_queries(root: Path, files: Sequence[str], *, n: int) -> list[Draft]:
-    """Drafts over every indexable module: grade 3 for the defining module, 0 elsewhere."""
-    modules = indexable(files)
-    for module in modules:
-        if module.endswith(".py"):
-            try:
-                (root / module).read_bytes().decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(f"{module} is not UTF-8 text; NeuralMind's drafting reads "
-                                 "every Python module as UTF-8",
-                                 hint="save it as UTF-8 (PEP 3120), or draft from a copy "
-                                      "without it") from None
-            except OSError:
-                continue
-    pairs = suggest(root, n=max(1, n - n // 4))
-    seen = {q for q, _ in pairs}
-    pairs += [p for p in identity_questions(root, modules, n // 4 or 1) if p[0] not in seen]
-    drafts = []
-    for i, (question, gold) in enumerate(pairs[:n], start=1):
-        if gold not in modules:
-            continue
-        grades = {m: (3 if m == gold else 0) for m in modules}
-        drafts.append(Draft(f"draft-{i:02d}", question, grades, guess_shape(question, 1)))
-    return drafts
+def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
+                   retrieved: Mapping[int, Sequence[str]], root_name: str,
+                   code: CodeMap | None = None) -> dict[str, Any]:
+    """The draft ground-truth document: every module of the universe graded per question,
+    each non-zero grade with its reason and NeuralMind's top modules under ``review``."""
+    rows: list[dict[str, Any]] = []
+    counters: dict[str, int] = {}
+    for n, candidate in enumerate(chosen):
+        ranked = retrieved.get(n, ())
+        subsystem: set[str] = set()
+        if code is not None:
+            for module, grade in candidate.grades.items():
+                if grade >= 2:
+                    subsystem |= code.subsystem(module)
+        identifiers = {m: info.identifiers for m, info in code.modules.items()} if code \
+            else {}
+        grades, reasons = _retrieval_grades(candidate, ranked, subsystem, identifiers)
+        counters[candidate.shape] = counters.get(candidate.shape, 0) + 1
+        row: dict[str, Any] = {
+            "id": f"{candidate.shape}-{counters[candidate.shape]:02d}",
+            "question": candidate.question,
+            "shape": candidate.shape,
+            "relevance_grades": {m: grades.get(m, 0) for m in universe.modules},
+            "gold_facts": list(candidate.facts),
+        }
+        review: dict[str, Any] = {
+            "grades": {m: f"{grades[m]}: {reasons[m]}" for m in
+                       sorted(grades, key=lambda m: (-grades[m], m)) if grades[m] > 0},
+        }
+        if ranked:
+            review["retrieved"] = [f"#{i} {m} (graded {grades.get(m, 0)})"
+                                   for i, m in enumerate(ranked[:5], start=1)]
+        row["review"] = review
+        rows.append(row)
+    return {
+        "description": (f"Drafted by retrieval-eval init for {root_name}: check each "
+                        "question reads as a teammate would ask it, accept or change the "
+                        "grades (review.grades says why each is there; review.retrieved is "
+                        "what NeuralMind found), check the facts, then remove \"draft\". "
+                        f"Module universe: {universe.summary()}."),
+        "draft": True,
+        "queries": rows,
+    }
 
 
-def review_candidates(index: Index, drafts: Sequence[Draft], *,
-                      per_query: int = 3) -> dict[str, list[str]]:
-    """For each draft, the modules NeuralMind ranks highest that are graded 0 (to review)."""
-    out: dict[str, list[str]] = {}
-    for d in drafts:
-        query = Query(d.id, d.question, d.shape, d.grades, ("placeholder fact", "x y"))
-        retrieval, _seconds = index.ask(query)
-        out[d.id] = [m for m in retrieval.ranked_modules
-                     if d.grades.get(m, 0) == 0][:per_query]
-    return out
+def draft_plan(root: Path, universe: Universe, count: int, mix: Mapping[str, float], *,
+               progress: Progress) -> tuple[CodeMap, Plan]:
+    """Read the universe's code and pick ``count`` questions in the mix (with progress)."""
+    code = build_code_map(root, universe.modules)
+    symbols = sum(len(m.symbols) for m in code.modules.values())
+    progress(f"drafting: read {len(code.modules)} Python modules: {symbols} functions, "
+             f"classes and methods, {len(code.edges)} calls between modules, "
+             f"{len(code.exports)} exported names, {len(code.entry_points)} entry points")
+    candidates = all_candidates(code)
+    drafted = plan(candidates, count, mix)
+    shapes = Counter(c.shape for c in drafted.chosen)
+    progress(f"drafting: {len(drafted.chosen)}/{count} questions ("
+             + ", ".join(f"{shapes[s]} {s}" for s in SHAPES) + ") from "
+             + ", ".join(f"{len(candidates[s])} {s}" for s in SHAPES) + " candidates")
+    if not drafted.chosen:
+        raise InputError(f"nothing to draft questions from in {root}: no documented public "
+                         "Python functions or classes in the module universe",
+                         hint="write the ground truth by hand (see the README), or widen "
+                              "the universe with include")
+    return code, drafted
+
+
+def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
+            progress: Progress) -> dict[int, tuple[str, ...]]:
+    """NeuralMind's ranking (within the universe) for every drafted question."""
+    retrieved = {n: universe.filter_ranking(index.rank(c.question))
+                 for n, c in enumerate(chosen)}
+    progress(f"review: asked NeuralMind the {len(chosen)} questions")
+    return retrieved
+
+
+# ----------------------------------------------------------------------------- review
+
+
+def explain(ground_truth: GroundTruth, ranked: Mapping[str, Sequence[str]], *,
+            top: int = 5) -> list[str]:
+    """Per question, the ``top`` modules retrieved against their grades, and the modules
+    graded 2 or 3 that were not retrieved that high."""
+    lines: list[str] = []
+    for query in ground_truth.queries:
+        got = list(ranked.get(query.id, ()))[:top]
+        lines.append(f"{query.id} ({query.shape}): {query.question}")
+        if not got:
+            lines.append("  NeuralMind retrieved no module of the universe")
+        for rank, module in enumerate(got, start=1):
+            grade = query.grade(module)
+            flag = "  <- retrieved but graded 0: under-graded?" if grade == 0 else ""
+            lines.append(f"  #{rank} {module}  grade {grade}{flag}")
+        missed = [m for m, g in sorted(query.grades.items(), key=lambda kv: (-kv[1], kv[0]))
+                  if g >= 2 and m not in got]
+        for module in missed:
+            lines.append(f"  missed: {module} (grade {query.grade(module)}) is not in the "
+                         f"top {top}")
+    return lines

@@ -77,7 +77,10 @@ def cmd_validate(settings: Settings, deps: Deps, relative_to: Path | None = None
 
 
 def cmd_init(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    publish.write_draft(app.run_init(settings, deps), deps)
+    if settings.review:
+        publish.print_lines(app.run_review(settings, deps), deps)
+    else:
+        publish.write_draft(app.run_init(settings, deps), deps)
     return EXIT_OK
 
 

@@ -37,10 +37,11 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Index
 from evaluator.errors import BuildError, GroundTruthError, InputError
 from evaluator.model import ModelSource, model_fingerprint
-from evaluator.neuralmind_index import BuildInfo
+from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     checkout_files,
@@ -107,8 +108,9 @@ def ensure_writable(cache_dir: Path) -> Path:
     return cache_dir
 
 
-def load_ground_truth_file(path: Path, *, present: tuple[str, ...] | None,
-                           strict: bool) -> tuple[GroundTruth | None, tuple[Problem, ...]]:
+def load_ground_truth_file(path: Path, *, present: tuple[str, ...] | None, strict: bool,
+                           universe: Universe | None = None,
+                           ) -> tuple[GroundTruth | None, tuple[Problem, ...]]:
     """Read and validate a ground-truth file: the ground truth (None on errors) and every
     problem. A missing or unreadable file raises :class:`InputError`."""
     if not path.is_file():
@@ -118,13 +120,15 @@ def load_ground_truth_file(path: Path, *, present: tuple[str, ...] | None,
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read {path}: {err}") from None
-    return load_ground_truth(text, str(path), present_modules=present, strict=strict)
+    return load_ground_truth(text, str(path), present_modules=present, strict=strict,
+                             universe=universe)
 
 
-def read_ground_truth(path: Path, *, present: tuple[str, ...] | None,
-                      strict: bool) -> GroundTruth:
+def read_ground_truth(path: Path, *, present: tuple[str, ...] | None, strict: bool,
+                      universe: Universe | None = None) -> GroundTruth:
     """Load and validate; raise :class:`GroundTruthError` listing every error."""
-    ground_truth, problems = load_ground_truth_file(path, present=present, strict=strict)
+    ground_truth, problems = load_ground_truth_file(path, present=present, strict=strict,
+                                                    universe=universe)
     if ground_truth is None:
         errors = [p for p in problems if p.severity == "error"]
         raise GroundTruthError(
@@ -163,6 +167,7 @@ class _Setup:
     tree: Path
     started_at: str
     deps: Deps
+    universe: Universe
 
 
 def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
@@ -188,7 +193,10 @@ def _ask_all(setup: _Setup, index: Index, label: str,
     queries = setup.ground_truth.queries
     for i, query in enumerate(queries, start=1):
         retrieval, seconds = index.ask(query, embed=setup.options.embed)
-        retrievals[query.id] = retrieval
+        # The ranking is over the module universe: a retrieved test, doc or CI file
+        # neither earns nor costs a rank (a base commit's files by the same rules).
+        retrievals[query.id] = replace(retrieval, ranked_modules=tuple(
+            m for m in retrieval.ranked_modules if setup.universe.admits(m)))
         query_seconds += seconds
         if i == len(queries) or i % max(10, len(queries) // 10) == 0:
             progress(f"{label}: {i}/{len(queries)} questions asked")
@@ -219,6 +227,7 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
                "files": files, "cached": build.cached},
         timings=timings,
         warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
+        universe=setup.universe.describe(),
     )
 
 
@@ -267,6 +276,23 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     return results, notes
 
 
+def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: Path,
+                               progress: Progress) -> tuple[Universe, GroundTruth]:
+    """The module universe of the checkout and the ground truth checked against it."""
+    modules = select_universe(files, UniverseSpec(
+        include=tuple(options.include),
+        exclude=None if options.exclude is None else tuple(options.exclude)),
+        source_suffixes=code_suffixes())
+    progress(f"universe: {modules.summary()}")
+    ground_truth = read_ground_truth(qpath, present=files, strict=options.strict,
+                                     universe=modules)
+    for problem in ground_truth.warnings:
+        progress.warn(problem.render())
+    progress(f"ground truth: {len(ground_truth.queries)} queries "
+             f"({', '.join(ground_truth.shapes)}) from {qpath}")
+    return modules, ground_truth
+
+
 def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None) -> Evaluation:
     """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, updating the
@@ -291,18 +317,14 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     if not files:
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")
-    ground_truth = read_ground_truth(qpath, present=files, strict=options.strict)
-    for problem in ground_truth.warnings:
-        progress.warn(problem.render())
-    progress(f"ground truth: {len(ground_truth.queries)} queries "
-             f"({', '.join(ground_truth.shapes)}) from {qpath}")
+    modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
     cache_dir = ensure_writable(cache_dir)
     model = _model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
-                   started_at=started_at, deps=deps)
+                   started_at=started_at, deps=deps, universe=modules)
     progress(f"index: backend {options.backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
     with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
@@ -393,6 +415,9 @@ class _LockedIndex:
 
     def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]:
         return self._index.ask(query, embed=embed)
+
+    def rank(self, question: str) -> tuple[str, ...]:
+        return self._index.rank(question)
 
     def close(self) -> None:
         try:

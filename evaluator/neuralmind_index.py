@@ -88,6 +88,18 @@ def neuralmind_version() -> str:
     return str(getattr(neuralmind, "__version__", "unknown"))
 
 
+def code_suffixes() -> frozenset[str]:
+    """The file suffixes NeuralMind parses as code (the default module universe's sources)."""
+    from evaluator.core.universe import SOURCE_SUFFIXES
+
+    try:
+        from neuralmind import graphgen
+
+        return frozenset(str(s).lower() for s in graphgen._CODE_SUFFIXES) or SOURCE_SUFFIXES
+    except (ImportError, AttributeError):
+        return SOURCE_SUFFIXES
+
+
 @dataclass(frozen=True)
 class BuildInfo:
     backend: str
@@ -371,6 +383,22 @@ class NeuralMindIndex:
             faithfulness=faith,
         )
         return retrieval, library_seconds
+
+    def rank(self, question: str) -> tuple[str, ...]:
+        """The modules NeuralMind ranks for ``question``, best first (read-only, no judging):
+        what drafting and review need, without the faithfulness work of :meth:`ask`."""
+        if self._mind is None:
+            raise RuntimeError("build() first")
+        from neuralmind import project_eval
+
+        with self._library():
+            try:
+                result = self._mind.query(question, learn=False)
+                ranked = project_eval.rank_files(result.top_search_hits, self._mind)
+            except Exception as err:
+                raise BuildError(f"NeuralMind failed to answer {question!r}: "
+                                 f"{type(err).__name__}: {err}") from None
+        return tuple(unicodedata.normalize("NFC", m) for m in ranked)
 
     def close(self) -> None:
         if self._mind is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -257,10 +257,13 @@ def publish_validation(validation: Validation, deps: Deps, *, github_format: boo
                             line=problem.line, title="ground truth")
         else:
             print(neutralize(problem.render()), file=deps.stdout)
-    errors = sum(1 for p in validation.problems if p.severity == "error")
-    n = len(validation.ground_truth.queries) if validation.ground_truth else 0
-    print(neutralize(f"{validation.queries}: {n} queries, {errors} error(s), "
-                     f"{len(validation.problems) - errors} warning(s)"), file=deps.stderr)
+    print(neutralize(validation.summary), file=deps.stderr)
+
+
+def print_lines(lines: Sequence[str], deps: Deps) -> None:
+    """A report made of lines (``init --review``), on stdout."""
+    for line in lines:
+        print(neutralize(line), file=deps.stdout)
 
 
 def write_draft(drafted: Drafted, deps: Deps) -> None:

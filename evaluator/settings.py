@@ -38,10 +38,10 @@ COMMAND_HELP = {
     "comment": "post the PR comment from a saved results.json or a workflow run's artifact",
     "validate": "check a ground-truth file without building an index",
     "action": "run as the GitHub Action (inputs from INPUT_* variables)",
-    "init": "draft a ground-truth file for a repository",
+    "init": "draft a ground-truth file for a repository, or review one (--review)",
     "import": "convert other ground truth to retrieval_queries.json",
 }
-FILE_COMMANDS = ("evaluate", "validate")  # the commands that read the options file
+FILE_COMMANDS = ("evaluate", "validate", "init", "import")  # read the options file
 
 
 def _nargs(option: Option) -> str | None:

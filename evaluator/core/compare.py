@@ -84,6 +84,24 @@ def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> Me
                        mean(r.metrics.get(metric) for r in h if r is not None))
 
 
+def _rules(universe: Mapping[str, object]) -> tuple[object, object]:
+    return universe.get("include"), universe.get("exclude")
+
+
+def universe_notes(base: Results, head: Results) -> list[str]:
+    """The module universe is a setting both sides must share: a ranking filtered to other
+    modules gives other numbers. Says so when they differ (or the baseline predates it)."""
+    if not head.run.universe:
+        return []
+    if not base.run.universe:
+        return ["The baseline records no module universe (it was scored over every file "
+                "by an older retrieval-eval), so its numbers are not comparable: re-run it."]
+    if _rules(base.run.universe) != _rules(head.run.universe):
+        return ["The baseline was scored over another module universe (include/exclude "
+                "differ), so its numbers are not comparable: re-run it with these settings."]
+    return []
+
+
 def compare_results(
     base: Results,
     head: Results,
@@ -132,7 +150,7 @@ def compare_results(
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
-    all_notes = list(notes)
+    all_notes = [*notes, *universe_notes(base, head)]
     if added or removed:
         all_notes.append(f"deltas are paired over the {len(common)} queries on both sides; "
                          f"{len(added)} added, {len(removed)} removed")

@@ -1,5 +1,9 @@
 """The ground-truth model (``retrieval_queries.json``, the N-15 format) and its validation.
 
+"N-15" is the name of the ground-truth format this evaluator reads (graded relevance per
+module, 2–4 gold facts, every query grading every module); messages spell out the rule they
+refer to rather than the name.
+
 A ground-truth file is ``{"queries": [...]}`` (JSON or YAML; unknown top-level keys are
 ignored). Each query has:
 
@@ -25,14 +29,18 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import yaml
 
+from evaluator.core.universe import Universe
+
 Severity = Literal["error", "warning"]
 
 KNOWN_SHAPES: tuple[str, ...] = ("focused", "cross-file", "identity")
+#: The shape mix ``init`` drafts by default (weights).
+DEFAULT_MIX: Mapping[str, float] = {"focused": 0.4, "cross-file": 0.35, "identity": 0.25}
 MIN_GRADE = 0
 MAX_GRADE = 3
 MIN_FACTS = 2
@@ -137,12 +145,6 @@ def normalize_module(path: str) -> str | None:
     return norm
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    """1-based line of the first occurrence of ``needle`` in ``text`` (for annotations)."""
-    index = text.find(needle)
-    return None if index < 0 else text.count("\n", 0, index) + 1
-
-
 def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
     """Parse JSON or YAML text; a syntax error becomes one problem with its line."""
     suffix = source.lower()
@@ -177,18 +179,60 @@ def _suggest(module: str, known: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+Location = tuple[str | int, ...]
+
+
+def _node_lines(text: str) -> dict[Location, int]:
+    """1-based line of every key and list item of the document, by its path
+    (``("queries", 1, "relevance_grades", "src/a.py")``); empty when it cannot be composed.
+
+    JSON is read through YAML's composer, which keeps positions (a JSON document is YAML
+    flow style); the second of two equal keys gets its own line.
+    """
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        root = yaml.compose(text, Loader=loader)
+    except (yaml.YAMLError, RecursionError):
+        return {}
+    lines: dict[Location, int] = {}
+    stack: list[tuple[Location, Any]] = [((), root)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in node.value:
+                key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
+                lines.setdefault((*path, key), key_node.start_mark.line + 1)
+                stack.append(((*path, key), value_node))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                lines[(*path, i)] = item.start_mark.line + 1
+                stack.append(((*path, i), item))
+    return lines
+
+
 class _Checker:
-    """Collects problems while reading one document."""
+    """Collects problems while reading one document; each is located by its path."""
 
     def __init__(self, text: str, source: str) -> None:
         self.text = text
         self.source = source
         self.problems: list[Problem] = []
+        self._lines: dict[Location, int] | None = None
         self.errors = 0  # kept as problems are added: counting them each time is quadratic
 
+    def line(self, path: Location) -> int | None:
+        """The line of ``path``, or of its nearest ancestor that has one."""
+        if self._lines is None:
+            self._lines = _node_lines(self.text)
+        while path:
+            if path in self._lines:
+                return self._lines[path]
+            path = path[:-1]
+        return None
+
     def add(self, severity: Severity, message: str, *, query_id: str | None = None,
-            field_name: str | None = None, needle: str | None = None) -> None:
-        line = _line_of(self.text, needle) if needle else None
+            field_name: str | None = None, at: Location = ()) -> None:
+        line = self.line(at) if at else None
         self.errors += severity == "error"
         self.problems.append(Problem(severity, message, self.source, query_id, field_name, line))
 
@@ -199,15 +243,50 @@ class _Checker:
         self.add("warning", message, **where)
 
 
-def _read_grades(raw: Any, qid: str, check: _Checker) -> dict[str, int]:
+#: Words too common in code for a fact made of them alone to tell contexts apart.
+GENERIC_WORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "in",
+    "is", "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "with", "api",
+    "app", "arg", "args", "attr", "bool", "call", "class", "cli", "code", "config", "data",
+    "def", "default", "dict", "error", "errors", "false", "file", "files", "func",
+    "function", "get", "id", "import", "init", "int", "item", "items", "key", "kwargs",
+    "list", "main", "method", "module", "name", "none", "obj", "object", "option",
+    "options", "param", "params", "path", "return", "run", "self", "set", "str", "string",
+    "test", "true", "type", "util", "utils", "value", "values", "var",
+))
+
+
+def fact_problem(fact: str) -> str | None:
+    """Why the faithfulness judge cannot use ``fact`` (``None`` when it can).
+
+    The judge (NeuralMind's ``ragas.fact_recall``) counts a fact as found when every one of
+    its lowercase alphanumeric tokens occurs *somewhere* in the retrieved context, as a
+    substring. So a fact without letters or digits is never found, one shorter than 2
+    characters is ignored, and one made only of short or everyday words is found in almost
+    any context and measures nothing.
+    """
+    tokens = re.findall(r"[a-z0-9]+", fact.lower())
+    if len(fact.strip()) < 2:
+        return "is shorter than 2 characters, so the judge ignores it"
+    if not tokens:
+        return "has no letters or digits, so the judge can never find it"
+    if all(len(t) <= 3 or t in GENERIC_WORDS for t in tokens):
+        return ("is made only of short or generic words, which occur in almost any "
+                "retrieved context, so finding it says nothing; quote something specific "
+                "to the answer (a signature, a constant, a docstring clause)")
+    return None
+
+
+def _read_grades(raw: Any, qid: str, at: Location, check: _Checker) -> dict[str, int]:
+    field_at = (*at, "relevance_grades")
     if not isinstance(raw, Mapping):
         check.error("must be a mapping of module path to grade 0-3", query_id=qid,
-                    field_name="relevance_grades")
+                    field_name="relevance_grades", at=field_at)
         return {}
     grades: dict[str, int] = {}
     for module, grade in raw.items():
         where = {"query_id": qid, "field_name": f"relevance_grades[{module!r}]",
-                 "needle": f'"{module}"'}
+                 "at": (*field_at, str(module))}
         norm = normalize_module(str(module))
         if norm is None:
             check.error("module path must be relative to the indexed root, not absolute, "
@@ -216,7 +295,8 @@ def _read_grades(raw: Any, qid: str, check: _Checker) -> dict[str, int]:
         if isinstance(grade, bool) or not isinstance(grade, int) or not (
             MIN_GRADE <= grade <= MAX_GRADE
         ):
-            check.error(f"grade {grade!r} is not an integer 0-3", **where)
+            check.error(f"grade {grade!r} is not an integer 0-3 (3 defines the answer, "
+                        "2 is needed, 1 is related, 0 is not relevant)", **where)
             continue
         if norm in grades and grades[norm] != grade:
             check.error(f"graded twice after normalisation to {norm!r} "
@@ -225,96 +305,130 @@ def _read_grades(raw: Any, qid: str, check: _Checker) -> dict[str, int]:
         grades[norm] = grade
     if grades and max(grades.values()) < 1:
         check.error("no module has grade >= 1, so the query has nothing relevant to find",
-                    query_id=qid, field_name="relevance_grades")
+                    query_id=qid, field_name="relevance_grades", at=field_at)
     elif not grades and isinstance(raw, Mapping) and not raw:
         check.error("is empty: grade at least one module >= 1", query_id=qid,
-                    field_name="relevance_grades")
+                    field_name="relevance_grades", at=field_at)
     return grades
 
 
-def _read_facts(raw: Any, qid: str, check: _Checker) -> tuple[str, ...]:
+def _read_facts(raw: Any, qid: str, at: Location, check: _Checker) -> tuple[str, ...]:
+    field_at = (*at, "gold_facts")
     if not isinstance(raw, list) or not all(isinstance(f, str) for f in raw):
-        check.error("must be a list of strings", query_id=qid, field_name="gold_facts")
+        check.error("must be a list of strings", query_id=qid, field_name="gold_facts",
+                    at=field_at)
         return ()
     facts = tuple(" ".join(f.split()) for f in raw)
     for i, fact in enumerate(facts):
+        where = {"query_id": qid, "field_name": f"gold_facts[{i}]", "at": (*field_at, i)}
         if not fact:
-            check.error("is an empty fact", query_id=qid, field_name=f"gold_facts[{i}]")
+            check.error("is an empty fact", **where)
         elif has_control(fact):
-            check.error("contains a control character", query_id=qid,
-                        field_name=f"gold_facts[{i}]")
+            check.error("contains a control character", **where)
+        elif (why := fact_problem(fact)) is not None:
+            check.warn(f"{fact!r} {why}", **where)
     facts = tuple(f for f in facts if f)
     if not MIN_FACTS <= len(facts) <= MAX_FACTS:
-        check.warn(f"has {len(facts)} facts; the N-15 format asks for {MIN_FACTS}-{MAX_FACTS}",
-                   query_id=qid, field_name="gold_facts")
+        check.warn(f"has {len(facts)} facts; the ground-truth format asks for "
+                   f"{MIN_FACTS}-{MAX_FACTS} short phrases the retrieved context should "
+                   "contain (they are what faithfulness is judged on)", query_id=qid,
+                   field_name="gold_facts", at=field_at)
     return facts
 
 
-def _check_fields(raw: Mapping[Any, Any], qid: str, seen: set[str], check: _Checker) -> bool:
-    """The id (non-empty, unique), question and shape of one query; False on an error."""
-    where_id = {"query_id": qid}
-    raw_id = raw.get("id")
-    ok = True
-    if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
-        check.error("id must be a non-empty string", field_name="id", **where_id)
-        ok = False
-    elif isinstance(raw_id, str):
-        if qid in seen:
-            check.error("duplicate id", field_name="id", needle=f'"{qid}"', **where_id)
-            ok = False
-        seen.add(qid)
-    question = raw.get("question")
-    if "question" in raw and not isinstance(question, str):
-        check.error(f"question must be a string, not {type(question).__name__}",
-                    field_name="question", **where_id)
-        ok = False
-    elif "question" in raw and isinstance(question, str) and not question.strip():
-        check.error("question is empty", field_name="question", **where_id)
-        ok = False
-    shape = raw.get("shape")
-    if "shape" in raw and (not isinstance(shape, str) or not shape.strip()):
-        check.error(f"shape must be a non-empty label such as {', '.join(KNOWN_SHAPES)}",
-                    field_name="shape", **where_id)
-        ok = False
-    return ok
+def _check_shape(shape: str, qid: str, at: Location, strict: bool, check: _Checker) -> None:
+    """A label close to a documented shape is almost surely a typo (``focussed``)."""
+    label = shape.strip()
+    if label in KNOWN_SHAPES:
+        return
+    close = difflib.get_close_matches(label.lower(), KNOWN_SHAPES, n=1, cutoff=0.75)
+    if close:
+        check.add("error" if strict else "warning",
+                  f"shape {label!r} is not one of {', '.join(KNOWN_SHAPES)} (did you mean "
+                  f"{close[0]!r}?); as written it is reported as a group of its own and "
+                  f"the {close[0]} floors do not apply to it", query_id=qid,
+                  field_name="shape", at=(*at, "shape"))
+
+
+def _check_texts(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
+                 check: _Checker) -> bool:
+    """No control characters in the id, question and shape (they could forge CI lines)."""
+    for name in ("id", "question", "shape"):
+        if isinstance(raw.get(name), str) and has_control(raw[name]):
+            check.error("contains a control character (a newline, tab, escape …); these "
+                        "could forge workflow commands in a CI log", field_name=name,
+                        at=(*at, name), **where_id)
+            return False
+    return True
+
+
+def _check_unknown_fields(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
+                          check: _Checker) -> None:
+    unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
+    if unknown:
+        shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
+                 for u in unknown]
+        close = [f"{u!r} (did you mean {c[0]!r}?)" for u in unknown
+                 if (c := difflib.get_close_matches(u, QUERY_FIELDS, n=1, cutoff=0.75))]
+        hint = f"; {', '.join(close)}" if close else ""
+        check.warn(f"unknown field(s) ignored: {', '.join(shown)}{hint}",
+                   at=(*at, unknown[0]), **where_id)
 
 
 def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
-                graded: list[tuple[str, Mapping[str, int]]]) -> Query | None:
+                graded: list[tuple[str, Location, Mapping[str, int]]],
+                strict: bool = False) -> Query | None:
     """One query, or ``None`` when it has errors; ``graded`` collects every query's readable
     grades (valid query or not) so the module check can report all typos at once."""
+    at: Location = ("queries", index)
     if not isinstance(raw, Mapping):
-        check.error(f"queries[{index}] must be a mapping with {', '.join(QUERY_FIELDS)}")
+        check.error(f"queries[{index}] must be a mapping with {', '.join(QUERY_FIELDS)}",
+                    at=at)
         return None
     raw_id = raw.get("id")
     qid = str(raw_id) if raw_id not in (None, "") else f"#{index + 1}"
     if has_control(qid):
         qid = qid.encode("unicode_escape").decode("ascii")
-    where_id = {"query_id": qid}
-    for name in ("id", "question", "shape"):
-        if isinstance(raw.get(name), str) and has_control(raw[name]):
-            check.error("contains a control character (a newline, tab, escape …); these "
-                        "could forge workflow commands in a CI log", field_name=name, **where_id)
-            ok_text = False
-            break
-    else:
-        ok_text = True
+    where_id: dict[str, Any] = {"query_id": qid}
+    ok_text = _check_texts(raw, at, where_id, check)
     missing = [f for f in QUERY_FIELDS if f not in raw]
     if missing:
-        check.error(f"missing field(s): {', '.join(missing)}", **where_id)
-    unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
-    if unknown:
-        shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
-                 for u in unknown]
-        check.warn(f"unknown field(s) ignored: {', '.join(shown)}", **where_id)
-    ok = _check_fields(raw, qid, seen, check) and not missing and ok_text
-    question, shape = raw.get("question"), raw.get("shape")
+        check.error(f"missing field(s): {', '.join(missing)}", at=at, **where_id)
+    _check_unknown_fields(raw, at, where_id, check)
+    ok = not missing and ok_text
+    if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
+        check.error("id must be a non-empty string", field_name="id", at=(*at, "id"),
+                    **where_id)
+        ok = False
+    elif isinstance(raw_id, str):
+        if qid in seen:
+            # Located at this (the second) occurrence: the first one is fine.
+            check.error("duplicate id: an earlier query already uses it", field_name="id",
+                        at=(*at, "id"), **where_id)
+            ok = False
+        seen.add(qid)
+    question = raw.get("question")
+    if "question" in raw and not isinstance(question, str):
+        check.error(f"question must be a string, not {type(question).__name__}",
+                    field_name="question", at=(*at, "question"), **where_id)
+        ok = False
+    elif "question" in raw and isinstance(question, str) and not question.strip():
+        check.error("question is empty", field_name="question", at=(*at, "question"),
+                    **where_id)
+        ok = False
+    shape = raw.get("shape")
+    if "shape" in raw and (not isinstance(shape, str) or not shape.strip()):
+        check.error(f"shape must be a non-empty label such as {', '.join(KNOWN_SHAPES)}",
+                    field_name="shape", at=(*at, "shape"), **where_id)
+        ok = False
+    elif isinstance(shape, str) and ok_text:
+        _check_shape(shape, qid, at, strict, check)
     before = check.errors
-    grades = _read_grades(raw.get("relevance_grades"), qid, check) if "relevance_grades" in raw \
-        else {}
-    facts = _read_facts(raw.get("gold_facts"), qid, check) if "gold_facts" in raw else ()
+    grades = _read_grades(raw.get("relevance_grades"), qid, at, check) \
+        if "relevance_grades" in raw else {}
+    facts = _read_facts(raw.get("gold_facts"), qid, at, check) if "gold_facts" in raw else ()
     if grades:
-        graded.append((qid, grades))
+        graded.append((qid, at, grades))
     if check.errors > before or not ok:
         return None
     assert isinstance(question, str)
@@ -323,33 +437,94 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
                  gold_facts=facts)
 
 
-def _check_modules(graded: Sequence[tuple[str, Mapping[str, int]]], present: frozenset[str],
-                   check: _Checker) -> None:
-    """The typo guard: every graded module must exist in the indexed checkout.
+def _grade_at(at: Location, module: str) -> Location:
+    return (*at, "relevance_grades", module)
+
+
+def _check_modules(graded: Sequence[tuple[str, Location, Mapping[str, int]]],
+                   present: frozenset[str], check: _Checker,
+                   universe: Universe | None = None) -> None:
+    """The typo guard: every graded module must exist in the indexed checkout; the
+    suggestion comes from the module universe when there is one (a typo of ``core.py`` is
+    not ``tests/test_core.py``).
 
     Runs over the grades of every query, including queries with other errors, so that every
     problem is reported at once.
     """
-    for qid, grades in graded:
+    candidates = universe.modules if universe is not None and universe.modules else present
+    for qid, at, grades in graded:
         for module in sorted(grades):
             if module not in present:
                 check.error(f"module {module!r} does not exist in the indexed root"
-                            f"{_suggest(module, present)}", query_id=qid,
-                            field_name=f"relevance_grades[{module!r}]", needle=f'"{module}"')
+                            f"{_suggest(module, candidates)}", query_id=qid,
+                            field_name=f"relevance_grades[{module!r}]",
+                            at=_grade_at(at, module))
 
 
-def _check_coverage(queries: Sequence[Query], strict: bool, check: _Checker) -> None:
-    """N-15 complete coverage: a module graded in one query is graded in every query."""
-    universe = {m for q in queries for m in q.grades}
+def _check_universe(graded: Sequence[tuple[str, Location, Mapping[str, int]]],
+                    universe: Universe, present: frozenset[str] | None, strict: bool,
+                    check: _Checker) -> None:
+    """A graded module left out of the module universe is never ranked, so it can never be
+    found: its grade is ignored (a warning, an error with ``strict``)."""
+    severity: Severity = "error" if strict else "warning"
+    for qid, at, grades in graded:
+        for module in sorted(grades):
+            if module in universe or (present is not None and module not in present):
+                continue
+            reason = universe.reason(module) or "not a module"
+            check.add(severity, f"module {module!r} is outside the module universe "
+                      f"({reason}): it is never ranked, so its grade {grades[module]} is "
+                      "ignored; drop it, or add it to the universe with the include option",
+                      query_id=qid, field_name=f"relevance_grades[{module!r}]",
+                      at=_grade_at(at, module))
+
+
+def _check_coverage(queries: Sequence[Query], positions: Mapping[str, Location], strict: bool,
+                    check: _Checker, universe: Universe | None = None) -> None:
+    """Complete coverage: every module is graded by every query (the universe's modules when
+    a universe is given, else every module some query grades)."""
+    modules = set(universe.modules) if universe is not None else \
+        {m for q in queries for m in q.grades}
     severity: Severity = "error" if strict else "warning"
     for query in queries:
-        missing = sorted(universe - set(query.grades))
+        missing = sorted(modules - set(query.grades))
         if missing:
             shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if
                                               len(missing) > 5 else "")
-            check.add(severity, f"incomplete coverage: {len(missing)} module(s) graded "
-                      f"elsewhere are not graded here (counted as 0): {shown}",
-                      query_id=query.id, field_name="relevance_grades")
+            scope = "of the module universe" if universe is not None else "graded elsewhere"
+            check.add(severity, f"incomplete coverage: {len(missing)} module(s) {scope} are "
+                      f"not graded here and count as grade 0 (the ground-truth format asks "
+                      f"every query to grade every module, so nothing is judged irrelevant "
+                      f"by omission): {shown}",
+                      query_id=query.id, field_name="relevance_grades",
+                      at=(*positions.get(query.id, ()), "relevance_grades"))
+
+
+def _restrict(query: Query, universe: Universe, present: frozenset[str] | None) -> Query:
+    """The query without the grades of modules outside the universe (a module missing from
+    the checkout is the typo guard's error, not dropped here)."""
+    kept = {m: g for m, g in query.grades.items()
+            if m in universe or (present is not None and m not in present)}
+    return query if len(kept) == len(query.grades) else replace(query, grades=kept)
+
+
+def _apply_universe(queries: list[Query],
+                    graded: Sequence[tuple[str, Location, Mapping[str, int]]],
+                    universe: Universe, present: frozenset[str] | None, strict: bool,
+                    check: _Checker) -> list[Query]:
+    """Report grades outside the universe and drop them; a query left with nothing
+    relevant is an error."""
+    _check_universe(graded, universe, present, strict, check)
+    positions = {qid: at for qid, at, _grades in graded}
+    restricted = [_restrict(q, universe, present) for q in queries]
+    for before, after in zip(queries, restricted, strict=True):
+        if after.grades is not before.grades and (not after.grades
+                                                  or max(after.grades.values()) < 1):
+            check.error("no module of the module universe has grade >= 1, so the query "
+                        "has nothing relevant to find", query_id=before.id,
+                        field_name="relevance_grades",
+                        at=(*positions.get(before.id, ()), "relevance_grades"))
+    return restricted
 
 
 def load_ground_truth(
@@ -358,12 +533,15 @@ def load_ground_truth(
     *,
     present_modules: Iterable[str] | None = None,
     strict: bool = False,
+    universe: Universe | None = None,
 ) -> tuple[GroundTruth | None, tuple[Problem, ...]]:
     """Parse and validate a ground-truth document.
 
     Returns the ground truth (``None`` when any error was found) and every problem, errors
     and warnings alike. ``present_modules`` are the files of the indexed root (POSIX,
-    relative); when given, graded modules that do not exist are errors.
+    relative); when given, graded modules that do not exist are errors. ``universe`` (the
+    module universe): grades of modules outside it are reported and dropped, and coverage is
+    checked against its modules.
     """
     check = _Checker(text, source)
     data, syntax = parse_document(text, source)
@@ -372,28 +550,75 @@ def load_ground_truth(
     if not isinstance(data, Mapping) or "queries" not in data:
         check.error('top level must be a mapping with a "queries" list')
         return None, tuple(check.problems)
+    schema_ref = data.get("$schema")
+    if schema_ref is not None and not isinstance(schema_ref, str):
+        check.error('"$schema" must be a string (the URL or path of the JSON Schema)',
+                    at=("$schema",))
     raw_queries = data["queries"]
     if not isinstance(raw_queries, list) or not raw_queries:
-        check.error('"queries" must be a non-empty list')
+        check.error('"queries" must be a non-empty list', at=("queries",))
         return None, tuple(check.problems)
     draft_value = data.get("draft", False)
     if not isinstance(draft_value, bool):
-        check.error(f'"draft" must be true or false, not {draft_value!r}')
+        check.error(f'"draft" must be true or false, not {draft_value!r}', at=("draft",))
         return None, tuple(check.problems)
     draft = draft_value
     if draft:
         check.warn("this ground truth is marked as a draft: review the grades and facts, "
-                   'then remove "draft"')
+                   'then remove "draft"', at=("draft",))
     seen: set[str] = set()
-    graded: list[tuple[str, Mapping[str, int]]] = []
+    graded: list[tuple[str, Location, Mapping[str, int]]] = []
     queries = [q for i, raw in enumerate(raw_queries)
-               if (q := _read_query(raw, i, seen, check, graded))]
+               if (q := _read_query(raw, i, seen, check, graded, strict))]
+    present = None
     if present_modules is not None:
-        _check_modules(graded, frozenset(unicodedata.normalize("NFC", m)
-                                         for m in present_modules), check)
-    _check_coverage(queries, strict, check)
-    problems = tuple(check.problems)
+        present = frozenset(unicodedata.normalize("NFC", m) for m in present_modules)
+        _check_modules(graded, present, check, universe)
+    positions = {qid: at for qid, at, _grades in graded}
+    if universe is not None:
+        queries = _apply_universe(queries, graded, universe, present, strict, check)
+    _check_coverage(queries, positions, strict, check, universe)
+    problems = tuple(sorted(check.problems, key=lambda p: (p.line is None, p.line or 0)))
     if any(p.severity == "error" for p in problems):
         return None, problems
     return GroundTruth(source=source, queries=tuple(queries), draft=draft,
                        problems=problems), problems
+
+
+def count_queries(text: str, source: str) -> int:
+    """How many entries the document's ``queries`` list holds (0 when it cannot be read):
+    the figure a validation summary reports, whether or not the entries are valid."""
+    data, syntax = parse_document(text, source)
+    if syntax or not isinstance(data, Mapping):
+        return 0
+    raw = data.get("queries")
+    return len(raw) if isinstance(raw, list) else 0
+
+
+def validation_summary(text: str, source: str, problems: Sequence[Problem]) -> str:
+    """``FILE: 2 queries, 4 error(s), 1 warning(s)`` (every query counted, valid or not)."""
+    errors = sum(1 for p in problems if p.severity == "error")
+    n = count_queries(text, source)
+    return (f"{source}: {n} quer{'y' if n == 1 else 'ies'}, {errors} error(s), "
+            f"{len(problems) - errors} warning(s)")
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``focused=5,cross-file=4,identity=3`` (weights or counts; missing shapes get 0)."""
+    out: dict[str, float] = dict.fromkeys(KNOWN_SHAPES, 0.0)
+    for part in text.split(","):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or name not in KNOWN_SHAPES:
+            raise ValueError(f"{part.strip()!r}: write shape=weight with a shape among "
+                             f"{', '.join(KNOWN_SHAPES)}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"{part.strip()!r}: the weight must be a number") from None
+        if number < 0:
+            raise ValueError(f"{part.strip()!r}: the weight cannot be negative")
+        out[name] = number
+    if sum(out.values()) <= 0:
+        raise ValueError("at least one shape needs a positive weight")
+    return out

@@ -28,9 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
+from evaluator.core.groundtruth import DEFAULT_MIX, parse_mix
 from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
 from evaluator.core.scoring import DEFAULT_K
+from evaluator.core.universe import invalid_globs
 from evaluator.errors import ConfigError
 
 DERIVE = "<derive>"  # flag/file key/input spelled from the name: cache_dir → --cache-dir
@@ -173,11 +175,33 @@ def _as_drops(value: Any, where: str, errors: Errors, _option: Option) -> dict[s
     return out
 
 
+def _as_globs(value: Any, where: str, errors: Errors, _option: Option) -> tuple[str, ...]:
+    """Globs as a list, or one string of comma- or newline-separated globs."""
+    if isinstance(value, str):
+        items = [part.strip() for part in value.replace("\n", ",").split(",")]
+        items = [part for part in items if part]
+    elif isinstance(value, list | tuple):
+        items = [str(item).strip() for item in value]
+    else:
+        errors.append(f"{where}: {value!r} must be a list of globs")
+        return ()
+    errors += [f"{where}: {problem}" for problem in invalid_globs(items)]
+    return tuple(items)
+
+
+def _as_mix(value: Any, where: str, errors: Errors, _option: Option) -> dict[str, float]:
+    try:
+        return parse_mix(str(value))
+    except ValueError as err:
+        errors.append(f"{where}: {err}")
+        return dict(DEFAULT_MIX)
+
+
 Parser = Callable[[Any, str, Errors, "Option"], Any]
 TYPES: dict[str, Parser] = {
     "bool": _as_bool, "int": _as_int, "text": _as_text, "path": _as_text, "k": _as_k,
     "gain": _as_gain, "fraction": _as_fraction, "level": _as_level, "seconds": _as_seconds,
-    "floors": _as_floors, "drops": _as_drops,
+    "floors": _as_floors, "drops": _as_drops, "globs": _as_globs, "mix": _as_mix,
 }
 SWITCHES = frozenset({"bool"})  # types given on the command line as a flag without a value
 
@@ -264,6 +288,13 @@ OPTIONS: tuple[Option, ...] = (
        action_default=".retrieval-eval/cache"),
     _o("strict", "bool", "incomplete relevance-grade coverage is an error, not a warning",
        default=False, commands=("evaluate", "validate")),
+    _o("include", "globs", "module universe: only the files these globs match are modules "
+       "(graded and ranked); default: every source file", default=(),
+       commands=("evaluate", "validate", "init", "import"), metavar="GLOB,..."),
+    _o("exclude", "globs", "module universe: files left out; replaces the default list "
+       "(tests, docs, examples, benchmarks, CI, packaging, licences, generated, vendored), "
+       "which the word default stands for", commands=("evaluate", "validate", "init", "import"),
+       metavar="GLOB,..."),
     _o("embed", "bool", "also compute the embedding columns (context precision, context "
        "recall, answer relevance)", default=False),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
@@ -317,10 +348,16 @@ OPTIONS: tuple[Option, ...] = (
        file_key=None, action_default="retrieval-eval"),
     _o("format", "text", "github: workflow annotations pointing at file and line",
        default="text", choices=("text", "github"), commands=("validate",), **_LOCAL),
-    _o("count", "int", "how many questions to draft", default=12, commands=("init",),
+    _o("count", "int", "how many questions to draft (exactly, or a reason per missing one)",
+       default=12, commands=("init",), **_LOCAL),
+    _o("mix", "mix", "shape weights of the drafted questions",
+       default=DEFAULT_MIX, commands=("init",), metavar="focused=4,cross-file=3,identity=3",
        **_LOCAL),
-    _o("no_review", "bool", "skip listing the modules NeuralMind retrieves for review",
-       default=False, commands=("init",), **_LOCAL),
+    _o("review", "path", "do not draft: print, per question of this ground-truth file, the "
+       "modules NeuralMind retrieves against their grades", commands=("init",), metavar="FILE",
+       **_LOCAL),
+    _o("no_review", "bool", "draft without building the index (no retrieval-based grades "
+       "or lists)", default=False, commands=("init",), **_LOCAL),
     _o("source_format", "text", "neuralmind-eval: .neuralmind.eval.yaml; trec: TREC/BEIR qrels "
        "+ queries", choices=("neuralmind-eval", "trec"), positional=True, metavar="format",
        commands=("import",), **_LOCAL),
@@ -392,6 +429,8 @@ def _layer(values: dict[str, Any], given: Mapping[str, Any], origin: str, errors
            by: Mapping[str, Option]) -> None:
     for raw, value in given.items():
         key = str(raw).strip().replace("-", "_")
+        if key == "$schema":  # the editor's schema reference (evaluator/schemas/)
+            continue
         option = by.get(key)
         where = f"{origin}: {key.replace('_', '-')}"
         if option is None:

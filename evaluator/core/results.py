@@ -60,6 +60,9 @@ class RunInfo:
     index: Mapping[str, Any] = field(default_factory=dict)
     timings: Mapping[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    #: The module universe the ranking was scored over: ``include``/``exclude`` as applied
+    #: and the counts (``modules``, ``left_out``); empty in results from before it existed.
+    universe: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -270,6 +273,12 @@ def _run_field(r: _Reader, name: str, value: Any) -> Any:
                 for k, v in r.mapping(value, where).items()}
     if name == "warnings":
         return r.strs(value, where)
+    if name == "universe":
+        raw = r.mapping(value, where)
+        return {**{k: list(r.strs(raw[k], f"{where}.{k}")) for k in ("include", "exclude")
+                   if k in raw},
+                **{k: r.integer(raw[k], f"{where}.{k}") for k in ("modules", "left_out")
+                   if k in raw}}
     return value
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -61,28 +62,91 @@ def test_export_writes_one_run_per_side(sample_repo, cli, tmp_path):
     assert head != base
 
 
-def test_init_drafts_a_reviewable_file_and_never_overwrites(tmp_path, cli):
-    repo = make_repo(tmp_path / "r")
+def _graded(q: dict, least: int) -> list[str]:
+    return [m for m, g in q["relevance_grades"].items() if g >= least]
+
+
+@pytest.mark.parametrize("count", [1, 5, 12])
+def test_init_drafts_exactly_count_reviewable_questions(tmp_path, cli, count):
+    repo = make_repo(tmp_path / "r", {"tests/test_x.py": "def test_x():\n    assert 1\n",
+                                      "docs/conf.py": "project = 'x'\n",
+                                      "LICENSE": "MIT\n"})
     (repo / "retrieval_queries.json").unlink()
     run = cli("init", str(repo), "--backend", "in_memory", "--cache-dir", str(tmp_path / "c"),
-              "--count", "8")
+              "--count", str(count))
     assert run.code == 0, run.stderr
     doc = json.loads((repo / "retrieval_queries.json").read_text())
     assert doc["draft"] is True
-    assert 1 <= len(doc["queries"]) <= 8
+    assert len(doc["queries"]) == count
+    if count >= 3:
+        assert {q["shape"] for q in doc["queries"]} == {"focused", "cross-file", "identity"}
     modules = set(doc["queries"][0]["relevance_grades"])
-    assert {"auth/handlers.py", "README.md", "users/crud.py"} <= modules
+    # The default universe: the code, not tests, docs, licences or the README.
+    assert {"auth/handlers.py", "users/crud.py"} <= modules
+    assert not modules & {"README.md", "tests/test_x.py", "docs/conf.py", "LICENSE"}
     for q in doc["queries"]:
         assert set(q["relevance_grades"]) == modules
         assert sorted(q["relevance_grades"].values()).count(3) == 1
-        assert q["gold_facts"]
-        assert q["shape"] in ("focused", "cross-file", "identity")
-        assert all(m in modules for m in q.get("review", {}).get("candidates", []))
-    assert any(q.get("review", {}).get("candidates") for q in doc["queries"])
+        assert 2 <= len(q["gold_facts"]) <= 4
+        assert q["question"].endswith("?")
+        sources = [(repo / m).read_text().lower() for m in _graded(q, 2)]
+        for fact in q["gold_facts"]:
+            assert any(fact.lower() in text for text in sources), (fact, q["id"])
+        reasons = q["review"]["grades"]
+        assert set(reasons) == set(_graded(q, 1))
+        assert all(reasons[m].startswith(f"{q['relevance_grades'][m]}: ") for m in reasons)
+        assert all(m.split(" ")[1] in modules for m in q["review"].get("retrieved", []))
+    assert any(q["review"].get("retrieved") for q in doc["queries"])
+    # Progress while it works, with counts.
+    assert "universe: 13 modules; left out" in run.stderr
+    assert "index: building the NeuralMind index" in run.stderr
+    assert f"drafting: {count}/{count} questions" in run.stderr
+    validated = cli("validate", str(repo), "--strict")
+    assert validated.code == 0, validated.stdout + validated.stderr
+    assert f"{count} quer" in validated.stderr and "0 error(s)" in validated.stderr
     again = cli("init", str(repo), "--no-review")
     assert again.code == 2 and "never overwritten" in again.stderr
     evaluated = cli("evaluate", str(repo), *FAST)
     assert "marked as a draft" in evaluated.stderr
+
+
+def test_init_says_why_it_drafts_fewer(tmp_path, cli):
+    repo = make_repo(tmp_path / "r")
+    out = tmp_path / "draft.json"
+    run = cli("init", str(repo), "--no-review", "--count", "200", "--output", str(out))
+    assert run.code == 0, run.stderr
+    drafted = len(json.loads(out.read_text())["queries"])
+    assert drafted < 200
+    empty = [line for line in run.stderr.splitlines() if "slot left empty" in line]
+    assert len(empty) == 200 - drafted
+    assert all(line.startswith("warning: ") for line in empty)
+    assert f"{drafted} draft question(s) of 200 asked" in run.stdout
+
+
+def test_init_mix_and_universe_flags(tmp_path, cli):
+    repo = make_repo(tmp_path / "r")
+    out = tmp_path / "draft.json"
+    run = cli("init", str(repo), "--no-review", "--count", "4", "--mix",
+              "focused=1,identity=0,cross-file=0", "--exclude", "default,billing/",
+              "--output", str(out))
+    assert run.code == 0, run.stderr
+    doc = json.loads(out.read_text())
+    assert {q["shape"] for q in doc["queries"]} == {"focused"}
+    assert not any(m.startswith("billing/") for m in doc["queries"][0]["relevance_grades"])
+    bad = cli("init", str(repo), "--mix", "focussed=1", "--output", str(tmp_path / "x.json"))
+    assert bad.code == 2 and "mix: 'focussed=1'" in bad.stderr
+    bad_glob = cli("init", str(repo), "--include", "../x", "--output", str(tmp_path / "y.json"))
+    assert bad_glob.code == 2 and "'..'" in bad_glob.stderr
+
+
+def test_init_review_shows_retrieval_against_grades(sample_repo, cli, tmp_path):
+    run = cli("init", str(sample_repo), "--review", str(sample_repo / "retrieval_queries.json"),
+              "--backend", "in_memory", "--cache-dir", str(tmp_path / "c"))
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("focused-01 (focused): ")
+    assert any(re.match(r"^  #1 \S+  grade [0-3]", line) for line in lines)
+    assert any("retrieved but graded 0" in line or "missed:" in line for line in lines)
 
 
 def test_validate_github_annotations_point_at_file_and_line(sample_repo, cli):
@@ -192,3 +256,56 @@ def test_import_trec_bad_queries(sample_repo, cli, tmp_path):
     exists = cli("import", "trec", str(sample_repo), "--qrels", str(qrels), "--queries",
                  str(queries))
     assert exists.code == 2 and "already exists" in exists.stderr
+
+
+def test_heartbeat_reports_while_a_step_runs():
+    import io
+    import time
+
+    from evaluator.authoring import heartbeat
+    from evaluator.progress import Progress
+
+    stream = io.StringIO()
+    with heartbeat(Progress(stream), "index", every=0.02):
+        time.sleep(0.1)
+    lines = stream.getvalue().splitlines()
+    assert lines and all("index: still running (" in line for line in lines)
+    quiet = io.StringIO()
+    with heartbeat(Progress(quiet, quiet=True), "index", every=0.02):
+        time.sleep(0.05)
+    assert quiet.getvalue() == ""
+
+
+def test_explain_flags_under_graded_and_missed_modules():
+    from evaluator.authoring import explain
+    from evaluator.core.groundtruth import load_ground_truth
+
+    text = json.dumps({"queries": [{
+        "id": "q1", "question": "How is a token signed?", "shape": "focused",
+        "relevance_grades": {"a.py": 3, "b.py": 2, "c.py": 0},
+        "gold_facts": ["sign_token(", "JWT_SECRET"]}]})
+    gt, problems = load_ground_truth(text, "gt.json")
+    assert gt is not None, problems
+    lines = explain(gt, {"q1": ["c.py", "a.py"]}, top=5)
+    assert lines == [
+        "q1 (focused): How is a token signed?",
+        "  #1 c.py  grade 0  <- retrieved but graded 0: under-graded?",
+        "  #2 a.py  grade 3",
+        "  missed: b.py (grade 2) is not in the top 5",
+    ]
+    assert explain(gt, {}, top=5)[1] == "  NeuralMind retrieved no module of the universe"
+
+
+def test_retrieval_grade_needs_an_import_link_and_a_use_of_the_name():
+    from evaluator.authoring import _retrieval_grades
+    from evaluator.drafting import Candidate
+
+    candidate = Candidate("focused", "How does `Cart.checkout()` in `cart.py` charge?",
+                          {"cart.py": 3}, {"cart.py": "defines `Cart.checkout`"},
+                          ("def checkout(", "Charge the customer"), "cart.py:Cart.checkout")
+    identifiers = {"shop.py": frozenset({"cart", "checkout", "user"}),
+                   "audit.py": frozenset({"cart"}), "other.py": frozenset({"checkout"})}
+    grades, reasons = _retrieval_grades(candidate, ["other.py", "audit.py", "shop.py"],
+                                        {"audit.py", "shop.py"}, identifiers)
+    assert grades == {"cart.py": 3, "shop.py": 1}
+    assert "ranks it #3" in reasons["shop.py"] and "`checkout`" in reasons["shop.py"]

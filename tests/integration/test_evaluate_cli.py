@@ -189,7 +189,7 @@ def test_repository_neuralmind_cannot_index(tmp_path, cli):
     repo = make_repo(tmp_path / "binary", {"data.bin": bytes(range(256)) * 8,
                                            "retrieval_queries.json": json.dumps(queries)},
                      sample=False)
-    run = cli("evaluate", str(repo), *FAST)
+    run = cli("evaluate", str(repo), "--include", "data.bin", *FAST)
     _assert_clean_failure(run, "error:")
     assert "index" in run.stderr.lower()
 

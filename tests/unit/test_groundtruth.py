@@ -103,7 +103,7 @@ def test_yaml_input_is_accepted() -> None:
 def test_yaml_flow_style_is_yaml_not_json(source: str) -> None:
     """A YAML file in flow style starts with '{' but is not JSON."""
     text = ("{queries: [{id: q1, question: why not, shape: focused, "
-            "relevance_grades: {a.py: 3}, gold_facts: [x, y]}]}")
+            "relevance_grades: {a.py: 3}, gold_facts: [alpha beta, gamma delta]}]}")
     gt, problems = load(text, source)
     assert problems == ()
     assert gt is not None
@@ -498,7 +498,7 @@ def test_every_problem_is_reported_at_once() -> None:
 
 
 def test_warnings_are_kept_alongside_errors() -> None:
-    gt, problems = load(doc(query("q1", gold_facts=["one"]), query("q2", question="")))
+    gt, problems = load(doc(query("q1", gold_facts=["alpha beta"]), query("q2", question="")))
     assert gt is None
     assert len(errors(problems)) == 1
     assert len(warnings(problems)) == 1
@@ -619,3 +619,124 @@ def test_query_is_immutable() -> None:
     q = Query("q", "?", "focused", {"a": 1}, ("f",))
     with pytest.raises(AttributeError):
         q.id = "other"  # type: ignore[misc]
+
+
+# ----------------------------------------------------------------- locations, hints, universe
+
+from evaluator.core.groundtruth import fact_problem, validation_summary  # noqa: E402
+from evaluator.core.universe import UniverseSpec, select_universe  # noqa: E402
+
+
+def _line(text: str, needle: str, occurrence: int = 1) -> int:
+    hits = [n for n, t in enumerate(text.splitlines(), 1) if needle in t]
+    return hits[occurrence - 1]
+
+
+def test_duplicate_id_points_at_the_second_occurrence() -> None:
+    text = doc(query("q1"), query("q1"))
+    problem = only_error(load(text)[1])
+    assert problem.line == _line(text, '"id": "q1"', 2)
+
+
+@pytest.mark.parametrize("source", ["gt.json", "gt.yaml"])
+def test_every_problem_has_its_line_warnings_too(source: str) -> None:
+    queries = [query("q1", gold_facts=["alpha beta"]),
+               query("q2", shape="focussed", extra=1),
+               query("q3", relevance_grades={"src/app.py": 7})]
+    text = doc(*queries) if source.endswith(".json") else yaml.safe_dump(
+        {"queries": queries}, sort_keys=False)
+    _gt, problems = load(text, source)
+    assert {p.severity for p in problems} == {"error", "warning"}
+    assert all(p.line is not None for p in problems), [p.render() for p in problems]
+    by_field = {(p.query_id, p.field): p.line for p in problems}
+    assert by_field[("q2", "shape")] == _line(text, "focussed")
+    assert by_field[("q3", "relevance_grades['src/app.py']")] == _line(text, "src/app.py", 3)
+    assert [p.line for p in problems] == sorted(p.line or 0 for p in problems)
+
+
+@pytest.mark.parametrize(("label", "suggestion"), [
+    ("focussed", "focused"), ("Focused", "focused"), ("crossfile", "cross-file"),
+    ("cross_file", "cross-file"), ("identiy", "identity"),
+])
+def test_shape_typo_gets_a_did_you_mean(label: str, suggestion: str) -> None:
+    gt, problems = load(doc(query(shape=label)))
+    assert gt is not None
+    (problem,) = warnings(problems)
+    assert f"did you mean {suggestion!r}" in problem.message
+    strict_gt, strict_problems = load(doc(query(shape=label)), strict=True)
+    assert strict_gt is None and only_error(strict_problems).field == "shape"
+
+
+def test_other_shape_labels_stay_silent() -> None:
+    _gt, problems = load(doc(query(shape="architecture")))
+    assert problems == ()
+
+
+@pytest.mark.parametrize(("fact", "usable"), [
+    ("cli", False), ("x", False), ("()", False), ("the data", False), ("get self", False),
+    ("JWT_SECRET", True), ("def encode_token(", True), ("class Group(MultiCommand)", True),
+    ("Produce a signed JWT string", True), ("ParamType", True),
+])
+def test_facts_the_judge_cannot_use_are_named(fact: str, usable: bool) -> None:
+    assert (fact_problem(fact) is None) is usable
+    _gt, problems = load(doc(query(gold_facts=[fact, "a distinctive phrase"])))
+    assert any(p.field == "gold_facts[0]" for p in problems) is not usable
+
+
+def test_summary_counts_every_query_valid_or_not() -> None:
+    text = doc(query("q1", question=""), query("q2", relevance_grades={"a.py": 9}))
+    _gt, problems = load(text)
+    assert validation_summary(text, SOURCE, problems) == (
+        f"{SOURCE}: 2 queries, 2 error(s), 0 warning(s)")
+    assert validation_summary("{", SOURCE, ()).startswith(f"{SOURCE}: 0 queries")
+
+
+def test_messages_explain_the_format_rather_than_name_it() -> None:
+    _gt, problems = load(doc(query("q1", gold_facts=["alpha beta"]),
+                             query("q2", relevance_grades={"src/app.py": 3})))
+    assert problems
+    assert all("N-15" not in p.message for p in problems)
+    assert any("every query to grade every module" in p.message for p in problems)
+
+
+def test_schema_key_is_accepted_and_must_be_a_string() -> None:
+    assert load(doc(query(), **{"$schema": "./ground-truth.schema.json"}))[1] == ()
+    text = doc(query(), **{"$schema": 3})
+    assert only_error(load(text)[1]).line == _line(text, '"$schema"')
+
+
+def test_grades_outside_the_universe_are_reported_and_ignored() -> None:
+    files = ("src/app.py", "src/db.py", "src/util/strings.py", "tests/test_app.py")
+    universe = select_universe(files)
+    q = query(relevance_grades={"src/app.py": 3, "src/db.py": 0, "src/util/strings.py": 0,
+                                "tests/test_app.py": 2})
+    gt, problems = load(doc(q), present_modules=files, universe=universe)
+    assert gt is not None
+    (problem,) = problems
+    assert "outside the module universe (tests)" in problem.message
+    assert gt.queries[0].grades == {"src/app.py": 3, "src/db.py": 0, "src/util/strings.py": 0}
+    strict, _ = load(doc(q), present_modules=files, universe=universe, strict=True)
+    assert strict is None
+    only_tests = query(relevance_grades={"src/app.py": 0, "tests/test_app.py": 3})
+    gt2, problems2 = load(doc(only_tests), present_modules=files, universe=universe)
+    assert gt2 is None
+    assert any("no module of the module universe" in p.message for p in problems2)
+
+
+def test_coverage_is_checked_against_the_universe() -> None:
+    universe = select_universe((*MODULES, "src/extra.py"), UniverseSpec())
+    _gt, problems = load(doc(query()), universe=universe)
+    (problem,) = problems
+    assert "1 module(s) of the module universe" in problem.message
+    assert "src/extra.py" in problem.message
+
+
+def test_typo_suggestion_comes_from_the_universe() -> None:
+    files = ("src/core.py", "tests/test_core.py", "src/db.py")
+    universe = select_universe(files)
+    q = query(relevance_grades={"src/cor.py": 3, "src/db.py": 0})
+    _gt, problems = load(doc(q), present_modules=files, universe=universe)
+    assert "did you mean 'src/core.py'" in only_error(problems).message
+    q2 = query(relevance_grades={"test_core.py": 3, "src/db.py": 0})
+    _gt, problems2 = load(doc(q2), present_modules=files, universe=universe)
+    assert "tests/test_core.py" not in only_error(problems2).message

@@ -1,0 +1,231 @@
+"""Benchmark for the issue "ground truth worth keeping": what ``init`` drafts on real packages.
+
+    .venv/bin/python benchmarks/bench_init.py [--packages click==8.1.7 requests==2.32.3]
+        [--cache DIR] [--counts 5,12,20] [--repeat 1] [--keep DIR] [--show]
+
+For each package (an sdist from the package index, fetched with
+``pip download --no-deps --no-binary :all:`` into ``--cache``, extracted and committed to a
+fresh git repository; never copied into this repository) it measures:
+
+* **count**: for every ``--counts`` value, ``init --no-review`` drafts exactly that many
+  questions (or the shortfall lines it printed), and which shapes;
+* **facts**: every drafted fact occurs verbatim (case-insensitively) in the source of a module
+  graded >= 2 for its question;
+* **universe**: no graded module lies outside the default module universe;
+* **validate**: ``validate --strict`` on the draft reports 0 errors;
+* **time**: a cold ``init`` (real model, default backend, fresh cache directory, the largest
+  count) against a cold index build alone of the same checkout in the same way (a child
+  process calling ``build_index``); the goal is init <= 1.2x the build. On a loaded machine
+  two cold builds of the same tree can differ by 30% or more, so the script also prints what
+  init spent beyond its *own* build (its wall time minus the build time it reports): the
+  drafting and review work proper, free of that noise.
+
+``--keep DIR`` keeps the drafts (one JSON per package) for reading; ``--show`` prints every
+drafted question with its facts and grades. Nothing is asserted: the script prints figures
+and exits 0 (a failed CLI run stops it with the command's output).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchlib import child_env, cli_command, machine_line, make_checkout, table
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from evaluator.authoring import universe_of  # noqa: E402
+from evaluator.snapshot import checkout_files  # noqa: E402
+
+DEFAULT_PACKAGES = ("click==8.1.7", "requests==2.32.3")
+TARGET_RATIO = 1.2
+
+BUILD_ONLY = """
+import os, sys
+from pathlib import Path
+from evaluator.deps import real_deps
+from evaluator.evaluate import build_index
+from evaluator.progress import Progress
+from evaluator.settings import settings_for
+from evaluator.snapshot import checkout_files
+root, cache = Path(sys.argv[1]), sys.argv[2]
+files = checkout_files(root, exclude=[Path(cache).resolve()])
+deps = real_deps(os.environ, sys.stdout, sys.stderr)
+settings = settings_for("init", {"path": str(root), "cache_dir": cache})
+index = build_index(root, files, settings, progress=Progress(quiet=True), deps=deps)
+index.close()
+"""
+
+def fetch(spec: str, cache: Path) -> Path:
+    """The package's sdist (cached), extracted into a fresh folder; its root."""
+    name, _, version = spec.partition("==")
+    sdists = cache / "sdists"
+    sdists.mkdir(parents=True, exist_ok=True)
+    found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
+    if not found:
+        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                               "--no-binary", ":all:", spec, "-d", str(sdists)],
+                              capture_output=True, text=True, check=False)
+        found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
+        if proc.returncode != 0 or not found:
+            raise SystemExit(f"pip download {spec} failed:\n{proc.stderr}")
+    work = Path(tempfile.mkdtemp(prefix=f"bench-init-{name}-"))
+    with tarfile.open(found[0]) as archive:
+        archive.extractall(work, filter="data")
+    root = work / f"{name}-{version}"
+    if not root.is_dir():
+        raise SystemExit(f"{found[0]} did not extract to {root.name}")
+    make_checkout(root, f"{spec} sdist")
+    return root
+
+
+def _env() -> dict[str, str]:
+    """The children's environment; unlike the other benchmarks this one keeps
+    NEURALMIND_ONNX_MODEL_DIR (both sides of the time ratio use the same model folder, so
+    the model's assembly is in neither)."""
+    env = child_env()
+    if os.environ.get("NEURALMIND_ONNX_MODEL_DIR"):
+        env["NEURALMIND_ONNX_MODEL_DIR"] = os.environ["NEURALMIND_ONNX_MODEL_DIR"]
+    return env
+
+
+def run(args: list[str], *, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str],
+                                                                float]:
+    start = time.perf_counter()
+    proc = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True,
+                          check=False)
+    return proc, time.perf_counter() - start
+
+
+def check_draft(root: Path, doc: dict[str, Any], universe: set[str]) -> dict[str, Any]:
+    facts = verified = outside = 0
+    for q in doc["queries"]:
+        graded = [m for m, g in q["relevance_grades"].items() if g >= 2]
+        sources = [(root / m).read_text(encoding="utf-8").lower() for m in graded]
+        for fact in q["gold_facts"]:
+            facts += 1
+            verified += any(fact.lower() in text for text in sources)
+        outside += sum(1 for m, g in q["relevance_grades"].items() if m not in universe)
+    shapes = sorted({q["shape"] for q in doc["queries"]})
+    return {"drafted": len(doc["queries"]), "shapes": shapes, "facts": facts,
+            "verified": verified, "outside": outside}
+
+
+def show(doc: dict[str, Any]) -> None:
+    for q in doc["queries"]:
+        print(f"\n{q['id']}: {q['question']}")
+        for fact in q["gold_facts"]:
+            print(f"    fact: {fact}")
+        for module, reason in q["review"]["grades"].items():
+            print(f"    {module}: {reason}")
+        for line in q["review"].get("retrieved", []):
+            print(f"    retrieved {line}")
+
+
+def bench(spec: str, cache: Path, counts: list[int], keep: Path | None,
+          print_drafts: bool, repeat: int) -> list[list[object]]:
+    root = fetch(spec, cache)
+    files = checkout_files(root)
+    universe = universe_of(files, None)
+    print(f"\n== {spec}: {len(files)} files; universe {universe.summary()}")
+    rows: list[list[object]] = []
+    work = root.parent
+    for count in counts:
+        out = work / f"draft-{count}.json"
+        proc, _wall = run([*cli_command(), "init", str(root), "--no-review", "--quiet",
+                           "--count", str(count), "--output", str(out)])
+        if proc.returncode != 0:
+            raise SystemExit(f"init --count {count} failed on {spec}:\n{proc.stderr}")
+        doc = json.loads(out.read_text(encoding="utf-8"))
+        checked = check_draft(root, doc, set(universe.modules))
+        valid, _ = run([*cli_command(), "validate", str(root), "--strict", "--queries",
+                        str(out)])
+        short = [line for line in proc.stderr.splitlines() if "slot" in line]
+        rows.append([f"{spec} --count {count}", f"{checked['drafted']}/{count}",
+                     ",".join(checked["shapes"]),
+                     f"{checked['verified']}/{checked['facts']}", checked["outside"],
+                     "ok" if valid.returncode == 0 else "FAIL", len(short)])
+        for line in short:
+            print(f"  {line}")
+    # Timing: cold build alone vs cold init (largest count, with the index), both fresh,
+    # alternated ``repeat`` times; medians.
+    biggest = max(counts)
+    builds, inits, beyond = [], [], []
+    out = work / "draft-timed.json"
+    for n in range(repeat):
+        build_cache = work / f"cache-build-{n}"
+        build, build_wall = run([sys.executable, "-c", BUILD_ONLY, str(root),
+                                 str(build_cache)], cwd=ROOT)
+        if build.returncode != 0:
+            raise SystemExit(f"index build failed on {spec}:\n{build.stderr}")
+        out.unlink(missing_ok=True)
+        init, init_wall = run([*cli_command(), "init", str(root), "--count", str(biggest),
+                               "--cache-dir", str(work / f"cache-init-{n}"), "--output",
+                               str(out)])
+        if init.returncode != 0:
+            raise SystemExit(f"init failed on {spec}:\n{init.stderr}")
+        inside = [float(m.group(1)) for line in init.stderr.splitlines()
+                  if (m := re.search(r"index: \d+ nodes in ([0-9.]+)s", line))]
+        builds.append(build_wall)
+        inits.append(init_wall)
+        beyond.append(init_wall - inside[0] if inside else float("nan"))
+        shutil.rmtree(build_cache, ignore_errors=True)
+        shutil.rmtree(work / f"cache-init-{n}", ignore_errors=True)
+    build_wall, init_wall = statistics.median(builds), statistics.median(inits)
+    drafting = statistics.median(beyond)
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    checked = check_draft(root, doc, set(universe.modules))
+    ratio = init_wall / build_wall
+    rows.append([f"{spec} timed --count {biggest}", f"{checked['drafted']}/{biggest}",
+                 ",".join(checked["shapes"]), f"{checked['verified']}/{checked['facts']}",
+                 checked["outside"], f"{build_wall:.1f}s build, {init_wall:.1f}s init, "
+                 f"ratio {ratio:.2f} (goal <= {TARGET_RATIO}); init beyond its own build "
+                 f"{drafting:.1f}s ({100 * drafting / build_wall:.0f}% of a build)", ""])
+    print("  init progress:")
+    for line in init.stderr.splitlines():
+        print(f"    {line}")
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        shutil.copy(out, keep / f"{spec.replace('==', '-')}.json")
+    if print_drafts:
+        show(doc)
+    shutil.rmtree(work, ignore_errors=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES))
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "bench-init-cache",
+                        help="where the sdists are kept between runs")
+    parser.add_argument("--counts", default="5,12,20")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the drafts here")
+    parser.add_argument("--show", action="store_true", help="print every drafted question")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="timed build/init pairs per package (medians)")
+    args = parser.parse_args()
+    counts = [int(c) for c in args.counts.split(",")]
+    print(machine_line())
+    rows: list[list[object]] = []
+    for spec in args.packages:
+        rows += bench(spec, args.cache, counts, args.keep, args.show, args.repeat)
+    print()
+    print(table(["run", "drafted", "shapes", "facts verbatim", "outside universe",
+                 "validate --strict / time", "short slots"], rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+"""JSON Schemas for the ground-truth and options files, built from the validator's definitions.
+
+Editors (VS Code, JetBrains, any YAML language server) complete and check a file as it is
+typed when it names its schema with a ``$schema`` key (JSON) or a
+``# yaml-language-server: $schema=…`` comment (YAML). The published copies live in
+``evaluator/schemas/`` and a test keeps them equal to what these functions build, so the
+schema and the validator cannot drift apart. The validator stays the authority: it also
+checks what a schema cannot (module paths against the checkout, duplicate ids, the module
+universe) and reports some schema violations as warnings only (2–4 facts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.core.floors import _SPEC as FLOOR_SPEC
+from evaluator.core.groundtruth import (
+    KNOWN_SHAPES,
+    MAX_FACTS,
+    MAX_GRADE,
+    MIN_FACTS,
+    MIN_GRADE,
+)
+from evaluator.core.metrics import Gain
+from evaluator.core.options import MAX_COMMENT_TIMEOUT, OPTIONS, Option
+
+SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+GROUND_TRUTH_FILE = "ground-truth.schema.json"
+OPTIONS_FILE = "options.schema.json"
+
+_NON_EMPTY = {"type": "string", "minLength": 1, "pattern": r"\S"}
+
+
+def ground_truth_schema() -> dict[str, Any]:
+    """The schema of ``retrieval_queries.json`` (JSON or YAML)."""
+    grade = {"type": "integer", "minimum": MIN_GRADE, "maximum": MAX_GRADE,
+             "description": "3 defines the answer, 2 is needed to answer, 1 is related, "
+                            "0 is not relevant"}
+    query = {
+        "type": "object",
+        "required": ["id", "question", "shape", "relevance_grades", "gold_facts"],
+        "properties": {
+            "id": {**_NON_EMPTY, "description": "unique id of the question"},
+            "question": {**_NON_EMPTY, "description": "the question asked of the index, "
+                                                      "as a teammate would ask it"},
+            "shape": {"description": "focused (one defining module), cross-file (the answer "
+                                     "spans modules) or identity (what/where is X); other "
+                                     "labels form groups of their own",
+                      "anyOf": [{"enum": list(KNOWN_SHAPES)}, _NON_EMPTY]},
+            "relevance_grades": {
+                "type": "object", "minProperties": 1,
+                "description": "module path (relative to the indexed root, '/' separated) "
+                               "to grade; every query grades every module of the universe",
+                "additionalProperties": grade,
+            },
+            "gold_facts": {
+                "type": "array", "minItems": MIN_FACTS, "maxItems": MAX_FACTS,
+                "description": "short phrases the retrieved context should contain, quoted "
+                               "from the answer's source (judged by token overlap)",
+                "items": {**_NON_EMPTY, "minLength": 2},
+            },
+            "notes": {"type": "string", "description": "free text for the authors"},
+            "review": {"type": "object", "description": "written by init for review; "
+                                                        "ignored by the evaluation"},
+        },
+        "additionalProperties": True,
+    }
+    return {
+        "$schema": SCHEMA_DRAFT,
+        "title": "retrieval-eval ground truth (retrieval_queries.json)",
+        "type": "object",
+        "required": ["queries"],
+        "properties": {
+            "$schema": {"type": "string"},
+            "description": {"type": "string"},
+            "draft": {"type": "boolean", "description": "true while the file is a draft "
+                                                        "from init; evaluations warn"},
+            "queries": {"type": "array", "minItems": 1, "items": query},
+        },
+        "additionalProperties": True,
+    }
+
+
+def _typed(option: Option) -> dict[str, Any]:
+    """The JSON Schema of one option's value, by its type in the option table."""
+    kind, choices = option.type, list(option.choices)
+    if kind == "bool":
+        return {"type": "boolean"}
+    if kind == "int":
+        return {"enum": [int(c) for c in choices]} if choices else \
+            {"type": "integer", "minimum": 1}
+    if kind in ("text", "path"):
+        if choices:
+            return {"enum": choices + [c.replace("_", "-") for c in choices
+                                       if option.fold_dashes and "_" in c]}
+        return {"type": ["string", "null"]} if option.default is None else {"type": "string"}
+    if kind == "k":
+        return {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 1},
+                           "minItems": 1},
+                          {"type": "integer", "minimum": 1},
+                          {"type": "string", "pattern": r"^\s*\d+(\s*,\s*\d+)*\s*$"}]}
+    if kind == "gain":
+        return {"enum": [g.value for g in Gain]}
+    if kind == "fraction":
+        return {"type": "number", "minimum": 0, "exclusiveMaximum": 1}
+    if kind == "level":
+        return {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}
+    if kind == "seconds":
+        return {"type": "number", "minimum": 1, "maximum": MAX_COMMENT_TIMEOUT}
+    if kind == "floors":
+        return {"type": "object", "additionalProperties": {"anyOf": [
+            {"type": "number"}, {"type": "string", "pattern": FLOOR_SPEC.pattern}]}}
+    if kind == "drops":
+        return {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}}
+    if kind == "globs":
+        return {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}},
+                          {"type": "string"}]}
+    if kind == "mix":
+        return {"type": "string", "pattern": r"^\s*[a-z-]+\s*=\s*[0-9.]+(\s*,\s*[a-z-]+\s*=\s*"
+                                             r"[0-9.]+)*\s*$"}
+    raise ValueError(f"option {option.name}: no schema for type {kind!r}")
+
+
+def options_schema() -> dict[str, Any]:
+    """The schema of the options file (``.retrieval-eval.yml``): every option of the option
+    table that the file can hold, under its kebab-case and snake_case keys."""
+    properties: dict[str, Any] = {"$schema": {"type": "string"}}
+    for option in OPTIONS:
+        if not option.file_key:
+            continue
+        schema = {**_typed(option), "description": option.help}
+        properties[option.file_key] = schema
+        properties[option.file_key.replace("-", "_")] = schema
+    return {
+        "$schema": SCHEMA_DRAFT,
+        "title": "retrieval-eval options file (.retrieval-eval.yml)",
+        "type": "object",
+        "properties": dict(sorted(properties.items())),
+        "additionalProperties": False,
+    }
+
+
+def published() -> dict[str, dict[str, Any]]:
+    """File name to schema, as published in ``evaluator/schemas/``."""
+    return {GROUND_TRUTH_FILE: ground_truth_schema(), OPTIONS_FILE: options_schema()}

@@ -1,0 +1,196 @@
+"""Unit tests for evaluator.core.universe: globs, the default universe and its reasons."""
+
+from __future__ import annotations
+
+import fnmatch
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaluator.core.universe import (
+    DEFAULT_EXCLUDES,
+    UniverseSpec,
+    classify,
+    glob_matches,
+    invalid_globs,
+    select_universe,
+)
+
+CLICK_LIKE = (
+    "src/click/__init__.py", "src/click/core.py", "src/click/testing.py",
+    "src/click/_compat.py", "src/click/py.typed", "tests/test_basic.py", "tests/conftest.py",
+    "docs/conf.py", "docs/index.rst", "examples/repo/repo.py", "LICENSE.txt", "README.md",
+    ".github/workflows/tests.yml", ".pre-commit-config.yaml", "pyproject.toml", "setup.py",
+    "tox.ini", "src/click/proto/msg_pb2.py", "benchmarks/bench_parse.py",
+    "vendor/six.py", "web/app.min.js", "web/app.js", "pkg/foo_test.go", "pkg/foo.go",
+)
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("tests/test_basic.py", "tests"),
+    ("tests/conftest.py", "tests"),
+    ("pkg/foo_test.go", "tests"),
+    ("docs/conf.py", "docs"),
+    ("docs/index.rst", "docs"),
+    ("README.md", "docs"),
+    ("examples/repo/repo.py", "examples"),
+    ("LICENSE.txt", "licences"),
+    (".github/workflows/tests.yml", "CI and tool configuration"),
+    (".pre-commit-config.yaml", "CI and tool configuration"),
+    ("tox.ini", "CI and tool configuration"),
+    ("pyproject.toml", "CI and tool configuration"),
+    ("setup.py", "packaging"),
+    ("src/click/proto/msg_pb2.py", "generated"),
+    ("web/app.min.js", "generated"),
+    ("benchmarks/bench_parse.py", "benchmarks"),
+    ("vendor/six.py", "vendored"),
+    ("src/click/py.typed", "not source code"),
+])
+def test_default_universe_leaves_out_with_a_reason(path, reason):
+    universe = select_universe(CLICK_LIKE)
+    assert path not in universe
+    assert universe.reason(path) == reason
+
+
+def test_default_universe_keeps_the_package_code():
+    universe = select_universe(CLICK_LIKE)
+    assert universe.modules == ("pkg/foo.go", "src/click/__init__.py", "src/click/_compat.py",
+                                "src/click/core.py", "src/click/testing.py", "web/app.js")
+    assert universe.reason("src/click/core.py") is None
+    assert universe.summary().startswith("6 modules; left out 18 file(s): ")
+    assert "4 CI and tool configuration" in universe.summary()
+
+
+def test_include_every_file_and_no_exclude_is_the_whole_checkout():
+    universe = select_universe(CLICK_LIKE, UniverseSpec(include=("**",), exclude=()))
+    assert universe.modules == tuple(sorted(CLICK_LIKE))
+    assert universe.left_out == ()
+
+
+def test_include_restricts_and_reports_what_it_did_not_match():
+    universe = select_universe(CLICK_LIKE, UniverseSpec(include=("src/click/",)))
+    # An include takes exactly what it matches, source or not.
+    assert universe.modules == ("src/click/__init__.py", "src/click/_compat.py",
+                                "src/click/core.py", "src/click/py.typed",
+                                "src/click/testing.py")
+    assert universe.reason("pkg/foo.go") == "not matched by include"
+    # Default excludes still apply inside the include, with their own reason.
+    assert universe.reason("src/click/proto/msg_pb2.py") == "generated"
+    narrow = select_universe(CLICK_LIKE, UniverseSpec(include=("src/click/*.py",)))
+    assert narrow.reason("src/click/py.typed") == "not matched by include"
+
+
+def test_user_exclude_replaces_the_default_and_default_token_extends_it():
+    own = select_universe(CLICK_LIKE, UniverseSpec(exclude=("src/click/_*.py",)))
+    assert "tests/test_basic.py" in own
+    assert own.reason("src/click/_compat.py") == "excluded by 'src/click/_*.py'"
+    extended = select_universe(CLICK_LIKE, UniverseSpec(exclude=("default", "_*.py")))
+    assert "tests/test_basic.py" not in extended
+    assert "src/click/_compat.py" not in extended
+    assert "src/click/core.py" in extended
+    assert UniverseSpec(exclude=("default", "x/")).describe()["exclude"][-1] == "x/"
+    assert len(UniverseSpec().describe()["exclude"]) == len(DEFAULT_EXCLUDES)
+
+
+@pytest.mark.parametrize(("pattern", "path", "expected"), [
+    ("*.py", "a/b/c.py", True),
+    ("*.py", "c.py", True),
+    ("*.py", "c.pyi", False),
+    ("src/*.py", "src/a.py", True),
+    ("src/*.py", "src/x/a.py", False),
+    ("src/**/*.py", "src/a.py", True),
+    ("src/**/*.py", "src/x/y/a.py", True),
+    ("/src/a.py", "src/a.py", True),
+    ("src/a.py", "lib/src/a.py", False),
+    ("tests/", "tests/a.py", True),
+    ("tests/", "pkg/tests/unit/a.py", True),
+    ("tests/", "tests", False),
+    ("tests", "tests", True),
+    ("test_*.py", "pkg/test_core.py", True),
+    ("test_*.py", "pkg/contest_core.py", False),
+    ("?.py", "a.py", True),
+    ("?.py", "ab.py", False),
+    ("[ab].py", "b.py", True),
+    ("[!ab].py", "b.py", False),
+    ("[!ab].py", "c.py", True),
+    ("**", "any/thing.txt", True),
+    ("docs/**", "docs/a/b.md", True),
+    ("a+b.py", "a+b.py", True),
+    ("a+b.py", "aab.py", False),
+])
+def test_glob_matches(pattern, path, expected):
+    assert glob_matches(pattern, path) is expected
+
+
+NAME = st.text(alphabet="abcXY_.-+", min_size=1, max_size=8).filter(lambda s: s not in (".",
+                                                                                       ".."))
+PATH = st.lists(NAME, min_size=1, max_size=4).map("/".join)
+BASENAME_GLOB = st.text(alphabet="abcXY_.-+*?", min_size=1, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(pattern=BASENAME_GLOB, path=PATH)
+def test_slashless_glob_matches_a_name_like_fnmatch(pattern, path):
+    """Without a slash, a glob matches when it matches the file's or a folder's name."""
+    expected = any(fnmatch.fnmatchcase(part, pattern) for part in path.split("/"))
+    assert glob_matches(pattern, path) is expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(files=st.sets(PATH, max_size=25),
+       include=st.lists(BASENAME_GLOB, max_size=2),
+       exclude=st.lists(BASENAME_GLOB, max_size=3))
+def test_universe_partitions_the_files(files, include, exclude):
+    spec = UniverseSpec(include=tuple(include), exclude=tuple(exclude))
+    universe = select_universe(files, spec)
+    out = {item.path for item in universe.left_out}
+    assert set(universe.modules) | out == files
+    assert not set(universe.modules) & out
+    assert list(universe.modules) == sorted(universe.modules)
+    # Excluding more never adds a module.
+    more = select_universe(files, UniverseSpec(include=tuple(include),
+                                               exclude=(*exclude, "*a*")))
+    assert set(more.modules) <= set(universe.modules)
+    assert not any(glob_matches("*a*", m) for m in more.modules)
+    assert universe.filter_ranking(sorted(files, reverse=True)) == tuple(
+        sorted(universe.modules, reverse=True))
+
+
+@pytest.mark.parametrize(("pattern", "needle"), [
+    ("", "empty"), ("../x.py", "'..'"), ("a\\b.py", "'/'"),
+])
+def test_invalid_globs(pattern, needle):
+    (problem,) = invalid_globs([pattern])
+    assert needle in problem
+
+
+@settings(max_examples=150, deadline=None)
+@given(files=st.sets(PATH, max_size=20), other=PATH,
+       exclude=st.lists(BASENAME_GLOB, max_size=2))
+def test_membership_depends_on_the_path_alone(files, other, exclude):
+    """So a base commit's files are judged by the same rule as the head's."""
+    spec = UniverseSpec(exclude=tuple(exclude))
+    universe = select_universe(files, spec)
+    alone = select_universe({other}, spec)
+    assert universe.admits(other) is (other in alone.modules)
+    assert (classify(other, spec) is None) is (other in alone.modules)
+
+
+def test_describe_records_the_settings_and_counts():
+    universe = select_universe(CLICK_LIKE, UniverseSpec(include=("src/",),
+                                                        exclude=("default", "_*.py")))
+    described = universe.describe()
+    assert described["include"] == ["src/"]
+    assert described["exclude"][-1] == "_*.py"
+    assert described["modules"] == len(universe.modules)
+    assert described["left_out"] == len(CLICK_LIKE) - len(universe.modules)
+
+
+def test_paths_are_put_in_nfc():
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "pkg/café.py")
+    universe = select_universe([nfd])
+    assert universe.modules == (unicodedata.normalize("NFC", "pkg/café.py"),)
+    assert unicodedata.normalize("NFC", "pkg/café.py") in universe
