@@ -1,15 +1,17 @@
 """The application: one function per command, from :class:`Settings` and :class:`Deps` to data.
 
 ``run_evaluate`` does baseline → evaluate → compare → gates and returns an :class:`Outcome`;
-``run_comment`` loads a saved results file (and baseline) into the same shape;
+``run_comment`` loads a saved results file (and baseline) into the same shape, or fetches
+a workflow run's results artifact through :mod:`evaluator.artifact` (the fork-safe comment);
 ``run_validate``, ``run_init`` and ``run_import`` return what they found or drafted. Nothing
-here prints the report, writes output files or talks to GitHub: :mod:`evaluator.publish`
+here prints the report, writes output files or posts to GitHub: :mod:`evaluator.publish`
 does that from the returned data, and :mod:`evaluator.cli` maps it to an exit code.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +20,8 @@ from typing import Any
 
 import yaml
 
-from evaluator import sharding
+from evaluator import github, sharding
+from evaluator.artifact import RunResults, fetch_run_results
 from evaluator.authoring import (
     ask_all,
     candidate_facts,
@@ -44,7 +47,7 @@ from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import Results, combine_sections, from_dict
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
-from evaluator.errors import InputError, ResultsError
+from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.evaluate import (
     Evaluation,
     _own_folders,
@@ -76,6 +79,7 @@ class Outcome:
     ground_truth: GroundTruth | None = None  # for the TREC export (evaluate only)
     baseline: Results | None = None  # the base side evaluated in this run
     results_file: Path | None = None  # the saved results.json (comment only)
+    deadline_at: float | None = None  # time.monotonic() by which the comment phase ends
 
     @property
     def passed(self) -> bool:
@@ -311,9 +315,23 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
 
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
-    """A saved results file (and baseline file) as an :class:`Outcome` to post."""
-    results_file = regular_file(Path(settings.results), what="results file")
-    results = load_results(results_file)
+    """A saved results file — or, with ``run_id``, the results artifact of that workflow run,
+    fetched and checked by :mod:`evaluator.artifact` — as an :class:`Outcome` to post."""
+    if settings.run_id is not None and settings.results:
+        raise InputError("give either --results or --run-id, not both")
+    deadline_at = None
+    if settings.run_id is not None:
+        started = time.monotonic()
+        fetched = _fetch_run(settings, deps)
+        results, results_file = fetched.results, None
+        deadline_at = started + settings.comment_timeout
+        settings = settings.replace(pr=fetched.pr_number)
+    elif settings.results:
+        results_file = regular_file(Path(settings.results), what="results file")
+        results = load_results(results_file)
+    else:
+        raise InputError("comment needs --results FILE, or --run-id ID (the workflow run "
+                         "whose results artifact to post)")
     mode, value = parse_baseline(settings.baseline)
     baseline = None
     if mode == "file" and value:
@@ -322,7 +340,29 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         check_template(Path(settings.template))
     comparison = compare(results, baseline, f"file {value}", settings)
     return Outcome(results=results, comparison=comparison, settings=settings,
-                   results_file=results_file)
+                   results_file=results_file, deadline_at=deadline_at)
+
+
+def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
+    """The run's artifact through the GitHub API, under the comment phase's deadline."""
+    if settings.run_id <= 0:
+        raise InputError(f"--run-id must be a positive integer, not {settings.run_id}")
+    ctx = github.context_from_env(deps.env, pr=settings.pr)
+    if not ctx.token:
+        raise GitHubError("no GitHub token to download the run's artifact with",
+                          hint="pass the github-token input or set GITHUB_TOKEN; the job "
+                               "needs `permissions: actions: read`")
+    client = github.GitHubClient(deps.session_factory(), ctx,
+                                 deadline_s=settings.comment_timeout)
+    fetched = fetch_run_results(client, run_id=settings.run_id,
+                                artifact_name=settings.artifact_name)
+    if settings.pr is not None and settings.pr != fetched.pr_number:
+        raise GitHubError(f"the results artifact of run {settings.run_id} is for pull request "
+                          f"#{fetched.pr_number}, not #{settings.pr} given as --pr")
+    Progress(deps.stderr, quiet=settings.quiet)(
+        f"run {settings.run_id}: artifact {settings.artifact_name!r} checked (pull request "
+        f"#{fetched.pr_number}, commit {fetched.head_sha[:12]})")
+    return fetched
 
 
 @dataclass(frozen=True)

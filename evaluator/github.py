@@ -21,6 +21,10 @@ Retries are bounded: each request is sent at most ``max_attempts`` times in tota
 So one request costs at most ``max_attempts`` sends, ``max_attempts - 1`` waits of at most
 ``max_wait`` each, and ``max_attempts * timeout`` seconds of waiting on the network.
 
+The fork-safe comment also reads workflow runs, lists a run's artifacts and downloads an
+artifact's zip (:meth:`GitHubClient.download_artifact`): the redirect to the storage host is
+followed without the Authorization header, and the body is size-bounded.
+
 Creating a comment is not idempotent: a POST whose outcome is unknown (timeout, dropped
 connection, 5xx) is never simply re-sent. The comments are listed again first and a marked
 comment that appeared meanwhile is updated instead, so a retry cannot leave a duplicate.
@@ -55,6 +59,7 @@ MARKER_PREFIX: Final = "neuralmind-retrieval-eval:comment-key="
 DEFAULT_KEY: Final = "default"
 PER_PAGE: Final = 100
 MAX_PAGES: Final = 1_000
+MAX_ARTIFACT_PAGES: Final = 10
 BACKOFF_BASE: Final = 1.0
 BACKOFF_CAP: Final = 60.0
 SECONDARY_LIMIT_WAIT: Final = 60.0
@@ -86,6 +91,10 @@ class CommentTooLong(GitHubError):
 
 class CommentForbidden(GitHubError):
     """GitHub refused to write the comment (403/404): usually a fork's read-only token."""
+
+
+class _Transient(GitHubError):
+    """A download failure worth another attempt (5xx, timeout, dropped connection)."""
 
 
 class _AmbiguousWrite(GitHubError):
@@ -377,6 +386,168 @@ class GitHubClient:
             url = self._next_link(response, url)
         return comments
 
+    def get_json(self, suffix: str) -> Any:
+        """``GET /repos/{repo}{suffix}``'s JSON (with the usual retries)."""
+        url = self._url(suffix)
+        return self._json(self._request("GET", url), "GET", url)
+
+    def workflow_run(self, run_id: int) -> dict[str, Any]:
+        """``GET /repos/{repo}/actions/runs/{run_id}``: the run's head sha, pull requests..."""
+        data = self.get_json(f"/actions/runs/{self._run(run_id)}")
+        if not isinstance(data, dict):
+            raise GitHubError(f"GitHub API GET /repos/{self._context.repository}/actions/runs/"
+                              f"{run_id} answered something other than a workflow run")
+        return data
+
+    def pull_request(self, pr: int) -> dict[str, Any]:
+        """``GET /repos/{repo}/pulls/{pr}``."""
+        data = self.get_json(f"/pulls/{self._pr(pr)}")
+        if not isinstance(data, dict):
+            raise GitHubError(f"GitHub API GET /repos/{self._context.repository}/pulls/{pr} "
+                              "answered something other than a pull request")
+        return data
+
+    def list_run_artifacts(self, run_id: int, *, max_pages: int = MAX_ARTIFACT_PAGES
+                           ) -> list[dict[str, Any]]:
+        """The artifacts of workflow run ``run_id`` across at most ``max_pages`` pages."""
+        url: str | None = self._url(f"/actions/runs/{self._run(run_id)}/artifacts"
+                                    f"?per_page={PER_PAGE}")
+        artifacts: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        while url is not None:
+            if url in seen or len(seen) >= max_pages:
+                raise GitHubError(f"GitHub API GET {self._display(url)}: pagination does not "
+                                  f"end (a repeated link or over {max_pages} pages)")
+            seen.add(url)
+            response = self._request("GET", url)
+            page = self._json(response, "GET", url)
+            items = page.get("artifacts") if isinstance(page, dict) else None
+            if not isinstance(items, list) or not all(isinstance(a, dict) for a in items):
+                raise GitHubError(f"GitHub API GET {self._display(url)} answered something "
+                                  "other than a list of artifacts")
+            artifacts.extend(items)
+            url = self._next_link(response, url)
+        return artifacts
+
+    def download_artifact(self, artifact_id: int, *, max_bytes: int) -> bytes:
+        """The zip of artifact ``artifact_id``, at most ``max_bytes`` long, under the deadline.
+
+        ``GET /repos/{repo}/actions/artifacts/{id}/zip`` answers a redirect to a storage
+        host: it is followed (https, or the API's own scheme) *without* the Authorization
+        header, which goes only to the API's own host. The body is streamed unencoded
+        (``Accept-Encoding: identity``, so no decompression can inflate it) and the download
+        stops as soon as it passes ``max_bytes``. A 5xx, timeout or dropped connection is
+        tried again (at most ``max_attempts`` sends, back-off as for the API calls); anything
+        else is an error naming it.
+        """
+        artifact = _positive_int(artifact_id)
+        if artifact is None:
+            raise GitHubError(f"the artifact id must be a positive integer, not "
+                              f"{artifact_id!r}")
+        url = self._url(f"/actions/artifacts/{artifact}/zip")
+        what = f"GET {self._display(url)}"
+        for attempt in range(self._max_attempts):
+            try:
+                return self._download_once(url, what, max_bytes)
+            except _Transient as exc:
+                if attempt + 1 >= self._max_attempts:
+                    raise GitHubError(f"downloading the artifact failed after "
+                                      f"{attempt + 1} attempts: {exc.message}") from None
+                self._pause(self._backoff(attempt), dictated=False, what=what,
+                            why=f"({exc.message})")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _download_once(self, url: str, what: str, max_bytes: int) -> bytes:
+        left = self._remaining(what)
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["data"] = self._fetch_zip(url, what, max_bytes)
+            except BaseException as exc:
+                box["error"] = exc
+
+        if left is None:
+            work()
+        else:
+            worker = threading.Thread(target=work, daemon=True, name="github-download")
+            worker.start()
+            worker.join(left + 0.5)
+            if worker.is_alive():
+                raise GitHubError(f"GitHub API {what}: the artifact did not arrive within the "
+                                  f"{self._budget_s:g} s deadline",
+                                  hint="GitHub or the network is too slow; raise "
+                                       "comment-timeout")
+        if "error" in box:
+            error = box["error"]
+            if isinstance(error, GitHubError):
+                raise error
+            if isinstance(error, requests.Timeout) and self._deadline is not None \
+                    and self._deadline - time.monotonic() <= 1.0:
+                raise GitHubError(f"GitHub API {what}: the artifact did not arrive within the "
+                                  f"{self._budget_s:g} s deadline (timed out)",
+                                  hint="GitHub or the network is too slow; raise "
+                                       "comment-timeout") from None
+            if isinstance(error, requests.Timeout | requests.ConnectionError):
+                kind = "timed out" if isinstance(error, requests.Timeout) \
+                    else "connection failed"
+                raise _Transient(f"{what}: {kind} ({self._clean(str(error))})") from None
+            if isinstance(error, requests.RequestException):
+                raise GitHubError(f"GitHub API {what} failed: "
+                                  f"{self._clean(str(error))}") from None
+            raise error
+        data: bytes = box["data"]
+        return data
+
+    def _fetch_zip(self, url: str, what: str, max_bytes: int) -> bytes:
+        for _hop in range(5):
+            parts = urlsplit(url)
+            own = (parts.scheme, parts.netloc) == self._origin
+            headers = self._headers()
+            headers["Accept-Encoding"] = "identity"
+            if not own:
+                headers.pop("Authorization", None)
+                headers["Accept"] = "*/*"
+            left = self._remaining(what)
+            timeout = self._timeout if left is None else min(self._timeout, left)
+            with self._session.request("GET", url, headers=headers, timeout=timeout,
+                                       allow_redirects=False, stream=True) as response:
+                status = response.status_code
+                if 300 <= status < 400 and response.headers.get("location"):
+                    target = urljoin(url, response.headers["location"])
+                    scheme = urlsplit(target).scheme
+                    if scheme not in ("https", self._origin[0]):
+                        raise GitHubError(f"GitHub API {what} redirected to a {scheme!r} URL; "
+                                          "not followed")
+                    url = target
+                    continue
+                if not 200 <= status < 300:
+                    message = self._api_message(response) if own else ""
+                    detail = f"HTTP {status}" + (f": {message}" if message else "")
+                    where = what if own else \
+                        f"{what} (storage host {self._clean(parts.netloc)})"
+                    if status >= 500:
+                        raise _Transient(f"{where} answered {detail}")
+                    hint = ("the artifact may have expired, or the job lacks "
+                            "`permissions: actions: read`") if status in (401, 403, 404, 410) \
+                        else None
+                    raise GitHubError(f"downloading the artifact failed: {where} answered "
+                                      f"{detail}", hint=hint)
+                declared = _parse_number(response.headers.get("content-length"))
+                if declared is not None and declared > max_bytes:
+                    raise GitHubError(f"the artifact zip is {int(declared):,} bytes, over the "
+                                      f"limit of {max_bytes:,}; not downloaded")
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_content(chunk_size=65_536):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise GitHubError(f"the artifact zip is over the limit of "
+                                          f"{max_bytes:,} bytes; download stopped")
+                    chunks.append(chunk)
+                return b"".join(chunks)
+        raise GitHubError(f"GitHub API {what}: too many redirects")
+
     def upsert_sticky_comment(self, pr: int, body: str, *, key: str) -> CommentResult:
         """Update the newest comment marked for ``key``, or create one; never a duplicate.
 
@@ -423,6 +594,14 @@ class GitHubClient:
 
     def _url(self, suffix: str) -> str:
         return f"{self._base}/repos/{self._context.repository}{suffix}"
+
+    @staticmethod
+    def _run(run_id: int) -> int:
+        number = _positive_int(run_id)
+        if number is None:
+            raise GitHubError(f"the workflow run id must be a positive integer, not "
+                              f"{run_id!r}")
+        return number
 
     @staticmethod
     def _pr(pr: int) -> int:

@@ -11,6 +11,7 @@ sets the step outputs (one per measure with an ``output`` in the registry).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,8 +146,15 @@ class _Poster:
             return None
         assert ctx.pr_number is not None
         try:
+            deadline = settings.comment_timeout
+            if self.outcome.deadline_at is not None:  # the artifact download spent some
+                deadline = self.outcome.deadline_at - time.monotonic()
+                if deadline <= 0:
+                    raise GitHubError(f"the {settings.comment_timeout:g} s deadline for "
+                                      "talking to GitHub (comment-timeout) passed while "
+                                      "fetching the artifact", hint="raise comment-timeout")
             client = github.GitHubClient(self.deps.session_factory(), ctx,
-                                         deadline_s=settings.comment_timeout)
+                                         deadline_s=deadline)
         except EvaluatorError as err:
             self.skip(err)
             return None

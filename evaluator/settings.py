@@ -35,7 +35,7 @@ from evaluator.paths import confine
 CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
 COMMAND_HELP = {
     "evaluate": "build the index, ask every question, score, gate",
-    "comment": "post the PR comment from a saved results.json",
+    "comment": "post the PR comment from a saved results.json or a workflow run's artifact",
     "validate": "check a ground-truth file without building an index",
     "action": "run as the GitHub Action (inputs from INPUT_* variables)",
     "init": "draft a ground-truth file for a repository, or review one (--review)",
@@ -217,8 +217,9 @@ def action_values(env: Mapping[str, str]) -> tuple[str, dict[str, Any], dict[str
                                      else default)
     if errors:
         raise ConfigError("invalid action inputs:\n  " + "\n  ".join(errors))
-    if mode == "comment" and not given.get("results"):
-        raise ConfigError("input results: mode comment needs the path of a results.json")
+    if mode == "comment" and not given.get("results") and not given.get("run_id"):
+        raise ConfigError("input results: mode comment needs the path of a results.json, "
+                          "or run-id: the workflow run whose results artifact to post")
     if mode == "merge" and not given.get("parts"):
         raise ConfigError("input parts: mode merge needs the folder (or files) holding the "
                           "parts written by the shard jobs")

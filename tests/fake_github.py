@@ -22,6 +22,11 @@ REPO = "octo/widgets"
 PR = 7
 LIST_RE = re.compile(r"^/repos/([^/]+/[^/]+)/issues/(\d+)/comments$")
 EDIT_RE = re.compile(r"^/repos/([^/]+/[^/]+)/issues/comments/(\d+)$")
+RUN_RE = re.compile(r"^/repos/([^/]+/[^/]+)/actions/runs/(\d+)$")
+RUN_ARTIFACTS_RE = re.compile(r"^/repos/([^/]+/[^/]+)/actions/runs/(\d+)/artifacts$")
+ZIP_RE = re.compile(r"^/repos/([^/]+/[^/]+)/actions/artifacts/(\d+)/zip$")
+PULL_RE = re.compile(r"^/repos/([^/]+/[^/]+)/pulls/(\d+)$")
+BLOB_RE = re.compile(r"^/blobs/(\d+)$")
 
 
 @dataclass
@@ -39,6 +44,13 @@ class Scripted:
     delay: float = 0.0
     apply: bool = False
     path_contains: str = ""
+
+
+@dataclass(frozen=True)
+class RawBody:
+    """Bytes answered as they are (an artifact zip), not as JSON."""
+
+    data: bytes
 
 
 @dataclass
@@ -65,6 +77,16 @@ class FakeGitHub:
         # GET /user: a personal access token's login; None answers 403 like GITHUB_TOKEN.
         self.token_login: str | None = None
         self.author: dict[str, str] = {"login": "github-actions[bot]", "type": "Bot"}
+        # Workflow runs and their artifacts (the fork-safe comment's download).
+        self.runs: dict[int, dict[str, Any]] = {}  # run id -> run (head_sha, pull_requests)
+        self.artifacts: dict[int, list[dict[str, Any]]] = {}  # run id -> artifact objects
+        self.zips: dict[int, bytes] = {}  # artifact id -> zip bytes
+        self.pulls: dict[int, dict[str, Any]] = {}  # number -> pull request
+        # Where GET .../artifacts/{id}/zip redirects (another server: the storage host);
+        # None serves the zip from here (a same-host redirect to /blobs/{id}).
+        self.storage: FakeGitHub | None = None
+        self.artifacts_per_page = 100
+        self.blob_content_length: int | None = None  # a lying Content-Length for /blobs
         self.httpd = ThreadingHTTPServer((host, 0), self._handler_class())
         self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
@@ -144,6 +166,9 @@ class FakeGitHub:
                 if h.command == "POST":
                     cid = self._create(issue, body["body"])
                     return 201, self.comments[cid], {}
+            if h.command == "GET" and (answer := self.route_actions(h, parts.path,
+                                                                     parts.query)):
+                return answer
             if (m := EDIT_RE.match(parts.path)) and h.command == "PATCH":
                 cid = int(m.group(2))
                 if cid not in self.comments:
@@ -151,6 +176,56 @@ class FakeGitHub:
                 self.comments[cid]["body"] = body["body"]
                 return 200, self.comments[cid], {}
         return 404, {"message": "Not Found"}, {}
+
+    def route_actions(self, h: BaseHTTPRequestHandler, path: str,
+                      query: str) -> tuple[int, Any, dict[str, str]] | None:
+        """Workflow runs, their artifacts, artifact zips (a redirect), pulls and blobs."""
+        if (m := RUN_RE.match(path)) and m.group(1) == self.repo:
+            run = self.runs.get(int(m.group(2)))
+            return (200, run, {}) if run is not None else (404, {"message": "Not Found"}, {})
+        if (m := RUN_ARTIFACTS_RE.match(path)) and m.group(1) == self.repo:
+            run_id = int(m.group(2))
+            items = self.artifacts.get(run_id, [])
+            per_page = self.artifacts_per_page
+            page = int(parse_qs(query).get("page", ["1"])[0])
+            chunk = items[(page - 1) * per_page: page * per_page]
+            headers = {}
+            if page * per_page < len(items):
+                base = f"http://{h.headers['Host']}{path}"
+                headers["Link"] = f'<{base}?per_page=100&page={page + 1}>; rel="next"'
+            return 200, {"total_count": len(items), "artifacts": chunk}, headers
+        if (m := ZIP_RE.match(path)) and m.group(1) == self.repo:
+            artifact_id = int(m.group(2))
+            if artifact_id not in self.zips:
+                return 404, {"message": "Not Found"}, {}
+            target = self.storage if self.storage is not None else self
+            if target is not self:
+                target.zips[artifact_id] = self.zips[artifact_id]
+            return 302, None, {"Location": f"{target.base_url}/blobs/{artifact_id}?sig=x"}
+        if (m := PULL_RE.match(path)) and m.group(1) == self.repo:
+            pull = self.pulls.get(int(m.group(2)))
+            return (200, pull, {}) if pull is not None else (404, {"message": "Not Found"}, {})
+        if m := BLOB_RE.match(path):
+            data = self.zips.get(int(m.group(1)))
+            if data is None:
+                return 404, {"message": "BlobNotFound"}, {}
+            return 200, RawBody(data), {}
+        return None
+
+    def add_run(self, run_id: int, *, head_sha: str, pull_requests: list[int],
+                artifacts: dict[str, bytes], expired: tuple[str, ...] = ()) -> None:
+        """A workflow run with the named artifacts (zip bytes)."""
+        with self.lock:
+            self.runs[run_id] = {
+                "id": run_id, "head_sha": head_sha, "event": "pull_request",
+                "pull_requests": [{"number": n, "head": {"sha": head_sha}}
+                                  for n in pull_requests]}
+            listed = self.artifacts.setdefault(run_id, [])
+            for name, data in artifacts.items():
+                self.next_id += 1
+                listed.append({"id": self.next_id, "name": name,
+                               "size_in_bytes": len(data), "expired": name in expired})
+                self.zips[self.next_id] = data
 
     def _create(self, issue: int, text: str) -> int:
         self.next_id += 1
@@ -181,14 +256,18 @@ class FakeGitHub:
         headers = {"Link": ", ".join(links)} if links else {}
         return 200, [{k: v for k, v in c.items() if k != "issue"} for c in chunk], headers
 
-    @staticmethod
-    def reply(h: BaseHTTPRequestHandler, status: int, payload: Any,
+    def reply(self, h: BaseHTTPRequestHandler, status: int, payload: Any,
               headers: dict[str, str]) -> None:
-        data = b"" if payload is None else json.dumps(payload).encode()
+        raw = isinstance(payload, RawBody)
+        data = payload.data if raw else (b"" if payload is None
+                                         else json.dumps(payload).encode())
+        length = self.blob_content_length if raw and self.blob_content_length is not None \
+            else len(data)
         try:
             h.send_response(status)
-            h.send_header("Content-Type", "application/json; charset=utf-8")
-            h.send_header("Content-Length", str(len(data)))
+            h.send_header("Content-Type", "application/zip" if raw
+                          else "application/json; charset=utf-8")
+            h.send_header("Content-Length", str(length))
             for name, value in headers.items():
                 h.send_header(name, value)
             h.end_headers()

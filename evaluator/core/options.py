@@ -382,8 +382,16 @@ OPTIONS: tuple[Option, ...] = (
        default=False, **_FILE),
     _o("fail_on_new_failures", "bool", "regression gate: no query may lose its top-5 hit",
        default=False, **_FILE),
-    _o("results", "path", "results.json from `evaluate` (mode: comment)", required=True,
-       commands=("comment",), file_key=None),
+    _o("results", "path", "results.json from `evaluate` (mode: comment); not needed with "
+       "`run-id`", commands=("comment",), file_key=None),
+    _o("run_id", "int", "the evaluation's workflow run (mode: comment, in a `workflow_run` "
+       "workflow: `github.event.workflow_run.id`): its results artifact is downloaded "
+       "through the API, checked as data (size, zip members, results schema, the pull "
+       "request against the run's head commit) and posted; needs `actions: read`",
+       commands=("comment",), file_key=None, metavar="ID"),
+    _o("artifact_name", "text", "the name of the results artifact of `run-id` (it holds "
+       "results.json and pr.json)", default="retrieval-eval", commands=("comment",),
+       file_key=None, action_default="retrieval-eval"),
     _o("format", "text", "github: workflow annotations pointing at file and line",
        default="text", choices=("text", "github"), commands=("validate",), **_LOCAL),
     _o("count", "int", "how many questions to draft (exactly, or a reason per missing one)",
@@ -413,11 +421,13 @@ OPTIONS: tuple[Option, ...] = (
     _o("judge_output", "path", "write the JSON here (atomically) instead of stdout",
        flag="--output", commands=("judge",), **_LOCAL),
     _o("mode", "text", "evaluate builds the index and evaluates; comment only posts a saved "
-       "`results` file to pull request `pr` (the fork-safe workflow's second stage); merge "
-       "joins the `parts` of a sharded evaluation, then gates and comments as evaluate does",
+       "`results` file to pull request `pr`, or the results artifact of workflow run "
+       "`run-id` (the fork-safe workflow's second stage); merge joins the `parts` of a "
+       "sharded evaluation, then gates and comments as evaluate does",
        default="evaluate", choices=("evaluate", "comment", "merge"), commands=("action",),
        flag=None, file_key=None),
-    _o("github_token", "text", "token for the PR comment; needs `pull-requests: write`",
+    _o("github_token", "text", "token for the PR comment; needs `pull-requests: write` (and "
+       "`actions: read` with `run-id`)",
        commands=("action",), flag=None, file_key=None, action_default="${{ github.token }}"),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
