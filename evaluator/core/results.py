@@ -51,6 +51,8 @@ class RunInfo:
     commit: str | None = None
     ref: str | None = None
     model: str | None = None
+    model_fingerprint: str | None = None
+    judge: str | None = None
     started_at: str = ""
     draft: bool = False
     index: Mapping[str, Any] = field(default_factory=dict)
@@ -240,7 +242,7 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
 
 _RUN_STRS = ("tool_version", "neuralmind_version", "backend", "graph_source", "gain",
              "queries_file", "queries_sha256", "root", "started_at")
-_RUN_OPTIONAL_STRS = ("commit", "ref", "model")
+_RUN_OPTIONAL_STRS = ("commit", "ref", "model", "model_fingerprint", "judge")
 
 
 def _run_field(r: _Reader, name: str, value: Any) -> Any:

@@ -34,7 +34,9 @@ __all__ = [
     "Comparison",
     "Verdict",
     "bootstrap_interval",
+    "changes_needed",
     "compare",
+    "min_p_value",
     "minimum_detectable_effect",
     "paired_deltas",
     "randomization_test",
@@ -375,3 +377,37 @@ def minimum_detectable_effect(
     _check_unit_open(power, "power")
     z = NormalDist()
     return (z.inv_cdf(1.0 - alpha / 2.0) + z.inv_cdf(power)) * sd / math.sqrt(n)
+
+
+def min_p_value(changed: int) -> float:
+    """The smallest p-value the exact sign-flip test can give with ``changed`` non-zero deltas.
+
+    Definition: the observed sign assignment and its mirror image are always at least as
+    extreme as the observed one, so ``p ≥ 2 / 2**m`` for ``m ≥ 1`` non-zero deltas (and
+    ``p = 1`` for ``m ≤ 1``: a single change, however large, is as extreme under both signs;
+    see :func:`randomization_test`). Unchanged questions (delta 0) do not lower it.
+
+    Raises :class:`ValueError` when ``changed`` is negative or not an integer.
+    """
+    if isinstance(changed, bool) or not isinstance(changed, int) or changed < 0:
+        raise ValueError(f"changed must be a non-negative integer, got {changed!r}")
+    if changed <= 1:
+        return 1.0
+    return 2.0 / float(2**changed)
+
+
+def changes_needed(alpha: float = 0.05) -> int:
+    """The fewest changed questions with which the exact sign-flip test can reach ``p < alpha``.
+
+    Definition: the smallest ``m`` with ``2 / 2**m < alpha`` (:func:`min_p_value`), i.e.
+    ``m > 1 + log2(1/alpha)``. For ``alpha = 0.05`` that is 6 (``2/64 ≈ 0.031``; with 5,
+    ``2/32 = 0.0625``): with 5 or fewer changed questions nothing can be significant, however
+    large the changes.
+
+    Raises :class:`ValueError` when ``alpha`` is outside ``(0, 1)``.
+    """
+    _check_unit_open(alpha, "alpha")
+    m = 2
+    while min_p_value(m) >= alpha:
+        m += 1
+    return m
