@@ -18,11 +18,15 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from evaluator.core.floors import Violation
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
 from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
+
+if TYPE_CHECKING:
+    from evaluator.core.verdict import QuestionMove
 
 LOWER_IS_BETTER = frozenset({"contradiction", "context_tokens"})
 MOVER_METRIC = "ndcg@5"
@@ -75,6 +79,8 @@ class BaselineComparison:
     primary: Comparison
     notes: tuple[str, ...] = ()
     detectable: float | None = None  # smallest primary-metric change the suite can detect
+    moves: tuple[QuestionMove, ...] = ()  # every paired question, worst first (core.verdict)
+    alpha: float = 0.05
 
 
 def _paired(metric: str, base: Results, head: Results, ids: Sequence[str]) -> MetricDelta:
@@ -139,10 +145,13 @@ def compare_results(
     if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
         all_notes.append("the baseline was evaluated with a different version of the ground "
                          "truth file")
+    from evaluator.core.verdict import question_moves  # verdict builds on this module
+
     return BaselineComparison(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
         removed=removed, primary=primary, notes=tuple(all_notes), detectable=detectable,
+        moves=question_moves(base, head, metric=primary_metric), alpha=alpha,
     )
 
 

@@ -212,9 +212,12 @@ class Significance:
         return self.changed >= self.needed
 
 
-def significance(comparison: BaselineComparison, moves: Sequence[QuestionMove], *,
-                 alpha: float = 0.05) -> Significance:
+def significance(comparison: BaselineComparison, moves: Sequence[QuestionMove] | None = None,
+                 *, alpha: float | None = None) -> Significance:
+    """The primary metric's test from ``comparison`` (its moves and alpha unless given)."""
     primary = comparison.primary
+    moves = comparison.moves if moves is None else moves
+    alpha = comparison.alpha if alpha is None else alpha
     changed = sum(1 for m in moves if m.metric == primary.metric and m.delta is not None
                   and m.delta != 0.0)
     needed = changes_needed(alpha)
@@ -237,9 +240,9 @@ def significance_sentences(sig: Significance, label: str) -> tuple[str, ...]:
         return (first,)
     if not sig.reachable:
         out.append(
-            f"With {sig.changed} changed the exact test cannot go below "
-            f"p = {sig.floor:.3f}, so no change can be significant at α = {sig.alpha:g} "
-            f"however large it is: that takes at least {sig.needed} changed questions.")
+            f"With only {_plural(sig.changed, 'changed question')} the exact test cannot go "
+            f"below p = {sig.floor:.3f}, so no change can be significant at α = {sig.alpha:g}, "
+            f"however large: that takes at least {sig.needed} changed questions.")
     elif sig.detectable is not None:
         tail = ": add questions to detect smaller changes" if sig.detectable > 0.1 else ""
         out.append(f"With these questions and this spread of per-question changes, a change in "
