@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from evaluator.core.results import RunInfo
+from evaluator.errors import InputError
 
 _VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)")
 
@@ -82,3 +83,24 @@ def mismatch_message(differences: tuple[SettingDifference, ...]) -> str:
     listed = "; ".join(d.message for d in differences)
     return (f"the baseline was measured with different settings, so its numbers are not "
             f"comparable with this run ({listed})")
+
+
+MISMATCH_MODES = ("error", "warn")
+
+
+def require_comparable(base: RunInfo, head: RunInfo, *,
+                       mismatch: str = "error") -> tuple[SettingDifference, ...]:
+    """The differences, after refusing them unless ``mismatch`` is ``"warn"``.
+
+    Raises :class:`InputError` (exit 2) naming each difference when the runs are not
+    comparable and ``mismatch`` is ``"error"``; with ``"warn"`` returns them for the banner.
+    """
+    if mismatch not in MISMATCH_MODES:
+        raise InputError(f"baseline-mismatch must be one of {', '.join(MISMATCH_MODES)}, "
+                         f"not {mismatch!r}")
+    differences = settings_differences(base, head)
+    if differences and mismatch == "error":
+        raise InputError(mismatch_message(differences),
+                         hint="make the baseline with the same settings, or set "
+                              "`baseline-mismatch: warn` to compare anyway with a warning")
+    return differences

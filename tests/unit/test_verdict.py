@@ -248,3 +248,22 @@ def test_fingerprint_changes_with_metrics_or_verdict_only():
     later = replace(a, run=replace(a.run, started_at="2027-01-01T00:00:00+00:00"))
     assert comment_fingerprint(later, passed=True) == comment_fingerprint(a, passed=True)
     assert len(comment_fingerprint(a, passed=True)) == 16
+
+
+def test_require_comparable_refuses_or_warns():
+    from evaluator.core.settings import require_comparable
+    from evaluator.errors import EXIT_INPUT, InputError
+
+    base, head = _runs({})
+    assert require_comparable(base.run, head.run) == ()
+    other = replace(base.run, backend="in_memory", model_fingerprint=None)
+    with pytest.raises(InputError) as err:
+        require_comparable(other, head.run)
+    assert err.value.exit_code == EXIT_INPUT
+    assert "model: baseline not recorded, head 5f0c2a9be1d34c77" in err.value.message
+    assert "backend: baseline in_memory, head turbovec" in err.value.message
+    assert "baseline-mismatch: warn" in str(err.value)
+    assert [d.setting for d in require_comparable(other, head.run, mismatch="warn")] == [
+        "model", "backend"]
+    with pytest.raises(InputError, match="baseline-mismatch must be one of"):
+        require_comparable(other, head.run, mismatch="ignore")
