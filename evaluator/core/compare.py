@@ -10,7 +10,7 @@ Rules:
   queries whose ``ndcg@5`` moved most (|Δ| > 0), biggest first.
 * Significance (the primary metric, ``ndcg@5`` by default): a two-sided paired
   randomization test and a bootstrap interval (:mod:`evaluator.core.stats`); a delta is
-  *significant* only when p < alpha and |Δ| ≥ the minimum effect, else *within noise*.
+  *significant* only when p < alpha and |Δ| ≥ the minimum effect, else *not significant*.
 """
 
 from __future__ import annotations

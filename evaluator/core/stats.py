@@ -12,7 +12,10 @@ delta ``head − base``. With the ~20 queries of a ground-truth suite:
   p-values run small with few topics, so the bootstrap is never used for the verdict;
 * a change is reported as significant only when it is both unlikely under the null
   (``p < alpha``) and large enough to matter (``|delta| ≥ min_effect``); anything else is
-  "within noise", never "no change" — see :func:`minimum_detectable_effect`.
+  "not significant", never "no change" — see :func:`minimum_detectable_effect`. The test is
+  about how far a change generalises beyond these questions: each per-question delta is a
+  deterministic fact of the two runs, not noise, and with ``m`` changed questions the exact
+  p-value cannot go below ``2 / 2**m`` (:func:`min_p_value`, :func:`changes_needed`).
 
 Pure: standard library only, no I/O. Randomness comes from ``random.Random(seed)`` and only
 through ``Random.random()``, whose sequence for a given seed Python guarantees not to change
@@ -42,7 +45,7 @@ __all__ = [
     "randomization_test",
 ]
 
-Verdict = Literal["significant", "within noise", "no data"]
+Verdict = Literal["significant", "not significant", "no data"]
 
 TIE_RTOL = 1e-12
 """Relative tolerance for ties in the randomization test.
@@ -280,7 +283,7 @@ class Comparison:
     side); ``delta`` is the mean of the per-query deltas (= ``head_mean − base_mean``);
     ``p_value`` from :func:`randomization_test`; ``[ci_low, ci_high]`` from
     :func:`bootstrap_interval`; ``significant`` is ``p_value < alpha and |delta| ≥
-    min_effect``; ``verdict`` is ``"significant"``, ``"within noise"`` or ``"no data"``
+    min_effect``; ``verdict`` is ``"significant"``, ``"not significant"`` or ``"no data"``
     (no paired query).
     """
 
@@ -314,7 +317,7 @@ def compare(
     The verdict is ``"significant"`` only when ``p < alpha`` **and** ``|delta| ≥ min_effect``
     (with a 1e-12 slack for float rounding): a tiny but consistent change is not worth
     reporting, and a large change that ~20 queries cannot distinguish from noise is not
-    established. Otherwise ``"within noise"`` — which does not mean "no change"; see
+    established. Otherwise ``"not significant"`` — which does not mean "no change"; see
     :func:`minimum_detectable_effect`. No paired query → ``"no data"`` with ``n = 0``,
     ``p_value = 1.0`` and zeros elsewhere.
 
@@ -345,7 +348,7 @@ def compare(
         ci_low=ci_low,
         ci_high=ci_high,
         significant=significant,
-        verdict="significant" if significant else "within noise",
+        verdict="significant" if significant else "not significant",
     )
 
 
@@ -364,7 +367,9 @@ def minimum_detectable_effect(
     This is the z-based value: n = 20, sd = 0.10 gives ≈ 0.063. A t-based calculation
     (``t_{19}`` quantiles) gives ≈ 0.066, and the project docs round that to "about 0.07";
     the normal approximation runs a few percent low at n ≈ 20. Use it to say when a suite is
-    too small to see a change: a delta below it is "within noise", not "no change".
+    too small to see a change: a delta below it is "not significant", not "no change".
+    It ignores the exact test's floor: with fewer than :func:`changes_needed` changed
+    questions nothing is detectable at all (see :mod:`evaluator.core.verdict`).
 
     Raises :class:`ValueError` when ``sd`` is negative or not finite, ``n < 1``, or
     ``alpha`` / ``power`` are outside ``(0, 1)``.

@@ -81,7 +81,7 @@ def test_non_pr_event_is_a_warning(sample_repo, cli, tmp_path, server):
     run = cli("action", env=env)
     assert run.code in (0, 1), run.stderr
     assert "not a pull-request event" in run.stdout
-    assert "Δ vs baseline" not in (tmp_path / "summary.md").read_text()
+    assert "| Base | Δ |" not in (tmp_path / "summary.md").read_text()
     assert server.sent() == []
     assert TOKEN not in run.stdout + run.stderr
 

@@ -197,7 +197,7 @@ def test_ref_baseline_evaluates_both_commits_and_reports_consistent_deltas(two_c
 
     assert f"vs HEAD~1 ({sha(repo, 'HEAD~1')[:12]})" in run.stdout.splitlines()[0]
     report = (out / "report.md").read_text()
-    assert "Δ vs baseline" in report
+    assert "| Base | Δ |" in report
     for metric, label in LABELS.items():
         b, h = base["overall"]["metrics"][metric], head["overall"]["metrics"][metric]
         _label, value, delta = report_row(report, label)

@@ -35,7 +35,7 @@ def test_in_memory_run_writes_results_and_leaves_checkout_untouched(sample_repo,
                                            for p in sample_repo.rglob("*") if p.is_file()}
     report = (out / "report.md").read_text()
     assert "| Metric | Value |" in report
-    assert "By query shape" in report
+    assert "By question shape" in report
     assert ("PASS" if run.code == 0 else "FAIL") in run.stdout
 
 
