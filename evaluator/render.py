@@ -225,9 +225,10 @@ def fmt_delta(delta: MetricDelta | None) -> Markup:
     return Markup(f"{arrow} {number.replace('-', '−')} ({word})")
 
 
-def fmt_blank_delta(delta: MetricDelta | None) -> Markup:
-    """``↓ −0.016`` for a table cell; blank when nothing moved (or nothing to compare)."""
-    text = str(fmt_delta_short(delta))
+def fmt_blank_delta(delta: MetricDelta | None, *, words: bool = False) -> Markup:
+    """``↓ −0.016`` (``words``: ``↓ −0.016 (worse)``) for a table cell; blank when nothing
+    moved at three decimals, or when there is nothing to compare."""
+    text = str(fmt_delta(delta) if words else fmt_delta_short(delta))
     return Markup("") if text in ("→ ±0", "n/a") else Markup(text)
 
 
