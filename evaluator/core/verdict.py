@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -320,3 +321,76 @@ def comment_fingerprint(head: Results, *, passed: bool, base: Results | None = N
     doc = json.dumps({"passed": passed, "head": rows(head), "base": rows(base)},
                      sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16]
+
+
+# ----------------------------------------------------------------------------- step outputs
+
+
+def step_outputs(*, passed: bool, comparison: BaselineComparison | None,
+                 comment_id: int | None = None) -> dict[str, str]:
+    """The step outputs of the verdict: ``verdict`` (pass|fail), ``questions-worse``,
+    ``questions-better``, ``questions-unchanged``, ``primary-delta`` (the primary metric's
+    paired mean change, 4 decimals; empty without a baseline) and ``comment-id`` (empty when
+    no comment was written)."""
+    out = {"verdict": "pass" if passed else "fail", "comment-id": str(comment_id or "")}
+    if comparison is None:
+        return out | {"questions-worse": "", "questions-better": "",
+                      "questions-unchanged": "", "primary-delta": ""}
+    counts = tally(comparison.moves)
+    return out | {"questions-worse": str(counts.worse), "questions-better": str(counts.better),
+                  "questions-unchanged": str(counts.unchanged),
+                  "primary-delta": f"{comparison.primary.delta:.4f}"}
+
+
+# ----------------------------------------------------------------------------- annotations
+
+
+_JSON_ID = re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*")')
+_YAML_ID = re.compile(r"^\s*(?:-\s+)?id\s*:\s*(.+?)\s*(?:#.*)?$")
+
+
+def question_lines(text: str) -> dict[str, int]:
+    """1-based line of each question's ``id`` in a ground-truth file (JSON or YAML text), for
+    an annotation on the line that defines the question. The first occurrence wins; ids the
+    scan cannot read are simply absent (the annotation then names the file only)."""
+    lines: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines()[:_MAX_SCAN_LINES], start=1):
+        for match in _JSON_ID.finditer(line):
+            try:
+                value = json.loads(match.group(1))
+            except ValueError:
+                continue
+            if isinstance(value, str):
+                lines.setdefault(value, number)
+        yaml = _YAML_ID.match(line)
+        if yaml and '"id"' not in line:
+            raw = yaml.group(1)
+            if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+                raw = raw[1:-1]
+            lines.setdefault(raw, number)
+    return lines
+
+
+_MAX_SCAN_LINES = 200_000
+
+
+def worse_annotations(comparison: BaselineComparison, lines: dict[str, int]
+                      ) -> tuple[tuple[str, int | None, str], ...]:
+    """``(question id, line or None, message)`` for each question that got worse."""
+    out = []
+    for move in comparison.moves:
+        if move.direction != "worse":
+            continue
+        where = ""
+        if move.module is not None:
+            where = (f"; {move.module} rank {_rank_text(move.rank_before)} → "
+                     f"{_rank_text(move.rank_after)}")
+        before = "n/a" if move.before is None else f"{move.before:.3f}"
+        after = "n/a" if move.after is None else f"{move.after:.3f}"
+        out.append((move.id, lines.get(move.id),
+                    f"question {move.id} got worse: {move.metric} {before} → {after}{where}"))
+    return tuple(out)
+
+
+def _rank_text(rank: int | None) -> str:
+    return "not retrieved" if rank is None else f"#{rank}"

@@ -267,3 +267,41 @@ def test_require_comparable_refuses_or_warns():
         "model", "backend"]
     with pytest.raises(InputError, match="baseline-mismatch must be one of"):
         require_comparable(other, head.run, mismatch="ignore")
+
+
+def test_step_outputs():
+    from evaluator.core.verdict import step_outputs
+
+    base, head = _runs({3: None, 5: 2})
+    comparison = compare_results(base, head, source="base", metrics=["ndcg@5"])
+    out = step_outputs(passed=False, comparison=comparison, comment_id=42)
+    assert out == {"verdict": "fail", "comment-id": "42", "questions-worse": "2",
+                   "questions-better": "0", "questions-unchanged": "6",
+                   "primary-delta": f"{comparison.primary.delta:.4f}"}
+    assert float(out["primary-delta"]) < 0
+    assert step_outputs(passed=True, comparison=None) == {
+        "verdict": "pass", "comment-id": "", "questions-worse": "", "questions-better": "",
+        "questions-unchanged": "", "primary-delta": ""}
+
+
+def test_question_lines_json_and_yaml():
+    from evaluator.core.verdict import question_lines
+
+    text = ('{\n  "queries": [\n    {\n      "id": "focused-01",\n      "question": "x"\n'
+            '    },\n    {"id": "q\\"2", "question": "has \\"id\\": \\"fake\\" inside"}\n  ]\n}\n')
+    lines = question_lines(text)
+    assert lines["focused-01"] == 4
+    assert lines['q"2'] == 7
+    yaml = "queries:\n  - id: alpha\n    question: a\n  - id: 'beta'  # note\n"
+    assert question_lines(yaml) == {"alpha": 2, "beta": 4}
+
+
+def test_worse_annotations_name_line_and_module():
+    from evaluator.core.verdict import worse_annotations
+
+    base, head = _runs({3: None})
+    comparison = compare_results(base, head, source="base", metrics=["ndcg@5"])
+    [(qid, line, message)] = worse_annotations(comparison, {"q3": 17})
+    assert (qid, line) == ("q3", 17)
+    assert "pkg/m3.py rank #1 → not retrieved" in message
+    assert worse_annotations(comparison, {})[0][1] is None
