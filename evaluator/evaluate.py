@@ -37,6 +37,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.settings import major_minor
 from evaluator.errors import BuildError, GroundTruthError, InputError
 from evaluator.model import ModelSource, model_fingerprint, resolve_model
 from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
@@ -239,6 +240,9 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         commit=commit,
         ref=ref,
         model=setup.model.describe() if options.backend != "in_memory" else None,
+        model_fingerprint=(model_fingerprint(setup.model) if options.backend != "in_memory"
+                           else None),
+        judge=f"neuralmind.ragas {major_minor(neuralmind_version())}",
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,

@@ -385,3 +385,13 @@ def changed_files(repo: Path, base: str, head: str) -> tuple[str, ...]:
         if len(names) >= MAX_CHANGED_FILES:
             break
     return tuple(dict.fromkeys(names))
+
+
+def repo_prefix(root: Path) -> str:
+    """``root``'s path inside its repository (``"."`` at the top or outside git), for links
+    to the files of a commit."""
+    if not is_git_worktree(root):
+        return "."
+    proc = _git(["rev-parse", "--show-prefix"], root, check=False)
+    prefix = proc.stdout.decode(errors="replace").strip().strip("/")
+    return prefix if proc.returncode == 0 and prefix and not has_control(prefix) else "."

@@ -52,3 +52,13 @@ def test_option_like_or_odd_refs_are_refused(repo, ref):
 def test_unknown_ref_is_a_clear_error(repo):
     with pytest.raises(GitError, match="cannot list the files changed"):
         changed_files(repo, "nope", "feature")
+
+
+def test_repo_prefix(repo, tmp_path):
+    from evaluator.snapshot import repo_prefix
+
+    assert repo_prefix(repo) == "."
+    assert repo_prefix(repo / "sub") == "sub"
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    assert repo_prefix(outside) == "."
