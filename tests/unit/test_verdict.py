@@ -75,6 +75,12 @@ def test_each_setting_difference_is_named(field, base_value, head_value, name):
     assert name in mismatch_message(diffs)
 
 
+def test_judge_recorded_on_one_side_only_is_not_a_difference():
+    base, head = _runs({})
+    assert settings_differences(replace(base.run, judge=None),
+                                replace(head.run, judge="neuralmind.ragas 4.22")) == ()
+
+
 def test_patch_versions_and_k_order_do_not_matter():
     base, head = _runs({})
     diffs = settings_differences(replace(base.run, neuralmind_version="4.22.0", k_values=(5, 1)),
