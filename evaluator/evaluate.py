@@ -37,7 +37,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
-from evaluator.core.settings import major_minor
+from evaluator.core.comparability import major_minor
 from evaluator.errors import BuildError, GroundTruthError, InputError
 from evaluator.model import ModelSource, model_fingerprint, resolve_model
 from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version

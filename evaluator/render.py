@@ -33,7 +33,7 @@ from evaluator.core.compare import LOWER_IS_BETTER, BaselineComparison, MetricDe
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
-from evaluator.core.settings import SettingDifference
+from evaluator.core.comparability import SettingDifference
 from evaluator.core.verdict import (
     QuestionMove,
     lead_line,

@@ -138,7 +138,7 @@ def test_improvement(request):
 
 
 def test_mismatched_baseline_refused_or_warned(request):
-    from evaluator.core.settings import require_comparable
+    from evaluator.core.comparability import require_comparable
     from evaluator.errors import InputError
 
     base = _suite({}, backend="in_memory", model_fingerprint=None, neuralmind_version="4.21.0")

@@ -13,7 +13,7 @@ from scipy import stats as sps
 
 from evaluator.core.compare import compare_results
 from evaluator.core.floors import FloorPolicy
-from evaluator.core.settings import major_minor, mismatch_message, settings_differences
+from evaluator.core.comparability import major_minor, mismatch_message, settings_differences
 from evaluator.core.stats import changes_needed, min_p_value, randomization_test
 from evaluator.core.verdict import (
     comment_fingerprint,
@@ -257,7 +257,7 @@ def test_fingerprint_changes_with_metrics_or_verdict_only():
 
 
 def test_require_comparable_refuses_or_warns():
-    from evaluator.core.settings import require_comparable
+    from evaluator.core.comparability import require_comparable
     from evaluator.errors import EXIT_INPUT, InputError
 
     base, head = _runs({})
