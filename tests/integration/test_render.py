@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluator.errors import InputError
 from evaluator.render import links, md_code, md_escape, render, render_comment, render_text
@@ -140,3 +142,19 @@ def test_the_markdown_check_itself_catches_injections():
     assert any("<script>" in p for p in found)
     assert problems("`@admin <b>` &#64;admin\n\n<details><summary>x</summary>\n\n</details>\n") \
         == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1,
+               max_size=40))
+def test_md_code_is_one_inert_span_in_a_table_cell(text):
+    """Any path (control characters are refused when results are read): one code span
+    holding exactly the text, no HTML, and the table keeps its two cells."""
+    shown = " ".join(text.split())
+    cell = md_code(text)
+    markdown = f"| a | b |\n|---|---|\n| {cell} | x |\n"
+    assert problems(markdown) == []
+    spans = inline_code(markdown)
+    if shown:
+        # CommonMark strips one leading and trailing space when both are present
+        assert spans == [shown] or spans == [shown.strip()], (cell, spans)
