@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
+from evaluator.core.comparability import major_minor, mismatch_message, settings_differences
 from evaluator.core.compare import compare_results
 from evaluator.core.floors import FloorPolicy
-from evaluator.core.comparability import major_minor, mismatch_message, settings_differences
 from evaluator.core.stats import changes_needed, min_p_value, randomization_test
 from evaluator.core.verdict import (
     comment_fingerprint,
