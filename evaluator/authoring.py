@@ -17,7 +17,8 @@ from pathlib import Path
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.interop import Draft
-from evaluator.neuralmind_index import NeuralMindIndex
+from evaluator.deps import Index
+from evaluator.errors import InputError
 
 _FALLBACK_SUFFIXES = frozenset({".py", ".js", ".jsx", ".ts", ".tsx", ".go", ".rs", ".java",
                                 ".rb", ".php", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
@@ -113,6 +114,17 @@ def identity_questions(root: Path, modules: Sequence[str], n: int) -> list[tuple
 def draft_queries(root: Path, files: Sequence[str], *, n: int) -> list[Draft]:
     """Drafts over every indexable module: grade 3 for the defining module, 0 elsewhere."""
     modules = indexable(files)
+    for module in modules:
+        if module.endswith(".py"):
+            try:
+                (root / module).read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"{module} is not UTF-8 text; NeuralMind's drafting reads "
+                                 "every Python module as UTF-8",
+                                 hint="save it as UTF-8 (PEP 3120), or draft from a copy "
+                                      "without it") from None
+            except OSError:
+                continue
     pairs = suggest(root, n=max(1, n - n // 4))
     seen = {q for q, _ in pairs}
     pairs += [p for p in identity_questions(root, modules, n // 4 or 1) if p[0] not in seen]
@@ -125,7 +137,7 @@ def draft_queries(root: Path, files: Sequence[str], *, n: int) -> list[Draft]:
     return drafts
 
 
-def review_candidates(index: NeuralMindIndex, drafts: Sequence[Draft], *,
+def review_candidates(index: Index, drafts: Sequence[Draft], *,
                       per_query: int = 3) -> dict[str, list[str]]:
     """For each draft, the modules NeuralMind ranks highest that are graded 0 (to review)."""
     out: dict[str, list[str]] = {}

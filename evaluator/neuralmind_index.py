@@ -1,7 +1,10 @@
 """The NeuralMind adapter: build an index of a snapshot and ask it the ground-truth questions.
 
-The only module that imports ``neuralmind`` (besides the model resolver) and runs
-``graphify``. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
+The only module that imports ``neuralmind`` and runs ``graphify``, and the only one that
+sets the process environment: NeuralMind reads the model folder from
+``NEURALMIND_ONNX_MODEL_DIR`` itself, so every call into it runs inside
+:func:`model_env`, which sets that variable to the folder this index was given and
+restores it afterwards. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
 so the evaluation never trains the synapse layer it measures. The ranked module list is
 ``neuralmind.project_eval.rank_files`` — the files the returned context drew on, best
 first, deduplicated — the library's own definition. Faithfulness comes from
@@ -30,8 +33,8 @@ import yaml
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Faithfulness, Retrieval
-from evaluator.errors import BuildError
-from evaluator.model import HOW_TO_PROVIDE, ModelSource
+from evaluator.errors import BuildError, InputError
+from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
 
 EmbedFn = Callable[[str], list[float]]
 
@@ -39,6 +42,44 @@ EmbedFn = Callable[[str], list[float]]
 # before each non-cached build so the graph is extracted afresh (see ``build``).
 GRAPH_STATE = ("graph.json", "index_ir.json", "ir_meta.json", "extraction_cache.json",
                "importer_index.json", "synapses.db", "synapses.db-wal", "synapses.db-shm")
+
+
+@contextlib.contextmanager
+def model_env(folder: Path | None) -> Iterator[None]:
+    """``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``) for the block."""
+    saved = os.environ.get(ENV)
+    if folder is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = str(folder)
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(ENV, None)
+        else:
+            os.environ[ENV] = saved
+
+
+def cached_model_dir() -> Path | None:
+    """The model folder in NeuralMind's or ChromaDB's cache, if it holds one."""
+    try:
+        from neuralmind.onnx_embedder import OnnxMiniLMEmbedder
+    except ImportError:  # pragma: no cover - neuralmind is a hard dependency
+        return None
+    with model_env(None):
+        found: Path | None = OnnxMiniLMEmbedder().local_model_dir()
+    return found
+
+
+def example_root() -> Path:
+    """The ``sample_project`` fixture that ships inside the neuralmind package."""
+    import neuralmind
+
+    root = Path(neuralmind.__file__).resolve().parent / "demo_data" / "sample_project"
+    if not root.is_dir():
+        raise InputError(f"this neuralmind installation has no {root}")
+    return root
 
 
 def neuralmind_version() -> str:
@@ -56,8 +97,6 @@ class BuildInfo:
     nodes_reused: int
     graph_kind: str
     seconds: float
-    baseline_tokens: int | None
-    notices: tuple[str, ...]
     cached: bool = False
     fallback: str | None = None
 
@@ -84,6 +123,11 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
             loaded = yaml.safe_load(user_config.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as err:
             raise BuildError(f"{user_config} is not valid YAML: {err}") from None
+        except UnicodeDecodeError:
+            raise InputError(f"{user_config} is not UTF-8 text",
+                             hint="save .neuralmind.yaml as UTF-8") from None
+        except RecursionError:
+            raise InputError(f"{user_config} is nested too deeply") from None
         if isinstance(loaded, dict):
             settings.update(loaded)
     settings["graph_source"] = graph_source
@@ -143,39 +187,28 @@ class NeuralMindIndex:
         mind.notice_stream = notices
         return mind
 
-    def build(self, *, user_config: Path | None = None, cache_key: str | None = None,
-              fresh: bool = False) -> BuildInfo:
+    @contextlib.contextmanager
+    def _library(self) -> Iterator[io.StringIO]:
+        """Quiet NeuralMind, with this index's model folder in its environment variable."""
+        with model_env(self.model.path), _quiet_library() as printed:
+            yield printed
+
+    def build(self, *, user_config: Path | None = None,
+              cache_key: str | None = None) -> BuildInfo:
         """Build, incrementally update, or reuse the index; :class:`BuildError` on failure.
 
         * ``cache_key`` (a hash of the indexed files, NeuralMind version, backend, graph
           source and model): when the index on disk was built for the same key, it is loaded
           instead of rebuilt. The ``in_memory`` backend keeps nothing on disk, so it always
           builds.
-        * ``fresh``: drop the index on disk first (a full rebuild).
         * An incremental update that fails is retried once as a full rebuild, and says so.
         """
         started = time.perf_counter()
         persistent = self.backend != "in_memory"
-        if fresh:
-            shutil.rmtree(self.tree / ".neuralmind", ignore_errors=True)
-        if persistent and cache_key and self._stamp.is_file():
-            try:
-                stamp = json.loads(self._stamp.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                stamp = {}
-            if stamp.get("key") == cache_key:
-                with _quiet_library():
-                    try:
-                        self._mind = self._new_mind(io.StringIO())
-                    except Exception as err:
-                        raise self._build_error(err) from None
-                return BuildInfo(
-                    backend=str(stamp.get("backend", self.backend)),
-                    graph_source=self.graph_source, nodes=int(stamp.get("nodes", 0)),
-                    nodes_embedded=0, nodes_reused=int(stamp.get("nodes", 0)),
-                    graph_kind=str(stamp.get("graph_kind", "unknown")),
-                    seconds=time.perf_counter() - started, baseline_tokens=None,
-                    notices=(), cached=True)
+        if persistent and cache_key:
+            cached = self._load_cached(cache_key, started)
+            if cached is not None:
+                return cached
         self._stamp.unlink(missing_ok=True)
         # Only the embeddings carry over from the previous build (the other side of a
         # baseline run): NeuralMind re-embeds just the nodes whose text changed. The graph
@@ -188,17 +221,64 @@ class NeuralMindIndex:
         _write_project_config(self.tree, user_config, self.graph_source)
         if self.graph_source == "graphify":
             run_graphify(self.tree)
-        notices = io.StringIO()
+        mind, stats, fallback = self._run_build(user_config, persistent)
+        nodes = int(stats.get("nodes_total", 0) or 0)
+        if nodes == 0:
+            raise BuildError("NeuralMind found nothing to index in the checkout",
+                             hint="check that PATH holds source files NeuralMind supports")
+        self._mind = mind
+        graph = stats.get("graph") or {}
+        backend = str(stats.get("backend", self.backend))
+        if persistent and cache_key:
+            self._stamp.write_text(json.dumps({"key": cache_key, "nodes": nodes,
+                                               "backend": backend,
+                                               "graph_kind": graph.get("kind", "unknown")}),
+                                   encoding="utf-8")
+        return BuildInfo(
+            backend=backend, graph_source=self.graph_source, nodes=nodes,
+            nodes_embedded=int(stats.get("nodes_added", 0) or 0)
+            + int(stats.get("nodes_updated", 0) or 0),
+            nodes_reused=int(stats.get("nodes_skipped", 0) or 0),
+            graph_kind=str(graph.get("kind", "unknown")),
+            seconds=time.perf_counter() - started, fallback=fallback)
+
+    def _load_cached(self, cache_key: str, started: float) -> BuildInfo | None:
+        """The index on disk when its stamp carries ``cache_key``; else ``None``."""
+        if not self._stamp.is_file():
+            return None
+        try:
+            stamp = json.loads(self._stamp.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(stamp, dict) or stamp.get("key") != cache_key:
+            return None
+        with self._library():
+            try:
+                self._mind = self._new_mind(io.StringIO())
+            except Exception as err:
+                raise self._build_error(err) from None
+        return BuildInfo(
+            backend=str(stamp.get("backend", self.backend)),
+            graph_source=self.graph_source, nodes=int(stamp.get("nodes", 0)),
+            nodes_embedded=0, nodes_reused=int(stamp.get("nodes", 0)),
+            graph_kind=str(stamp.get("graph_kind", "unknown")),
+            seconds=time.perf_counter() - started, cached=True)
+
+    def _run_build(self, user_config: Path | None, persistent: bool
+                   ) -> tuple[Any, dict[str, Any], str | None]:
+        """NeuralMind's build; an incremental one that fails is redone from scratch once.
+
+        Returns the NeuralMind object, its build stats and the fallback note (if any)."""
+        notices = io.StringIO()  # NeuralMind's notices: kept off the terminal
         fallback = None
-        with _quiet_library() as printed:
+        with self._library():
             try:
                 mind = self._new_mind(notices)
                 stats = mind.build()
-                if not stats.get("success", False) and (self.tree / ".neuralmind").exists() \
-                        and not fresh:
+                if not stats.get("success", False) and (self.tree / ".neuralmind").exists():
                     raise RuntimeError(stats.get("error") or "incremental build failed")
             except Exception as err:  # the library raises many kinds; all are a failed build
-                if fresh or not persistent:
+                if not persistent:
                     raise self._build_error(err) from None
                 fallback = (f"the incremental NeuralMind build failed ({type(err).__name__}: "
                             f"{err}); rebuilt the index from scratch")
@@ -212,32 +292,7 @@ class NeuralMindIndex:
         if not stats.get("success", False):
             raise BuildError(f"NeuralMind could not index the checkout: "
                              f"{stats.get('error') or 'unknown error'}")
-        nodes = int(stats.get("nodes_total", 0) or 0)
-        if nodes == 0:
-            raise BuildError("NeuralMind found nothing to index in the checkout",
-                             hint="check that PATH holds source files NeuralMind supports")
-        self._mind = mind
-        graph = stats.get("graph") or {}
-        backend = str(stats.get("backend", self.backend))
-        if persistent and cache_key:
-            self._stamp.write_text(json.dumps({"key": cache_key, "nodes": nodes,
-                                               "backend": backend,
-                                               "graph_kind": graph.get("kind", "unknown")}),
-                                   encoding="utf-8")
-        lines = [*notices.getvalue().splitlines(), *printed.getvalue().splitlines()]
-        return BuildInfo(
-            backend=backend,
-            graph_source=self.graph_source,
-            nodes=nodes,
-            nodes_embedded=int(stats.get("nodes_added", 0) or 0)
-            + int(stats.get("nodes_updated", 0) or 0),
-            nodes_reused=int(stats.get("nodes_skipped", 0) or 0),
-            graph_kind=str(graph.get("kind", "unknown")),
-            seconds=time.perf_counter() - started,
-            baseline_tokens=stats.get("baseline_tokens"),
-            notices=tuple(line for line in lines if line.strip()),
-            fallback=fallback,
-        )
+        return mind, stats, fallback
 
     def _build_error(self, err: Exception) -> BuildError:
         text = f"{type(err).__name__}: {err}"
@@ -278,7 +333,7 @@ class NeuralMindIndex:
         from neuralmind import project_eval, ragas
 
         started = time.perf_counter()
-        with _quiet_library():
+        with self._library():
             try:
                 result = self._mind.query(query.question, learn=False)
                 ranked = project_eval.rank_files(result.top_search_hits, self._mind)

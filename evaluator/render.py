@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -24,16 +26,18 @@ from urllib.parse import quote, urlsplit
 
 import jinja2
 import jinja2.exceptions
+import jinja2.filters
 import jinja2.sandbox
 from markupsafe import Markup
 
-from evaluator.core import chart
+from evaluator.core import chart, measures
 from evaluator.core import history as history_doc
-from evaluator.core.compare import LOWER_IS_BETTER, BaselineComparison, MetricDelta
+from evaluator.core.comparability import SettingDifference
+from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
+from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
-from evaluator.core.comparability import SettingDifference
 from evaluator.core.verdict import (
     QuestionMove,
     lead_line,
@@ -46,16 +50,8 @@ from evaluator.errors import InputError
 
 COMMENT_LIMIT = 65_536
 COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
-HEADLINE = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate", "faithfulness",
-            "contradiction", "context_tokens")
-SHAPE_COLUMNS = ("recall@5", "mrr", "ndcg@5", "hit_rate", "faithfulness")
-LABELS = {
-    "recall@5": "Recall@5", "precision@5": "Precision@5", "mrr": "MRR@5", "ndcg@5": "nDCG@5",
-    "hit_rate": "Hit rate@5", "faithfulness": "Faithfulness", "contradiction": "Contradiction",
-    "context_tokens": "Context tokens", "fact_recall": "Fact recall",
-    "context_precision": "Context precision", "context_recall": "Context recall",
-    "answer_relevance": "Answer relevance", "token_reduction": "Token reduction",
-}
+HEADLINE = measures.headline()
+SHAPE_COLUMNS = measures.shape_columns()
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
@@ -176,16 +172,15 @@ def _plain(value: object) -> object:
     return value
 
 
-def label(metric: str) -> str:
-    return LABELS.get(metric, metric)
+label = measures.label
 
 
 def fmt_value(value: float | None, metric: str = "") -> Markup:
     if value is None:
         return Markup("n/a")
-    if metric in ("context_tokens",):
+    if measures.unit(metric) == "tokens":
         return Markup(f"{value:,.0f}")
-    if metric == "token_reduction":
+    if measures.unit(metric) == "times":
         return Markup(f"{value:.1f}×")
     return Markup(f"{value:.3f}")
 
@@ -215,12 +210,11 @@ def fmt_delta(delta: MetricDelta | None) -> Markup:
     if delta is None or delta.delta is None:
         return Markup("n/a")
     d = delta.delta
-    if abs(d) < 5e-4 and delta.metric != "context_tokens":
-        return Markup("→ ±0")
-    if delta.metric == "context_tokens" and abs(d) < 0.5:
+    tokens = measures.unit(delta.metric) == "tokens"
+    if abs(d) < (0.5 if tokens else 5e-4):
         return Markup("→ ±0")
     arrow = "↑" if d > 0 else "↓"
-    number = f"{d:+,.0f}" if delta.metric == "context_tokens" else f"{d:+.3f}"
+    number = f"{d:+,.0f}" if tokens else f"{d:+.3f}"
     word = "better" if delta.improved else "worse"
     return Markup(f"{arrow} {number.replace('-', '−')} ({word})")
 
@@ -251,6 +245,77 @@ def templates_dir() -> Path:
     raise InputError("the default templates are missing from this installation")
 
 
+# A template from the repository renders under a budget: this much time and output at most.
+TEMPLATE_SECONDS = 5.0
+TEMPLATE_MAX_CHARS = 4_000_000
+_MAX_ARG = 100_000  # the largest number a template may pass to a function or filter
+_WIDE_FORMAT = re.compile(r"(?:%[-#0 +]*|\{[^}]*:[^}]*?)(\d{6,})")
+
+
+class TemplateBudgetExceeded(Exception):
+    """A user template went over its time or size budget (internal; becomes InputError)."""
+
+
+def _check_args(args: Sequence[object], kwargs: Mapping[str, object]) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_ARG:
+            raise jinja2.exceptions.SecurityError(
+                f"the number {value} is too large for a template (at most {_MAX_ARG:,})")
+        if isinstance(value, str) and _WIDE_FORMAT.search(value):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+
+
+class _BudgetSandbox(jinja2.sandbox.SandboxedEnvironment):
+    """The sandbox, plus: no huge repetitions or powers, no huge numeric arguments, and a
+    deadline checked on every call (the line tracer in :func:`_render_budgeted` covers
+    loops that call nothing)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+    deadline: float = float("inf")
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**":
+            if isinstance(right, int | float) and abs(right) > 64:
+                raise jinja2.exceptions.SecurityError("an exponent that large is not allowed")
+        else:
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, str | list | tuple) and isinstance(times, int) \
+                        and len(seq) * times > TEMPLATE_MAX_CHARS:
+                    raise TemplateBudgetExceeded(
+                        f"a repetition of {len(seq) * times:,} items is over the "
+                        f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any,
+             **kwargs: Any) -> Any:
+        if time.monotonic() > __self.deadline:
+            raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                         "(time budget)")
+        _check_args(args, kwargs)
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, str) and _WIDE_FORMAT.search(owner):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        return super().call(__context, __obj, *args, **kwargs)
+
+
+def _guard_filter(func: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _check_args(args[1:], kwargs)
+        if args and isinstance(args[0], str) and func is _FORMAT and \
+                _WIDE_FORMAT.search(args[0]):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        return func(*args, **kwargs)
+    for attr in ("jinja_pass_arg",):
+        if hasattr(func, attr):
+            setattr(guarded, attr, getattr(func, attr))
+    return guarded
+
+
+_FORMAT = jinja2.filters.FILTERS["format"]
+_SIZED_FILTERS = ("center", "indent", "wordwrap", "truncate", "format", "batch", "slice",
+                  "filesizeformat", "round")
+
+
 def environment(template: Path | None = None, *, markdown: bool = True) -> jinja2.Environment:
     builtin = jinja2.FileSystemLoader(str(templates_dir()))
     loaders: list[jinja2.BaseLoader] = []
@@ -258,7 +323,7 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
         loaders.append(jinja2.FileSystemLoader(str(template.parent)))
     loaders += [jinja2.PrefixLoader({"builtin": builtin}), builtin]
     # Sandboxed: a template from the repository under test must not reach Python internals.
-    env = jinja2.sandbox.SandboxedEnvironment(
+    env = _BudgetSandbox(
         loader=jinja2.ChoiceLoader(loaders),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -271,7 +336,51 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
                        delta=fmt_delta, blank_delta=fmt_blank_delta, rank=fmt_rank,
                        delta_short=fmt_delta_short, signed=fmt_signed,
                        label=lambda m: Markup(md_escape(label(m))))
+    if template is not None:
+        for name in _SIZED_FILTERS:
+            if name in env.filters:
+                env.filters[name] = _guard_filter(env.filters[name])
+        env.globals.pop("lipsum", None)
     return env
+
+
+def _render_budgeted(tmpl: jinja2.Template, env: jinja2.Environment, values: dict[str, Any],
+                     ) -> str:
+    """Render under :data:`TEMPLATE_SECONDS` and :data:`TEMPLATE_MAX_CHARS`.
+
+    A line tracer runs only in the template's compiled code (not in Python libraries), so a
+    nested loop that calls nothing is stopped too; the output is counted as it streams.
+    """
+    deadline = time.monotonic() + TEMPLATE_SECONDS
+    if isinstance(env, _BudgetSandbox):
+        env.deadline = deadline
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and time.monotonic() > deadline:
+            raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                         "(time budget)")
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        return None if frame.f_code.co_filename.endswith(".py") else local
+
+    previous = sys.gettrace()
+    parts: list[str] = []
+    size = 0
+    sys.settrace(tracer)
+    try:
+        for chunk in tmpl.generate(**values):
+            size += len(chunk)
+            if size > TEMPLATE_MAX_CHARS:
+                raise TemplateBudgetExceeded(f"the output is over {TEMPLATE_MAX_CHARS:,} "
+                                             "characters (size budget)")
+            if time.monotonic() > deadline:
+                raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                             "(time budget)")
+            parts.append(chunk)
+    finally:
+        sys.settrace(previous)
+    return "".join(parts)
 
 
 def _order_queries(results: Results, comparison: BaselineComparison | None) -> list[QueryResult]:
@@ -280,7 +389,7 @@ def _order_queries(results: Results, comparison: BaselineComparison | None) -> l
     if comparison is not None:
         first = [m.id for m in comparison.moves if m.changed]
     rest = sorted((q for q in results.queries if q.id not in first),
-                  key=lambda q: (q.metrics.get("ndcg@5") or 0.0, q.id))
+                  key=lambda q: (q.metrics.get(_ORDER_METRIC) or 0.0, q.id))
     head = [q for i in dict.fromkeys(first) if (q := results.query(i)) is not None]
     return head + rest
 
@@ -366,9 +475,9 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
     """The template's variables (documented in templates/comment.md.j2)."""
     extras = extras or Extras()
     run = results.run
-    shown_metrics = [m for m in HEADLINE if m in results.overall.metrics]
-    if results.overall.metrics.get("context_precision") is not None:
-        shown_metrics += ["context_precision", "context_recall", "answer_relevance"]
+    overall = results.overall.metrics
+    shown_metrics = [m for m in HEADLINE if m in overall]
+    shown_metrics += [m for m in measures.when_computed() if overall.get(m) is not None]
     deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
     shape_rows = []
     for shape, agg in results.shapes.items():
@@ -423,7 +532,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "commit": (run.commit or "")[:12],
         "n_queries": len(results.queries),
         "metrics": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
-                     "delta": deltas.get(m), "lower_is_better": m in LOWER_IS_BETTER}
+                     "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m)}
                     for m in shown_metrics],
         "shape_columns": list(SHAPE_COLUMNS),
         "shapes": shape_rows,
@@ -457,7 +566,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
                             for v in results.violations if v.kind == "gate"],
         "overall_rows": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
                           "base": deltas[m].base if m in deltas else None,
-                          "delta": deltas.get(m), "lower_is_better": m in LOWER_IS_BETTER,
+                          "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m),
                           "floor": floor_for.get(m, "")} for m in shown_metrics],
         "shape_table": shape_table,
         "touched": touched,
@@ -477,10 +586,19 @@ def render(results: Results, *, comparison: BaselineComparison | None = None,
     target = template.name if template is not None else name
     try:
         tmpl = env.get_template(target)
-        text = tmpl.render(**context(results, comparison=comparison, detail_limit=detail_limit,
-                                     dropped=dropped, extras=extras))
+        values = context(results, comparison=comparison, detail_limit=detail_limit,
+                         dropped=dropped, extras=extras)
+        text = tmpl.render(**values) if template is None else _render_budgeted(tmpl, env,
+                                                                               values)
         # Blank-line runs are one paragraph break in Markdown; keep the source tidy.
         return _BLANK_RUNS.sub("\n\n", text) if name.endswith(".md.j2") else text
+    except TemplateBudgetExceeded as err:
+        raise InputError(f"template {template} stopped: {err}",
+                         hint="simplify the template") from None
+    except RecursionError:
+        raise InputError(f"template {target} recurses too deeply") from None
+    except UnicodeDecodeError:
+        raise InputError(f"template {target} is not UTF-8 text") from None
     except jinja2.TemplateSyntaxError as err:
         raise InputError(f"template {err.filename or target} line {err.lineno}: "
                          f"{err.message}") from None

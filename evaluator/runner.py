@@ -7,13 +7,16 @@ to stdout and files instead.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+from evaluator.errors import InputError
 
 _LINE_COMMAND = re.compile(r"(?m)^(\s*)::")
 ZERO_WIDTH = "\u200b"
@@ -39,6 +42,23 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+@contextlib.contextmanager
+def _runner_file(path: Path, variable: str) -> Iterator[TextIO]:
+    """Append to a runner file; one message naming the variable when it is unusable.
+
+    These files are the runner's to own and are only ever appended to (the runner reads
+    them after the step), so they are not replaced atomically.
+    """
+    try:
+        with path.open("a", encoding="utf-8") as handle:
+            yield handle
+    except OSError as err:
+        raise InputError(f"{variable} points to {path}, which cannot be written: "
+                         f"{err.strerror or err}",
+                         hint="outside GitHub Actions, unset it; the results and report "
+                              "are already written") from None
+
+
 @dataclass
 class Runner:
     summary_path: Path | None
@@ -60,7 +80,7 @@ class Runner:
     def append_summary(self, markdown: str) -> bool:
         if self.summary_path is None:
             return False
-        with self.summary_path.open("a", encoding="utf-8") as handle:
+        with _runner_file(self.summary_path, "GITHUB_STEP_SUMMARY") as handle:
             handle.write(markdown.rstrip("\n") + "\n\n")
         return True
 
@@ -68,7 +88,7 @@ class Runner:
         """Step outputs; multi-line values use a random heredoc delimiter."""
         if self.output_path is None:
             return False
-        with self.output_path.open("a", encoding="utf-8") as handle:
+        with _runner_file(self.output_path, "GITHUB_OUTPUT") as handle:
             for name, value in outputs.items():
                 if "\n" in value:
                     delimiter = f"ghadelimiter_{secrets.token_hex(8)}"

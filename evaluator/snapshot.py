@@ -13,18 +13,18 @@ snapshot never copies itself and a report never becomes an indexed module), and 
 names are not valid UTF-8 (NeuralMind and the results cannot hold them; they are reported).
 
 Concurrency: runs may share one cache directory. Whoever uses a snapshot folder (sync,
-build, questions) or assembles the model holds an exclusive advisory lock
-(``fcntl.flock``) on a file under ``<cache>/locks/``; a second run waits for the first to
-finish with that snapshot. The lock goes away with the process, so a killed run never
-leaves a stale lock behind.
+build, questions) or assembles the model holds an exclusive lock (the ``filelock``
+library: ``flock`` on POSIX, ``msvcrt`` locking on Windows) on a file under
+``<cache>/locks/``; a second run waits for the first to finish with that snapshot. The lock
+goes away with the process, so a killed run never leaves a stale lock behind.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -32,6 +32,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+import filelock
 
 from evaluator.core.groundtruth import has_control
 from evaluator.errors import GitError, InputError
@@ -124,8 +126,25 @@ def _valid_utf8(name: str) -> bool:
     return True
 
 
+MAX_FILE_BYTES = 2 * 1024 * 1024  # larger files are never indexed (nor copied, nor hashed)
+_SNIFF_BYTES = 8192
+
+
+def _unindexable(path: Path, size: int) -> str | None:
+    """Why NeuralMind would not index this file (too large, binary), or None."""
+    if size > MAX_FILE_BYTES:
+        return f"over {MAX_FILE_BYTES // (1024 * 1024)} MiB"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_SNIFF_BYTES)
+    except OSError:
+        return "unreadable"
+    return "binary" if b"\0" in head else None
+
+
 def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] = (),
-                   skipped: list[str] | None = None) -> tuple[str, ...]:
+                   skipped: list[str] | None = None,
+                   unindexable: list[str] | None = None) -> tuple[str, ...]:
     """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped.
 
     ``exclude``: absolute folders to leave out when they are under ``root`` (the cache and
@@ -158,6 +177,11 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
             continue
         if not _valid_utf8(name) or has_control(name):
             bad.append(name)
+            continue
+        why = _unindexable(path, path.stat().st_size)
+        if why is not None:
+            if unindexable is not None:
+                unindexable.append(f"{name} ({why})")
             continue
         keep.append(rel.as_posix())
     if skipped is not None:
@@ -196,24 +220,24 @@ def _make_room(dest: Path, dst: Path) -> None:
 @contextlib.contextmanager
 def exclusive_lock(lock_file: Path, *,
                    on_wait: Callable[[], None] | None = None) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``lock_file`` (created if needed) for the ``with``
-    block; ``on_wait`` is called once when another holder makes this one wait."""
+    """Hold an exclusive lock on ``lock_file`` (created if needed) for the ``with`` block;
+    ``on_wait`` is called once when another holder makes this one wait."""
+    lock = filelock.FileLock(str(lock_file), mode=0o666)
     try:
         lock_file.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            lock.acquire(timeout=0)
+        except filelock.Timeout:
+            if on_wait is not None:
+                on_wait()
+            lock.acquire()
     except OSError as err:
         raise InputError(f"cannot create the lock file {lock_file}: {err.strerror or err}",
                          hint="pass --cache-dir with a writable folder") from None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)  # releases the lock
+        lock.release()
 
 
 def snapshot_lock(cache_dir: Path, snapshot: Path, *,
@@ -272,7 +296,11 @@ def tree_digest(root: Path, files: Sequence[str]) -> str:
     digest = hashlib.sha256()
     for rel in files:
         digest.update(os.fsencode(rel) + b"\0")
-        digest.update(hashlib.sha256((root / rel).read_bytes()).digest())
+        inner = hashlib.sha256()
+        with (root / rel).open("rb") as handle:  # streamed: never a whole file in memory
+            while block := handle.read(1 << 20):
+                inner.update(block)
+        digest.update(inner.digest())
     return digest.hexdigest()
 
 
@@ -293,7 +321,8 @@ def resolve_commit(repo: Path, ref: str) -> str:
         raise GitError(f"{repo} is not a git checkout, so there is no {ref!r} to compare with")
     if ref.startswith("-"):
         raise GitError(f"{ref!r} is not a git ref")
-    proc = _git(["rev-parse", "--verify", "-q", f"{ref}^{{commit}}"], repo, check=False)
+    proc = _git(["rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"], repo,
+                check=False)
     sha = proc.stdout.decode().strip()
     if proc.returncode != 0 or not sha:
         hint = SHALLOW_HINT if is_shallow(repo) else "check the spelling, or fetch it first"
@@ -301,14 +330,32 @@ def resolve_commit(repo: Path, ref: str) -> str:
     return sha
 
 
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def is_sha(text: str) -> bool:
+    """A full commit sha (SHA-1 or SHA-256), lowercase hex: nothing git could read as an
+    option."""
+    return bool(_SHA.fullmatch(text))
+
+
+def _require_sha(sha: str) -> str:
+    if not is_sha(sha):
+        raise GitError(f"{sha[:60]!r} is not a commit sha (40 or 64 hex digits)")
+    return sha
+
+
 def fetch_commit(repo: Path, sha: str) -> bool:
     """Try to fetch one commit from ``origin`` (works when the checkout kept credentials)."""
-    proc = _git(["fetch", "--quiet", "--no-tags", "--depth=1", "origin", sha], repo, check=False)
+    _require_sha(sha)
+    proc = _git(["fetch", "--quiet", "--no-tags", "--depth=1", "--end-of-options", "origin",
+                 sha], repo, check=False)
     return proc.returncode == 0
 
 
 def merge_base(repo: Path, a: str, b: str) -> str:
-    proc = _git(["merge-base", a, b], repo, check=False)
+    proc = _git(["merge-base", "--end-of-options", _require_sha(a), _require_sha(b)], repo,
+                check=False)
     sha = proc.stdout.decode().strip()
     if proc.returncode != 0 or not sha:
         hint = SHALLOW_HINT if is_shallow(repo) else None
@@ -319,7 +366,8 @@ def merge_base(repo: Path, a: str, b: str) -> str:
 def file_at(repo: Path, sha: str, rel: str) -> bool:
     """Whether ``rel`` (relative to ``repo``, which may be a subfolder) exists in ``sha``."""
     # ``./``: relative to the folder git runs in, not to the top of the repository.
-    return _git(["cat-file", "-e", f"{sha}:./{rel}"], repo, check=False).returncode == 0
+    return _git(["cat-file", "-e", f"{_require_sha(sha)}:./{rel}"], repo,
+                check=False).returncode == 0
 
 
 def export_commit(repo: Path, sha: str, dest: Path, *,
@@ -395,3 +443,14 @@ def repo_prefix(root: Path) -> str:
     proc = _git(["rev-parse", "--show-prefix"], root, check=False)
     prefix = proc.stdout.decode(errors="replace").strip().strip("/")
     return prefix if proc.returncode == 0 and prefix and not has_control(prefix) else "."
+
+
+class GitRepo:
+    """The real :class:`evaluator.deps.Git`: this module's git functions."""
+
+    head_commit = staticmethod(head_commit)
+    resolve_commit = staticmethod(resolve_commit)
+    fetch_commit = staticmethod(fetch_commit)
+    merge_base = staticmethod(merge_base)
+    file_at = staticmethod(file_at)
+    export_commit = staticmethod(export_commit)

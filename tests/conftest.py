@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator, Mapping
@@ -90,7 +91,7 @@ class Run:
 def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
     """Run ``main(argv)`` in-process with a private cache and the given environment."""
     cache = tmp_path / "cache"
-    monkeypatch.delenv(ENV, raising=False)  # restored after the test: the resolver sets it
+    monkeypatch.delenv(ENV, raising=False)  # a test that needs the model sets it
 
     def run(*argv: str, env: Mapping[str, str] | None = None,
             session_factory: Callable[[], object] | None = None, cache_dir: bool = True) -> Run:
@@ -98,7 +99,9 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
         if cache_dir and args and args[0] == "evaluate" and "--cache-dir" not in args:
             args += ["--cache-dir", str(cache)]
         out, err = io.StringIO(), io.StringIO()
-        code = main(args, io=IO(env=dict(env or {}), stdout=out, stderr=err,
+        # The model folder a test set with monkeypatch reaches the tool through its env.
+        inherited = {ENV: os.environ[ENV]} if ENV in os.environ else {}
+        code = main(args, io=IO(env=inherited | dict(env or {}), stdout=out, stderr=err,
                                 session_factory=session_factory))
         return Run(code, out.getvalue(), err.getvalue())
 

@@ -16,8 +16,8 @@ difference in any of them makes the comparison meaningless:
   NeuralMind, whose version is compared anyway).
 
 Any other setting recorded on one side only (an older results file) counts as a difference:
-it cannot be shown to be the same. The ground truth is *not* a setting: the head's questions are used
-on both sides and added or removed questions are listed by the comparison.
+it cannot be shown to be the same. The ground truth is *not* a setting: the head's questions
+are used on both sides and added or removed questions are listed by the comparison.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from evaluator.core.floors import Violation
+from evaluator.core.measures import lower_is_better
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
 from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
@@ -28,7 +29,6 @@ from evaluator.core.stats import Comparison, compare, minimum_detectable_effect,
 if TYPE_CHECKING:
     from evaluator.core.verdict import QuestionMove
 
-LOWER_IS_BETTER = frozenset({"contradiction", "context_tokens"})
 MOVER_METRIC = "ndcg@5"
 HIT_METRIC = "hit_rate"
 
@@ -49,7 +49,7 @@ class MetricDelta:
         d = self.delta
         if d is None or abs(d) < 1e-12:
             return None
-        return (d < 0) if self.metric in LOWER_IS_BETTER else (d > 0)
+        return (d < 0) if lower_is_better(self.metric) else (d > 0)
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ def check_gates(
     """Regression gates against the baseline.
 
     * ``max_drop``: a metric may get worse by at most the given amount (paired means; for
-      ``contradiction`` and ``context_tokens`` worse means higher). With
+      a measure whose direction is "lower is better", worse means higher). With
       ``significant_only`` a drop counts only when the paired randomization test calls it
       significant.
     * ``new_failures``: no query that had a hit in the top 5 in the baseline may lose it.
@@ -180,7 +180,7 @@ def check_gates(
         delta = comparison.overall.get(metric) or _paired(metric, base, head, common)
         if delta.delta is None or delta.base is None:
             continue
-        worse = delta.delta if metric in LOWER_IS_BETTER else -delta.delta
+        worse = delta.delta if lower_is_better(metric) else -delta.delta
         if worse <= allowed + 1e-12:
             continue
         detail = ""

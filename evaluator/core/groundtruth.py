@@ -158,8 +158,13 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
                 Problem("error", f"not valid JSON: {err.msg} (column {err.colno})", source,
                         line=err.lineno)
             ]
+        except RecursionError:
+            return None, [Problem("error", "nested too deeply to be a ground-truth file",
+                                  source)]
     try:
         return yaml.safe_load(text), []
+    except RecursionError:
+        return None, [Problem("error", "nested too deeply to be a ground-truth file", source)]
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -179,10 +184,12 @@ class _Checker:
         self.text = text
         self.source = source
         self.problems: list[Problem] = []
+        self.errors = 0  # kept as problems are added: counting them each time is quadratic
 
     def add(self, severity: Severity, message: str, *, query_id: str | None = None,
             field_name: str | None = None, needle: str | None = None) -> None:
         line = _line_of(self.text, needle) if needle else None
+        self.errors += severity == "error"
         self.problems.append(Problem(severity, message, self.source, query_id, field_name, line))
 
     def error(self, message: str, **where: Any) -> None:
@@ -243,6 +250,35 @@ def _read_facts(raw: Any, qid: str, check: _Checker) -> tuple[str, ...]:
     return facts
 
 
+def _check_fields(raw: Mapping[Any, Any], qid: str, seen: set[str], check: _Checker) -> bool:
+    """The id (non-empty, unique), question and shape of one query; False on an error."""
+    where_id = {"query_id": qid}
+    raw_id = raw.get("id")
+    ok = True
+    if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
+        check.error("id must be a non-empty string", field_name="id", **where_id)
+        ok = False
+    elif isinstance(raw_id, str):
+        if qid in seen:
+            check.error("duplicate id", field_name="id", needle=f'"{qid}"', **where_id)
+            ok = False
+        seen.add(qid)
+    question = raw.get("question")
+    if "question" in raw and not isinstance(question, str):
+        check.error(f"question must be a string, not {type(question).__name__}",
+                    field_name="question", **where_id)
+        ok = False
+    elif "question" in raw and isinstance(question, str) and not question.strip():
+        check.error("question is empty", field_name="question", **where_id)
+        ok = False
+    shape = raw.get("shape")
+    if "shape" in raw and (not isinstance(shape, str) or not shape.strip()):
+        check.error(f"shape must be a non-empty label such as {', '.join(KNOWN_SHAPES)}",
+                    field_name="shape", **where_id)
+        ok = False
+    return ok
+
+
 def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
                 graded: list[tuple[str, Mapping[str, int]]]) -> Query | None:
     """One query, or ``None`` when it has errors; ``graded`` collects every query's readable
@@ -271,31 +307,15 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
         shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
                  for u in unknown]
         check.warn(f"unknown field(s) ignored: {', '.join(shown)}", **where_id)
-    ok = not missing and ok_text
-    if "id" in raw and (not isinstance(raw_id, str) or not raw_id.strip()):
-        check.error("id must be a non-empty string", field_name="id", **where_id)
-        ok = False
-    elif isinstance(raw_id, str):
-        if qid in seen:
-            check.error("duplicate id", field_name="id", needle=f'"{qid}"', **where_id)
-            ok = False
-        seen.add(qid)
-    question = raw.get("question")
-    if "question" in raw and (not isinstance(question, str) or not question.strip()):
-        check.error("question is empty", field_name="question", **where_id)
-        ok = False
-    shape = raw.get("shape")
-    if "shape" in raw and (not isinstance(shape, str) or not shape.strip()):
-        check.error(f"shape must be a non-empty label such as {', '.join(KNOWN_SHAPES)}",
-                    field_name="shape", **where_id)
-        ok = False
-    before = len([p for p in check.problems if p.severity == "error"])
+    ok = _check_fields(raw, qid, seen, check) and not missing and ok_text
+    question, shape = raw.get("question"), raw.get("shape")
+    before = check.errors
     grades = _read_grades(raw.get("relevance_grades"), qid, check) if "relevance_grades" in raw \
         else {}
     facts = _read_facts(raw.get("gold_facts"), qid, check) if "gold_facts" in raw else ()
     if grades:
         graded.append((qid, grades))
-    if len([p for p in check.problems if p.severity == "error"]) > before or not ok:
+    if check.errors > before or not ok:
         return None
     assert isinstance(question, str)
     assert isinstance(shape, str)

@@ -1,14 +1,19 @@
-"""Every option of the evaluator, from the options file (``.retrieval-eval.yml``) and flags.
+"""The option table: every option of every command, declared once.
 
-The options file can hold every option of the command line (kebab-case or snake_case
-keys); flags given on the command line override it. Floors live only in the file::
+Each :class:`Option` row names the option, its type (how a value is read), choices,
+default, help, command-line flag, options-file key and GitHub Action input. From this table
+come the argument parser, the options-file reader and the Action-input reader
+(:mod:`evaluator.settings`), the README's option table and ``action.yml``'s inputs
+(:mod:`evaluator.optiondocs`). Adding an option is one row of ``OPTIONS``; its value is then
+``settings.<name>``.
 
-    queries: retrieval_queries.json
+Values arrive in layers, each overriding the one before: the built-in defaults, the Action's
+own defaults (``action_default``, Action runs only), the options file
+(``.retrieval-eval.yml``: kebab-case or snake_case keys), then the flags or Action inputs.
+:func:`build_settings` reads every layer with the same parsers and reports every problem at
+once. Floors live only in the options file::
+
     k: [1, 3, 5, 10]
-    gain: exponential          # or linear
-    backend: auto              # or in_memory
-    graph-source: builtin      # or graphify
-    relevance-threshold: 1
     floors:                    # replaces the defaults; {} turns them off
       recall@5: 0.50           # a bare number means >=
       contradiction: "<= 0.20"
@@ -18,60 +23,25 @@ keys); flags given on the command line override it. Floors live only in the file
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
+from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
-from evaluator.core.scoring import DEFAULT_K, effective_k, metric_names
+from evaluator.core.scoring import DEFAULT_K
 from evaluator.errors import ConfigError
 
-BACKENDS = ("auto", "in_memory")
-GRAPH_SOURCES = ("builtin", "graphify")
+DERIVE = "<derive>"  # flag/file key/input spelled from the name: cache_dir → --cache-dir
+EVALUATE = ("evaluate",)
+Errors = list[str]
 
 
-@dataclass(frozen=True)
-class Options:
-    queries: str = "retrieval_queries.json"
-    k: tuple[int, ...] = DEFAULT_K
-    gain: Gain = Gain.EXPONENTIAL
-    backend: str = "auto"
-    graph_source: str = "builtin"
-    relevance_threshold: int = 1
-    cache_dir: str | None = None
-    output_dir: str | None = None
-    strict: bool = False
-    embed: bool = False
-    quiet: bool = False
-    fail_on_floors: bool = True
-    comment: bool = False
-    comment_key: str = "default"
-    template: str | None = None
-    baseline: str | None = None
-    primary_metric: str = "ndcg@5"
-    alpha: float = 0.05
-    min_effect: float = 0.02
-    floors: FloorPolicy = field(default=DEFAULT_POLICY)
-    # Regression gates (need a baseline): metric -> largest allowed drop.
-    max_drop: Mapping[str, float] = field(default_factory=dict)
-    max_drop_significant_only: bool = False
-    fail_on_new_failures: bool = False
+# ----------------------------------------------------------------------------- types
 
 
-_SCALARS = {f.name for f in fields(Options)} - {"floors", "max_drop"}
-_FLOOR_KEYS = {"floors", "shape_floors", "zero_miss"}
-_BOOLS = {"strict", "embed", "quiet", "fail_on_floors", "comment",
-          "max_drop_significant_only", "fail_on_new_failures"}
-_FRACTIONS = {"alpha", "min_effect"}
-_OPTIONAL_STRS = {"cache_dir", "output_dir", "template", "baseline"}
-
-
-def _key(name: object) -> str:
-    return str(name).strip().replace("-", "_")
-
-
-def _as_bool(name: str, value: Any, errors: list[str]) -> bool:
+def _as_bool(value: Any, where: str, errors: Errors, _option: Option) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
@@ -79,11 +49,36 @@ def _as_bool(name: str, value: Any, errors: list[str]) -> bool:
         return True
     if text in ("false", "no", "0", "off", ""):
         return False
-    errors.append(f"{name}: {value!r} is not true or false")
+    errors.append(f"{where}: {value!r} is not true or false")
     return False
 
 
-def _as_k(value: Any, errors: list[str]) -> tuple[int, ...]:
+def _as_int(value: Any, where: str, errors: Errors, option: Option) -> int | None:
+    text = str(value).strip()
+    if option.choices and (isinstance(value, bool) or text not in option.choices):
+        *first, last = option.choices
+        errors.append(f"{where}: {value!r} must be {', '.join(first)} or {last}")
+        return None
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        return int(text)
+    except ValueError:
+        errors.append(f"{where}: {value!r} is not a whole number")
+        return None
+
+
+def _as_text(value: Any, where: str, errors: Errors, option: Option) -> str:
+    text = str(value)
+    if option.choices:
+        folded = text.strip().replace("-", "_") if option.fold_dashes else text.strip()
+        if folded not in option.choices:
+            errors.append(f"{where}: {value!r} is not one of {', '.join(option.choices)}")
+        return folded
+    return text
+
+
+def _as_k(value: Any, where: str, errors: Errors, _option: Option) -> tuple[int, ...]:
     items: list[Any]
     if isinstance(value, str):
         items = value.split(",")
@@ -98,33 +93,71 @@ def _as_k(value: Any, errors: list[str]) -> tuple[int, ...]:
         if not ks or any(k <= 0 for k in ks):
             raise ValueError
     except (TypeError, ValueError):
-        errors.append(f"k: {value!r} must be positive integers such as 1,3,5,10")
+        errors.append(f"{where}: {value!r} must be positive integers such as 1,3,5,10")
         return DEFAULT_K
     return tuple(sorted(set(ks)))
 
 
-def _choice(name: str, value: Any, allowed: tuple[str, ...], errors: list[str], *,
-            fold_dashes: bool = False) -> str:
+def _as_gain(value: Any, where: str, errors: Errors, _option: Option) -> Gain:
     text = str(value).strip()
-    if fold_dashes:  # ``in-memory`` spells ``in_memory``
-        text = text.replace("-", "_")
-    if text not in allowed:
-        errors.append(f"{name}: {value!r} is not one of {', '.join(allowed)}")
-    return text
+    if text in {g.value for g in Gain}:
+        return Gain(text)
+    errors.append(f"{where}: {value!r} is not exponential or linear")
+    return Gain.EXPONENTIAL
 
 
-def _floor_map(spec: Mapping[Any, Any], origin: str, errors: list[str]) -> tuple[Floor, ...]:
-    """Every floor of ``spec``; each invalid one is reported (all of them, not the first)."""
+def _as_fraction(value: Any, where: str, errors: Errors, _option: Option) -> float:
+    try:
+        number = float(value)
+        if isinstance(value, bool) or not 0.0 <= number < 1.0:
+            raise ValueError
+        return number
+    except (TypeError, ValueError):
+        errors.append(f"{where}: {value!r} must be a number from 0 up to 1")
+        return 0.0
+
+
+def _as_level(value: Any, where: str, errors: Errors, _option: Option) -> float:
+    """A significance level: above 0 (a level of 0 can never be met) and below 1."""
+    try:
+        number = float(value)
+        if isinstance(value, bool) or not 0.0 < number < 1.0:
+            raise ValueError
+        return number
+    except (TypeError, ValueError):
+        errors.append(f"{where}: {value!r} must be a number above 0 and below 1")
+        return 0.05
+
+
+MAX_COMMENT_TIMEOUT = 900.0  # seconds: the options file cannot make the job wait longer
+
+
+def _as_seconds(value: Any, where: str, errors: Errors, _option: Option) -> float:
+    try:
+        number = float(value)
+        if isinstance(value, bool) or not 1.0 <= number <= MAX_COMMENT_TIMEOUT:
+            raise ValueError
+        return number
+    except (TypeError, ValueError):
+        errors.append(f"{where}: {value!r} must be a number of seconds from 1 to "
+                      f"{MAX_COMMENT_TIMEOUT:g}")
+        return 120.0
+
+
+def _as_floors(value: Any, where: str, errors: Errors, _option: Option) -> tuple[Floor, ...]:
+    if not isinstance(value, Mapping):
+        errors.append(f"{where}: must be a mapping of metric to floor")
+        return ()
     out: list[Floor] = []
-    for metric, value in spec.items():
+    for metric, spec in value.items():
         try:
-            out.append(Floor.parse(str(metric), value))
+            out.append(Floor.parse(str(metric), spec))
         except ValueError as err:
-            errors.append(f"{origin}: {err}")
+            errors.append(f"{where}: {err}")
     return tuple(out)
 
 
-def _drops(value: Any, where: str, errors: list[str]) -> dict[str, float]:
+def _as_drops(value: Any, where: str, errors: Errors, _option: Option) -> dict[str, float]:
     if not isinstance(value, Mapping):
         errors.append(f"{where}: must be a mapping of metric to the largest allowed drop")
         return {}
@@ -140,98 +173,273 @@ def _drops(value: Any, where: str, errors: list[str]) -> dict[str, float]:
     return out
 
 
-def _apply(options: Options, values: Mapping[str, Any], origin: str,
-           errors: list[str]) -> Options:
-    changes: dict[str, Any] = {}
-    floors = options.floors
-    for raw_name, value in values.items():
-        name = _key(raw_name)
-        where = f"{origin}: {name.replace('_', '-')}"
-        if name in _FLOOR_KEYS:
-            try:
-                if name == "zero_miss":
-                    floors = replace(floors, zero_miss=_as_bool(where, value, errors))
-                elif not isinstance(value, Mapping):
-                    errors.append(f"{where}: must be a mapping of metric to floor")
-                elif name == "floors":
-                    floors = replace(floors, aggregate=_floor_map(value, origin, errors))
-                else:
-                    floors = replace(floors, per_shape=_floor_map(value, origin, errors))
-            except ValueError as err:
-                errors.append(f"{origin}: {err}")
-            continue
-        if name == "max_drop":
-            changes[name] = _drops(value, where, errors)
-            continue
-        if name not in _SCALARS:
+Parser = Callable[[Any, str, Errors, "Option"], Any]
+TYPES: dict[str, Parser] = {
+    "bool": _as_bool, "int": _as_int, "text": _as_text, "path": _as_text, "k": _as_k,
+    "gain": _as_gain, "fraction": _as_fraction, "level": _as_level, "seconds": _as_seconds,
+    "floors": _as_floors, "drops": _as_drops,
+}
+SWITCHES = frozenset({"bool"})  # types given on the command line as a flag without a value
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option. ``flag``/``file_key``/``action_input``: ``DERIVE`` spells them from the
+    name, ``None`` means the option has none. ``commands``: the subcommands that take it.
+    ``negation``: a flag that sets a switch to false (``--no-comment``); ``flag_sets``: the
+    value a switch flag sets. ``action_default``: the Action's default, below the options
+    file (relative paths are relative to the workspace)."""
+
+    name: str
+    type: str
+    help: str
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    commands: tuple[str, ...] = EVALUATE
+    flag: str | None = DERIVE
+    file_key: str | None = DERIVE
+    action_input: str | None = DERIVE
+    negation: str | None = None
+    flag_sets: bool = True
+    action_default: Any = None
+    positional: bool = False
+    required: bool = False
+    metavar: str | None = None
+    fold_dashes: bool = False  # ``in-memory`` spells ``in_memory``
+
+    def __post_init__(self) -> None:
+        kebab = self.name.replace("_", "-")
+        for attr, derived in (("flag", f"--{kebab}"), ("file_key", kebab),
+                              ("action_input", kebab)):
+            if getattr(self, attr) == DERIVE:
+                object.__setattr__(self, attr, None if self.positional and attr == "flag"
+                                   else derived)
+        if self.type not in TYPES:
+            raise ValueError(f"option {self.name}: unknown type {self.type!r}")
+
+    def parse(self, value: Any, where: str, errors: Errors) -> Any:
+        if value is None:
+            if self.default is not None:
+                errors.append(f"{where}: needs a value")
+            return self.default
+        return TYPES[self.type](value, where, errors, self)
+
+
+def _o(name: str, type_: str, help_: str, **kw: Any) -> Option:
+    return Option(name, type_, help_, **kw)
+
+
+_LOCAL = {"file_key": None, "action_input": None}  # command-line only
+_FILE = {"flag": None, "action_input": None}  # options file only
+
+OPTIONS: tuple[Option, ...] = (
+    _o("path", "path", "the indexed root; module paths in the ground truth are relative to it "
+       "(default: the current directory)", positional=True, file_key=None,
+       commands=("evaluate", "validate", "init", "import"), action_default="."),
+    _o("example", "bool", "evaluate the bundled example (NeuralMind's sample_project)",
+       **_LOCAL),
+    _o("queries", "path", "ground-truth file (JSON or YAML); default retrieval_queries.json "
+       "(or .yaml/.yml) in PATH", default="retrieval_queries.json",
+       commands=("evaluate", "validate")),
+    _o("config", "path", "options file (default: PATH/.retrieval-eval.yml if present)",
+       file_key=None),
+    _o("output_dir", "path", "where results.json, report.md and the TREC export are written "
+       "(never indexed)", action_default=".retrieval-eval/results"),
+    _o("k", "k", "cut-offs, comma separated (5, the headline cut, is always computed)",
+       default=DEFAULT_K, metavar="1,3,5,10"),
+    _o("gain", "gain", "nDCG gain: 2^rel − 1 (exponential) or rel (linear)",
+       default=Gain.EXPONENTIAL, choices=("exponential", "linear"), action_input=None),
+    _o("relevance_threshold", "int", "grade from which a module counts as relevant",
+       default=1, choices=("1", "2", "3"), action_input=None),
+    _o("backend", "text", "NeuralMind's embedding backend (auto), or its deterministic "
+       "offline one (in_memory)", default="auto", choices=("auto", "in_memory"),
+       fold_dashes=True, commands=("evaluate", "init")),
+    _o("graph_source", "text", "NeuralMind's tree-sitter graph (builtin) or graphify's",
+       default="builtin", choices=("builtin", "graphify")),
+    _o("cache_dir", "path", "snapshots, indexes and the model folder (never indexed; cache it "
+       "with actions/cache)", commands=("evaluate", "init"),
+       action_default=".retrieval-eval/cache"),
+    _o("strict", "bool", "incomplete relevance-grade coverage is an error, not a warning",
+       default=False, commands=("evaluate", "validate")),
+    _o("embed", "bool", "also compute the embedding columns (context precision, context "
+       "recall, answer relevance)", default=False),
+    _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
+       "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
+       commands=("evaluate", "comment")),
+    _o("baseline", "text", "what to compare with: none | auto (the PR's merge base) | "
+       "ref:<git-ref> | file:<results.json>", commands=("evaluate", "comment"),
+       action_default="auto"),
+    _o("comment", "bool", "post or update the sticky pull-request comment", default=False,
+       negation="--no-comment", action_default=True),
+    _o("pr", "int", "pull request number (default: from the event file)",
+       commands=("evaluate", "comment"), file_key=None),
+    _o("comment_key", "text", "keeps separate sticky comments for separate evaluations in one "
+       "pull request", default="default", commands=("evaluate", "comment")),
+    _o("template", "path", "a Jinja template extending builtin/comment.md.j2",
+       commands=("evaluate", "comment")),
+    _o("comment_timeout", "seconds", "total seconds for talking to GitHub (every request, "
+       "retry and wait of the comment phase); a server that answers slowly or asks to wait "
+       "longer makes the comment fail instead of holding the job; at most 900",
+       default=120.0, commands=("evaluate", "comment"), metavar="SECONDS"),
+    _o("quiet", "bool", "no progress on stderr (warnings and the summary still print)",
+       default=False, commands=("evaluate", "comment", "init"), action_input=None),
+    _o("primary_metric", "text", "the metric tested for significance against the baseline",
+       default="ndcg@5", **_FILE),
+    _o("alpha", "level", "significance level of the paired randomization test",
+       default=0.05, **_FILE),
+    _o("min_effect", "fraction", "smallest change of the primary metric called significant",
+       default=0.02, **_FILE),
+    _o("aggregate_floors", "floors", "floors on the overall means (replace the defaults; {} "
+       "turns them off)", default=DEFAULT_POLICY.aggregate, file_key="floors",
+       flag=None, action_input=None),
+    _o("shape_floors", "floors", "floors on every shape's means",
+       default=DEFAULT_POLICY.per_shape, **_FILE),
+    _o("zero_miss", "bool", "no query may have recall@5 = 0", default=DEFAULT_POLICY.zero_miss,
+       **_FILE),
+    _o("max_drop", "drops", "regression gate: metric → the largest allowed drop from the "
+       "baseline", default={}, **_FILE),
+    _o("max_drop_significant_only", "bool", "a drop fails max-drop only when significant",
+       default=False, **_FILE),
+    _o("fail_on_new_failures", "bool", "regression gate: no query may lose its top-5 hit",
+       default=False, **_FILE),
+    _o("results", "path", "results.json from `evaluate` (mode: comment)", required=True,
+       commands=("comment",), file_key=None),
+    _o("format", "text", "github: workflow annotations pointing at file and line",
+       default="text", choices=("text", "github"), commands=("validate",), **_LOCAL),
+    _o("count", "int", "how many questions to draft", default=12, commands=("init",),
+       **_LOCAL),
+    _o("no_review", "bool", "skip listing the modules NeuralMind retrieves for review",
+       default=False, commands=("init",), **_LOCAL),
+    _o("source_format", "text", "neuralmind-eval: .neuralmind.eval.yaml; trec: TREC/BEIR qrels "
+       "+ queries", choices=("neuralmind-eval", "trec"), positional=True, metavar="format",
+       commands=("import",), **_LOCAL),
+    _o("input", "path", "the .neuralmind.eval.yaml (default: PATH/.neuralmind.eval.yaml)",
+       commands=("import",), **_LOCAL),
+    _o("qrels", "path", "TREC or BEIR qrels (trec)", commands=("import",), **_LOCAL),
+    _o("trec_queries", "path", "queries TSV or BEIR queries.jsonl (trec)", flag="--queries",
+       commands=("import",), **_LOCAL),
+    _o("clip_grades", "bool", "clip grades outside 0-3 into 0-3 instead of refusing them",
+       default=False, commands=("import",), **_LOCAL),
+    _o("output", "path", "where to write (default: PATH/retrieval_queries.json); never "
+       "overwritten", commands=("init", "import"), **_LOCAL),
+    _o("mode", "text", "evaluate builds the index and evaluates; comment only posts a saved "
+       "`results` file to pull request `pr` (the fork-safe workflow's second stage)",
+       default="evaluate", choices=("evaluate", "comment"), commands=("action",),
+       flag=None, file_key=None),
+    _o("github_token", "text", "token for the PR comment; needs `pull-requests: write`",
+       commands=("action",), flag=None, file_key=None, action_default="${{ github.token }}"),
+)
+BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
+BY_FILE_KEY: dict[str, Option] = {o.file_key.replace("-", "_"): o for o in OPTIONS
+                                  if o.file_key}
+
+
+# ----------------------------------------------------------------------------- settings
+
+
+def _defaults() -> dict[str, Any]:
+    return {o.name: o.default for o in OPTIONS}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every option's value after all layers: ``settings.<option name>``; frozen.
+
+    ``floors`` is the :class:`FloorPolicy` built from ``aggregate_floors``, ``shape_floors``
+    and ``zero_miss``.
+    """
+
+    values: Mapping[str, Any] = field(default_factory=_defaults)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name == "values":
+            raise AttributeError(name)
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(f"no option {name!r}") from None
+
+    @property
+    def floors(self) -> FloorPolicy:
+        return FloorPolicy(aggregate=self.values["aggregate_floors"],
+                           per_shape=self.values["shape_floors"],
+                           zero_miss=self.values["zero_miss"])
+
+    def replace(self, **changes: Any) -> Settings:
+        unknown = set(changes) - set(self.values)
+        if unknown:
+            raise AttributeError(f"no option {sorted(unknown)}")
+        return Settings({**self.values, **changes})
+
+
+Options = Settings  # the former name
+
+
+def _layer(values: dict[str, Any], given: Mapping[str, Any], origin: str, errors: Errors, *,
+           by: Mapping[str, Option]) -> None:
+    for raw, value in given.items():
+        key = str(raw).strip().replace("-", "_")
+        option = by.get(key)
+        where = f"{origin}: {key.replace('_', '-')}"
+        if option is None:
             errors.append(f"{where}: unknown option")
             continue
-        if value is None and name in _OPTIONAL_STRS:
-            changes[name] = None
-        elif value is None:
-            # An empty value in the file (``queries:``) must not become the string "None".
-            errors.append(f"{where}: needs a value")
-        elif name in _BOOLS:
-            changes[name] = _as_bool(where, value, errors)
-        elif name == "k":
-            changes[name] = _as_k(value, errors)
-        elif name == "gain":
-            text = str(value).strip()
-            if text in {g.value for g in Gain}:
-                changes[name] = Gain(text)
-            else:
-                errors.append(f"{where}: {value!r} is not exponential or linear")
-        elif name == "backend":
-            changes[name] = _choice(where, value, BACKENDS, errors, fold_dashes=True)
-        elif name == "graph_source":
-            changes[name] = _choice(where, value, GRAPH_SOURCES, errors)
-        elif name in _FRACTIONS:
-            try:
-                number = float(value)
-                if isinstance(value, bool) or not 0.0 <= number < 1.0:
-                    raise ValueError
-                changes[name] = number
-            except (TypeError, ValueError):
-                errors.append(f"{where}: {value!r} must be a number from 0 up to 1")
-        elif name == "relevance_threshold":
-            if isinstance(value, bool) or str(value).strip() not in {"1", "2", "3"}:
-                errors.append(f"{where}: {value!r} must be 1, 2 or 3")
-            else:
-                changes[name] = int(str(value).strip())
-        else:
-            changes[name] = str(value)
-    return replace(options, floors=floors, **changes)
+        values[option.name] = option.parse(value, where, errors)
 
 
-def build_options(
-    file_values: Mapping[str, Any] | None,
-    flag_values: Mapping[str, Any],
-    *,
-    file_name: str = "options file",
-    defaults: Mapping[str, Any] | None = None,
-) -> Options:
-    """Built-in defaults, then ``defaults`` (e.g. the Action's), then the options file, then
-    flags; every problem reported at once."""
-    errors: list[str] = []
-    options = _apply(Options(), defaults, "defaults", errors) if defaults else Options()
-    if file_values is not None:
-        if not isinstance(file_values, Mapping):
-            raise ConfigError(f"{file_name}: must be a mapping of option to value")
-        options = _apply(options, file_values, file_name, errors)
-    options = _apply(options, {k: v for k, v in flag_values.items() if v is not None},
-                     "command line", errors)
-    known = set(metric_names(effective_k(options.k)))
-    for metric in sorted(options.floors.metrics() | {options.primary_metric}
-                         | set(options.max_drop)):
+def _check_metrics(settings: Settings, errors: Errors) -> None:
+    known = set(metric_names(effective_k(settings.values["k"])))
+    policy = settings.floors
+    for floor in (*policy.aggregate, *policy.per_shape):
+        if floor.metric in known and unit(floor.metric) == "score" \
+                and not 0.0 <= floor.value <= 1.0:
+            errors.append(f"floor {floor.rule}: {floor.metric} lies between 0 and 1, so this "
+                          "floor would always fail (or always hold)")
+        elif floor.metric in known and floor.value < 0:
+            errors.append(f"floor {floor.rule}: {floor.metric} is never negative")
+    used = settings.floors.metrics() | {settings.values["primary_metric"]} \
+        | set(settings.values["max_drop"])
+    for metric in sorted(used):
         if metric not in known:
             errors.append(f"floor or metric {metric!r} is unknown; known metrics: "
                           f"{', '.join(sorted(known))}")
+
+
+def build_settings(layers: Sequence[tuple[str, Mapping[str, Any] | None]], *,
+                   file_layer: int | None = None) -> Settings:
+    """Defaults, then each ``(origin, values)`` layer in turn; every problem at once.
+
+    Values are keyed by option name; the layer at index ``file_layer`` is an options file
+    (keys are file keys, kebab- or snake-case; it must be a mapping). ``None`` values in a
+    command-line layer mean "not given"."""
+    errors: Errors = []
+    values = _defaults()
+    for i, (origin, given) in enumerate(layers):
+        if given is None:
+            continue
+        if i == file_layer:
+            if not isinstance(given, Mapping):
+                raise ConfigError(f"{origin}: must be a mapping of option to value")
+            _layer(values, given, origin, errors, by=BY_FILE_KEY)
+        else:
+            present = {k: v for k, v in given.items() if v is not None}
+            _layer(values, present, origin, errors, by=BY_NAME)
+    settings = Settings(values)
+    _check_metrics(settings, errors)
     if errors:
         raise ConfigError("invalid options:\n  " + "\n  ".join(errors))
-    return options
+    return settings
 
 
-BASELINE_MODES = ("none", "auto", "ref", "file")
+def build_options(file_values: Mapping[str, Any] | None, flag_values: Mapping[str, Any], *,
+                  file_name: str = "options file",
+                  defaults: Mapping[str, Any] | None = None) -> Settings:
+    """Built-in defaults, then ``defaults``, then the options file, then flags."""
+    return build_settings([("defaults", defaults), (file_name, file_values),
+                           ("command line", flag_values)], file_layer=1)
 
 
 def parse_baseline(spec: str | None) -> tuple[str, str | None]:

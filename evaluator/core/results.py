@@ -14,6 +14,7 @@ refuses any other version with a message naming both. Layout::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -21,6 +22,7 @@ from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import has_control
+from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
     Aggregate,
     Diagnostics,
@@ -31,7 +33,9 @@ from evaluator.core.scoring import (
 from evaluator.errors import ResultsError
 
 SCHEMA_VERSION = 1
-REQUIRED_METRICS = ("recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate")
+# Every results file carries the ranked measures of the headline table.
+REQUIRED_METRICS = tuple(m.headline_name for m in MEASURES
+                         if m.source == "ranking" and m.report == "always")
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,8 @@ class _Reader:
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(where, "expected a number")
+        if not math.isfinite(value):
+            raise self.fail(where, f"expected a finite number, not {value!r}")
         return float(value)
 
     def real(self, value: Any, where: str) -> float:

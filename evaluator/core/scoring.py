@@ -1,6 +1,7 @@
 """Score what the index returned against the ground truth: per query, per shape, overall.
 
-The headline ``mrr`` and ``hit_rate`` follow the N-15 runner, which cuts rankings at
+Every value comes from the registry of measures (:mod:`evaluator.core.measures`). The
+headline ``mrr`` and ``hit_rate`` follow the N-15 runner, which cuts rankings at
 ``HEADLINE_K`` = 5: ``mrr`` is the mean RR@5 and ``hit_rate`` the mean success@5. The cut 5
 is always computed, whatever k values are configured, so the default floors always apply.
 
@@ -14,43 +15,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evaluator.core.groundtruth import GroundTruth, Query
-from evaluator.core.metrics import (
-    Gain,
-    dedupe,
-    first_rank,
-    hit_rate_at_k,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
+from evaluator.core.measures import (
+    HEADLINE_K,
+    MeasureInput,
+    compute_all,
+    effective_k,
+    metric_names,
 )
+from evaluator.core.metrics import Gain, dedupe, first_rank
 
-HEADLINE_K = 5
 DEFAULT_K: tuple[int, ...] = (1, 3, 5, 10)
-RANKED_FAMILIES: tuple[str, ...] = ("recall", "precision", "ndcg", "hit_rate", "mrr")
 FAITHFULNESS_COLUMNS: tuple[str, ...] = (
     "faithfulness", "fact_recall", "contradiction",
     "context_precision", "context_recall", "answer_relevance",
 )
-COST_COLUMNS: tuple[str, ...] = ("context_tokens", "token_reduction")
-
-
-def metric_names(k_values: Iterable[int]) -> tuple[str, ...]:
-    """Every metric a result row carries, in display order."""
-    ks = effective_k(k_values)
-    names = ["recall@5", "precision@5", "mrr", "ndcg@5", "hit_rate"]
-    names += [f"{family}@{k}" for family in RANKED_FAMILIES for k in ks
-              if f"{family}@{k}" not in names]
-    return (*names, *FAITHFULNESS_COLUMNS, *COST_COLUMNS)
-
-
-def effective_k(k_values: Iterable[int]) -> tuple[int, ...]:
-    """The configured k values plus the headline cut, sorted, each once."""
-    ks = set(k_values) | {HEADLINE_K}
-    for k in ks:
-        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-            raise ValueError(f"k must be a positive integer, got {k!r}")
-    return tuple(sorted(ks))
+__all__ = ["DEFAULT_K", "HEADLINE_K", "effective_k", "metric_names"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +56,8 @@ class Retrieval:
     token_reduction: float | None
     latency_ms: float
     faithfulness: Faithfulness
+    # Further values measured by an index adapter, by measure name (see ``MEASURES``).
+    columns: Mapping[str, float | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,20 +125,12 @@ def score_query(query: Query, retrieval: Retrieval, options: ScoringOptions) -> 
     ranking = dedupe(retrieval.ranked_modules)
     grades = query.grades
     th = options.threshold
-    metrics: dict[str, float | None] = {}
-    for k in effective_k(options.k_values):
-        metrics[f"recall@{k}"] = recall_at_k(ranking, grades, k, threshold=th)
-        metrics[f"precision@{k}"] = precision_at_k(ranking, grades, k, threshold=th)
-        metrics[f"ndcg@{k}"] = ndcg_at_k(ranking, grades, k, gain=options.gain)
-        metrics[f"hit_rate@{k}"] = hit_rate_at_k(ranking, grades, k, threshold=th)
-        metrics[f"mrr@{k}"] = reciprocal_rank(ranking, grades, k, threshold=th)
-    metrics["mrr"] = metrics[f"mrr@{HEADLINE_K}"]
-    metrics["hit_rate"] = metrics[f"hit_rate@{HEADLINE_K}"]
     faith = retrieval.faithfulness
-    for column in FAITHFULNESS_COLUMNS:
-        metrics[column] = getattr(faith, column)
-    metrics["context_tokens"] = float(retrieval.context_tokens)
-    metrics["token_reduction"] = retrieval.token_reduction
+    columns: dict[str, float | None] = {c: getattr(faith, c) for c in FAITHFULNESS_COLUMNS}
+    columns |= {"context_tokens": float(retrieval.context_tokens),
+                "token_reduction": retrieval.token_reduction, **retrieval.columns}
+    metrics = compute_all(MeasureInput(ranking, grades, HEADLINE_K, th, options.gain, columns),
+                          effective_k(options.k_values))
     top = set(ranking[:HEADLINE_K])
     missed = tuple(MissedModule(m, first_rank(ranking, m))
                    for m in query.modules_with_grade(3) if m not in top)

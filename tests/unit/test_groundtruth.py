@@ -322,13 +322,23 @@ def test_gold_facts_must_be_strings_and_not_empty() -> None:
     assert fields == {("q1", "gold_facts"), ("q2", "gold_facts[1]")}
 
 
-@pytest.mark.parametrize("question", ["", "   ", None, 42])
+@pytest.mark.parametrize("question", ["", "   "])
 def test_empty_question(question: object) -> None:
     gt, problems = load(doc(query(question=question)))
     assert gt is None
     problem = only_error(problems)
     assert (problem.query_id, problem.field) == ("q1", "question")
     assert "empty" in problem.message
+
+
+@pytest.mark.parametrize(("question", "kind"), [(None, "NoneType"), (42, "int"), (["a"], "list")])
+def test_non_string_question_says_so(question: object, kind: str) -> None:
+    """Issue 9: a number is not "empty"; the message says a string is needed."""
+    gt, problems = load(doc(query(question=question)))
+    assert gt is None
+    problem = only_error(problems)
+    assert (problem.query_id, problem.field) == ("q1", "question")
+    assert "must be a string" in problem.message and kind in problem.message
 
 
 @pytest.mark.parametrize("shape", ["", "  ", None, 3])

@@ -1,0 +1,321 @@
+"""The application: one function per command, from :class:`Settings` and :class:`Deps` to data.
+
+``run_evaluate`` does baseline → evaluate → compare → gates and returns an :class:`Outcome`;
+``run_comment`` loads a saved results file (and baseline) into the same shape;
+``run_validate``, ``run_init`` and ``run_import`` return what they found or drafted. Nothing
+here prints the report, writes output files or talks to GitHub: :mod:`evaluator.publish`
+does that from the returned data, and :mod:`evaluator.cli` maps it to an exit code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from evaluator.authoring import candidate_facts, draft_queries, indexable, review_candidates
+from evaluator.baseline import BaselinePlan, plan_baseline
+from evaluator.core import interop
+from evaluator.core.compare import BaselineComparison, check_gates, compare_results
+from evaluator.core.groundtruth import GroundTruth, Problem
+from evaluator.core.measures import headline, shape_columns
+from evaluator.core.options import Settings, parse_baseline
+from evaluator.core.results import Results, from_dict
+from evaluator.deps import Deps
+from evaluator.errors import InputError, ResultsError
+from evaluator.evaluate import Evaluation, build_index, evaluate, load_ground_truth_file
+from evaluator.neuralmind_index import example_root
+from evaluator.paths import check_not_root, confine, regular_file
+from evaluator.progress import Progress
+from evaluator.render import check_template
+from evaluator.snapshot import checkout_files
+
+EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """An evaluation (or a saved one) with its comparison, ready to publish."""
+
+    results: Results
+    comparison: BaselineComparison | None
+    settings: Settings
+    ground_truth: GroundTruth | None = None  # for the TREC export (evaluate only)
+    baseline: Results | None = None  # the base side evaluated in this run
+    results_file: Path | None = None  # the saved results.json (comment only)
+
+    @property
+    def passed(self) -> bool:
+        return self.results.passed
+
+
+def load_results(path: Path) -> Results:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ResultsError(f"cannot read results file {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise ResultsError(f"results file {path} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ResultsError(f"{path} is not JSON (line {err.lineno}: {err.msg})") from None
+    except RecursionError:
+        raise ResultsError(f"results file {path} is nested too deeply to be a results "
+                           "file") from None
+    try:
+        return from_dict(data, str(path))
+    except RecursionError:
+        raise ResultsError(f"results file {path} is nested too deeply") from None
+
+
+def resolve_queries(root: Path, settings: Settings) -> Path:
+    """``settings.queries`` under ``root``; the default name also finds ``.yaml``/``.yml``.
+
+    The default names are confined to ``root`` (a committed symlink must not make us read
+    a file outside the checkout); a value from the options file was confined when read, and
+    one typed on the command line is the user's own."""
+    path: Path = root / settings.queries
+    default = settings.queries == "retrieval_queries.json"
+    if not path.exists() and default:
+        for name in ("retrieval_queries.yaml", "retrieval_queries.yml"):
+            if (root / name).is_file():
+                path = root / name
+                break
+    if default and (path.exists() or path.is_symlink()):
+        confine(path, root, setting=f"ground-truth file {path.name}")
+    if path.exists():
+        regular_file(path, what="ground-truth file")
+    return path
+
+
+def compare(results: Results, baseline: Results | None, source: str, settings: Settings, *,
+            notes: Sequence[str] = ()) -> BaselineComparison | None:
+    """The comparison with ``baseline`` over the reported measures, or ``None``."""
+    if baseline is None:
+        return None
+    metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
+    return compare_results(baseline, results, source=source, metrics=metrics,
+                           primary_metric=settings.primary_metric, alpha=settings.alpha,
+                           min_effect=settings.min_effect, notes=notes)
+
+
+def _checkout(settings: Settings) -> tuple[Path, Path]:
+    """The root to evaluate and its ground-truth file."""
+    if settings.example:
+        if settings.path:
+            raise InputError("give either PATH or --example, not both")
+        root = example_root()
+        return root, Path(settings.queries if settings.queries != "retrieval_queries.json"
+                          else EXAMPLE_QUERIES)
+    root = Path(settings.path or ".")
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
+    for folder, setting in ((settings.output_dir, "output-dir"),
+                            (settings.cache_dir, "cache-dir")):
+        if folder:
+            check_not_root(folder, root, setting=setting)
+    return root, resolve_queries(root, settings)
+
+
+def _stale_note(baseline: Results, pr_base_sha: str | None) -> list[str]:
+    commit = baseline.run.commit
+    if pr_base_sha and commit and commit != pr_base_sha:
+        return [f"The baseline file is stale: it was evaluated at {commit[:12]}, not at the "
+                f"PR's base {pr_base_sha[:12]}."]
+    return []
+
+
+def prepare_output_dir(folder: str | None) -> None:
+    """The output folder, created before the index is built (a bad one fails early)."""
+    if not folder:
+        return
+    out = Path(folder)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError(f"--output-dir {out} exists and is not a directory") from None
+    except OSError as err:
+        raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+
+
+def run_evaluate(settings: Settings, deps: Deps, *,
+                 on_late_failure: Callable[[Results], None] | None = None) -> Outcome:
+    """Baseline plan → evaluation (both sides) → comparison → regression gates.
+
+    ``on_late_failure`` gets the head's finished results when a later step fails (the
+    caller keeps them on disk); the failure is raised again."""
+    root, queries = _checkout(settings)
+    if settings.template:
+        check_template(Path(settings.template))
+    progress = Progress(deps.stderr, quiet=settings.quiet)
+    plan = plan_baseline(settings.baseline, root=root, env=deps.env, git=deps.git)
+    if plan.file is not None and not plan.file.exists():
+        spec = settings.baseline
+        raise InputError(f"baseline file {plan.file} does not exist",
+                         hint=f"to compare with a git ref, write ref:{spec}"
+                         if spec and ":" not in spec else None)
+    baseline = load_results(regular_file(plan.file, what="baseline file")) \
+        if plan.file is not None else None
+    prepare_output_dir(settings.output_dir)
+    evaluation = evaluate(root, settings, progress=progress, deps=deps, queries_path=queries,
+                          base=plan.request)
+    try:
+        return _compare_and_gate(evaluation, baseline, plan, settings)
+    except BaseException:
+        if on_late_failure is not None:
+            on_late_failure(evaluation.results)
+        raise
+
+
+def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: BaselinePlan,
+                      settings: Settings) -> Outcome:
+    results, notes = evaluation.results, list(evaluation.notes)
+    source = f"file {plan.file}" if plan.file is not None else ""
+    if evaluation.baseline is not None:
+        baseline, source = evaluation.baseline, evaluation.baseline_label or "the base"
+        notes.append("Both sides use the head's ground truth, so added queries are compared "
+                     "fairly.")
+    elif baseline is not None:
+        notes += _stale_note(baseline, plan.pr_base_sha)
+    comparison = compare(results, baseline, source, settings, notes=notes)
+    if comparison is not None and baseline is not None:
+        gates = check_gates(comparison, baseline, results, max_drop=settings.max_drop,
+                            significant_only=settings.max_drop_significant_only,
+                            new_failures=settings.fail_on_new_failures, alpha=settings.alpha,
+                            min_effect=settings.min_effect)
+        results = replace(results, violations=results.violations + gates)
+    return Outcome(results=results, comparison=comparison, settings=settings,
+                   ground_truth=evaluation.ground_truth, baseline=evaluation.baseline)
+
+
+def run_comment(settings: Settings, deps: Deps) -> Outcome:
+    """A saved results file (and baseline file) as an :class:`Outcome` to post."""
+    results_file = regular_file(Path(settings.results), what="results file")
+    results = load_results(results_file)
+    mode, value = parse_baseline(settings.baseline)
+    baseline = None
+    if mode == "file" and value:
+        baseline = load_results(regular_file(Path(value), what="baseline file"))
+    if settings.template:
+        check_template(Path(settings.template))
+    comparison = compare(results, baseline, f"file {value}", settings)
+    return Outcome(results=results, comparison=comparison, settings=settings,
+                   results_file=results_file)
+
+
+@dataclass(frozen=True)
+class Validation:
+    queries: Path
+    ground_truth: GroundTruth | None
+    problems: tuple[Problem, ...]
+
+
+def run_validate(settings: Settings, deps: Deps) -> Validation:
+    """Read and check a ground-truth file against the checkout's files."""
+    root = Path(settings.path or ".")
+    if not root.is_dir():
+        raise InputError(f"{root} is not a directory; give the checkout as PATH")
+    queries = resolve_queries(root, settings)
+    ground_truth, problems = load_ground_truth_file(queries, present=checkout_files(root),
+                                                    strict=settings.strict)
+    return Validation(queries, ground_truth, problems)
+
+
+@dataclass(frozen=True)
+class Drafted:
+    """A ground-truth document to write (never over an existing file)."""
+
+    target: Path
+    document: dict[str, Any]
+    summary: str
+
+
+def _target(settings: Settings, root: Path) -> Path:
+    target = Path(settings.output) if settings.output else root / "retrieval_queries.json"
+    if target.exists():
+        raise InputError(f"{target} already exists; it is never overwritten",
+                         hint="choose another --output, or move the file away")
+    return target
+
+
+def run_init(settings: Settings, deps: Deps) -> Drafted:
+    """Draft questions from the repository (and list what the index retrieves for them)."""
+    root = Path(settings.path or ".").resolve()
+    target = _target(settings, root)
+    if settings.count < 1:
+        raise InputError("--count must be at least 1")
+    progress = Progress(deps.stderr, quiet=settings.quiet)
+    files = checkout_files(root)
+    drafts = draft_queries(root, files, n=settings.count)
+    if not drafts:
+        raise InputError(f"nothing to draft questions from in {root}: no module docstrings, "
+                         "README headings or public classes were found",
+                         hint="write the ground truth by hand (see the README)")
+    progress(f"drafted {len(drafts)} questions")
+    review: dict[str, list[str]] = {}
+    if not settings.no_review:
+        index = build_index(root, files, settings, progress=progress, deps=deps)
+        try:
+            review = review_candidates(index, drafts)
+        finally:
+            index.close()
+    facts = {d.id: candidate_facts(root, next(m for m, g in d.grades.items() if g == 3))
+             for d in drafts}
+    doc = interop.document(drafts, facts, draft=True, review=review,
+                   description=f"Drafted by retrieval-eval init for {root.name}: rewrite each "
+                               "question as a teammate would ask it, grade the modules under "
+                               "review, check the facts, then remove \"draft\".")
+    return Drafted(target, doc, f"{len(drafts)} draft questions over "
+                   f"{len(next(iter(drafts)).grades)} modules; review it, then remove "
+                   '"draft"')
+
+
+def _read(path_text: str | None, what: str, fmt: str) -> tuple[Path, str]:
+    if not path_text:
+        raise InputError(f"import {fmt} needs {what}")
+    path = Path(path_text)
+    try:
+        return path, path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read {path}: {err}") from None
+
+
+def run_import(settings: Settings, deps: Deps) -> Drafted:
+    """Convert a ``.neuralmind.eval.yaml`` or TREC/BEIR qrels + queries to ground truth."""
+    fmt = settings.source_format
+    root = Path(settings.path or ".").resolve()
+    target = _target(settings, root)
+    modules = indexable(checkout_files(root))
+    if fmt == "neuralmind-eval":
+        source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
+                             fmt)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise InputError(f"{source} is not valid YAML") from None
+        except RecursionError:
+            raise InputError(f"{source} is nested too deeply") from None
+        drafts = interop.from_neuralmind_eval(data, str(source), modules)
+    else:
+        qrels_path, qrels_text = _read(settings.qrels, "--qrels", fmt)
+        queries_path, queries_text = _read(settings.trec_queries, "--queries", fmt)
+        try:
+            qrels = interop.parse_qrels(qrels_text, str(qrels_path), clip=settings.clip_grades)
+            queries = interop.parse_queries(queries_text, str(queries_path))
+        except RecursionError:
+            raise InputError(f"{qrels_path} or {queries_path} is nested too deeply") from None
+        drafts = interop.from_qrels(qrels, queries, modules, source=str(qrels_path))
+    if not drafts:
+        raise InputError("nothing to import: no query has both a question and judgments")
+    facts = {d.id: candidate_facts(root, max(d.grades, key=lambda m: d.grades[m]))
+             for d in drafts}
+    doc = interop.document(drafts, facts, draft=True,
+                           description=f"Imported ({fmt}) by retrieval-eval: the gold "
+                                       "facts are candidates from the code; review them, then "
+                                       "remove \"draft\".")
+    return Drafted(target, doc, f"{len(drafts)} queries imported from {fmt}")

@@ -1,0 +1,238 @@
+"""The registry of measures: every number the evaluator reports is one entry of ``MEASURES``.
+
+Each :class:`Measure` declares its name, label, whether it is computed at every cut-off k,
+its direction (higher or lower is better), its definition and citation, where it is shown
+(the report's headline table, the per-shape table, a step output) and the function that
+computes it for one query. Scoring (:mod:`evaluator.core.scoring`), floor and option
+validation, the comparison's direction of "better", the report's labels and columns, the
+Action's step outputs and the README's table of measures all read this registry, so adding
+a measure is one entry here (and, when its value comes from a new source, the field that
+carries it on :class:`Retrieval`).
+
+Shared rules of the ranked measures are in :mod:`evaluator.core.metrics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from evaluator.core.metrics import (
+    Gain,
+    hit_rate_at_k,
+    ndcg_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank,
+)
+
+HEADLINE_K = 5
+Direction = Literal["higher", "lower"]
+Unit = Literal["score", "tokens", "times"]
+Shown = Literal["always", "computed", "never"]
+
+
+@dataclass(frozen=True)
+class MeasureInput:
+    """What one query's measures are computed from."""
+
+    ranking: tuple[str, ...]  # deduplicated module paths, best first
+    grades: Mapping[str, int]
+    k: int  # the cut-off (``HEADLINE_K`` for measures that are not per k)
+    threshold: int  # grade from which a module counts as relevant
+    gain: Gain
+    columns: Mapping[str, float | None]  # values measured by the index adapter, by name
+
+
+MeasureFn = Callable[[MeasureInput], float | None]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One reported measure.
+
+    ``at_k``: computed at every configured cut-off as ``name@k`` (``label`` takes ``{k}``).
+    ``report``: shown in the headline table ``always`` (when present), only when
+    ``computed`` (not ``None``), or ``never``. ``shape_column``: a column of the per-shape
+    table. ``output``: the Action's step output carrying the overall value (at k = 5).
+    """
+
+    name: str
+    label: str
+    direction: Direction
+    definition: str
+    citation: str
+    compute: MeasureFn
+    at_k: bool = False
+    unit: Unit = "score"
+    report: Shown = "never"
+    shape_column: bool = False
+    output: str | None = None
+    source: Literal["ranking", "index"] = "ranking"
+
+    def names(self, ks: Iterable[int]) -> tuple[str, ...]:
+        return tuple(f"{self.name}@{k}" for k in ks) if self.at_k else (self.name,)
+
+    @property
+    def headline_name(self) -> str:
+        """The name of the value reported in tables and outputs (k = ``HEADLINE_K``)."""
+        return f"{self.name}@{HEADLINE_K}" if self.at_k else self.name
+
+    def label_for(self, k: int = HEADLINE_K) -> str:
+        return self.label.format(k=k)
+
+
+def _column(name: str) -> MeasureFn:
+    return lambda x: x.columns.get(name)
+
+
+def _index_measure(name: str, label: str, direction: Direction, definition: str,
+                   citation: str, *, unit: Unit = "score", report: Shown = "never",
+                   shape_column: bool = False, output: str | None = None) -> Measure:
+    """A measure whose value the index adapter measures (``Retrieval.columns``)."""
+    return Measure(name, label, direction, definition, citation, _column(name), unit=unit,
+                   report=report, shape_column=shape_column, output=output, source="index")
+
+
+MEASURES: tuple[Measure, ...] = (
+    Measure("recall", "Recall@{k}", "higher",
+            "relevant modules in the top k / all relevant modules of the query",
+            "trec_eval recall.k",
+            lambda x: recall_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
+            at_k=True, report="always", shape_column=True, output="recall"),
+    Measure("precision", "Precision@{k}", "higher",
+            "relevant in the top k / k, even when fewer than k were returned",
+            "trec_eval P.k",
+            lambda x: precision_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
+            at_k=True, report="always"),
+    Measure("mrr", "MRR@5", "higher",
+            "mean of 1 / rank of the first relevant module within the top 5 (the N-15 "
+            "runner's cut); `mrr@k` for each k",
+            "trec_eval recip_rank, cut at 5",
+            lambda x: reciprocal_rank(x.ranking, x.grades, HEADLINE_K, threshold=x.threshold),
+            report="always", shape_column=True, output="mrr"),
+    Measure("ndcg", "nDCG@{k}", "higher",
+            "DCG@k / IDCG@k; gain `2^rel − 1` (default) or `rel`; IDCG from every module "
+            "graded > 0; 0 when IDCG is 0",
+            "trec_eval ndcg_cut.k; Järvelin & Kekäläinen, TOIS 2002",
+            lambda x: ndcg_at_k(x.ranking, x.grades, x.k, gain=x.gain),
+            at_k=True, report="always", shape_column=True, output="ndcg"),
+    Measure("hit_rate", "Hit rate@5", "higher",
+            "share of queries with a relevant module in the top 5 (`hit_rate@k` for each k)",
+            "trec_eval success.k",
+            lambda x: hit_rate_at_k(x.ranking, x.grades, HEADLINE_K, threshold=x.threshold),
+            report="always", shape_column=True, output="hit-rate"),
+    Measure("hit_rate", "Hit rate@{k}", "higher", "success@k: 1 if a relevant module is in "
+            "the top k", "trec_eval success.k",
+            lambda x: hit_rate_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
+            at_k=True),
+    Measure("mrr", "MRR@{k}", "higher", "RR@k: 1 / rank of the first relevant module in the "
+            "top k", "trec_eval recip_rank, cut at k",
+            lambda x: reciprocal_rank(x.ranking, x.grades, x.k, threshold=x.threshold),
+            at_k=True),
+    _index_measure("faithfulness", "Faithfulness", "higher",
+                   "`fact_recall × (1 − contradiction)` of the retrieved context against "
+                   "the gold facts", "neuralmind.ragas",
+                   report="always", shape_column=True, output="faithfulness"),
+    _index_measure("fact_recall", "Fact recall", "higher",
+                   "share of gold facts found in the retrieved context", "neuralmind.ragas"),
+    _index_measure("contradiction", "Contradiction", "lower",
+                   "negation-flip / exclusive-choice signal between the context and the gold "
+                   "facts", "neuralmind.ragas", report="always"),
+    _index_measure("context_precision", "Context precision", "higher",
+                   "embedding column with `--embed` (same MiniLM model); `n/a` otherwise",
+                   "neuralmind.ragas", report="computed"),
+    _index_measure("context_recall", "Context recall", "higher",
+                   "embedding column with `--embed`; `n/a` otherwise — means skip it, never "
+                   "count it as 0", "neuralmind.ragas", report="computed"),
+    _index_measure("answer_relevance", "Answer relevance", "higher",
+                   "embedding column with `--embed`; `n/a` otherwise", "neuralmind.ragas",
+                   report="computed"),
+    _index_measure("context_tokens", "Context tokens", "lower",
+                   "tokens of the context NeuralMind returned", "NeuralMind query()",
+                   unit="tokens", report="always"),
+    _index_measure("token_reduction", "Token reduction", "higher",
+                   "NeuralMind's reported reduction against the whole repository",
+                   "NeuralMind query()", unit="times"),
+)
+
+
+def effective_k(k_values: Iterable[int]) -> tuple[int, ...]:
+    """The configured k values plus the headline cut, sorted, each once."""
+    ks = set(k_values) | {HEADLINE_K}
+    for k in ks:
+        if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+            raise ValueError(f"k must be a positive integer, got {k!r}")
+    return tuple(sorted(ks))
+
+
+def metric_names(k_values: Iterable[int]) -> tuple[str, ...]:
+    """Every metric a result row carries: the ranked measures' headline values first, then
+    every ranked measure at every k, then the measures of the index adapter."""
+    ks = effective_k(k_values)
+    ranked = [m for m in MEASURES if m.source == "ranking"]
+    names = [m.headline_name for m in ranked]
+    names += [n for m in ranked for n in m.names(ks)]
+    names += [n for m in MEASURES if m.source == "index" for n in m.names(ks)]
+    return tuple(dict.fromkeys(names))
+
+
+def measure_of(metric: str) -> Measure | None:
+    """The registry entry behind a metric name (``ndcg@10`` → ``ndcg``), if any."""
+    base, _, k = metric.partition("@")
+    for m in MEASURES:
+        if m.name == base and m.at_k == bool(k):
+            return m
+    return None
+
+
+def lower_is_better(metric: str) -> bool:
+    m = measure_of(metric)
+    return m is not None and m.direction == "lower"
+
+
+def label(metric: str) -> str:
+    """``ndcg@10`` → ``nDCG@10``; unknown names stay as they are."""
+    m = measure_of(metric)
+    if m is None:
+        return metric
+    _, _, k = metric.partition("@")
+    return m.label_for(int(k)) if k.isdigit() else m.label_for()
+
+
+def unit(metric: str) -> Unit:
+    m = measure_of(metric)
+    return m.unit if m is not None else "score"
+
+
+def headline() -> tuple[str, ...]:
+    """The headline table's rows shown whenever present."""
+    return tuple(m.headline_name for m in MEASURES if m.report == "always")
+
+
+def when_computed() -> tuple[str, ...]:
+    """Rows shown only when computed (the embedding columns)."""
+    return tuple(m.headline_name for m in MEASURES if m.report == "computed")
+
+
+def shape_columns() -> tuple[str, ...]:
+    return tuple(m.headline_name for m in MEASURES if m.shape_column)
+
+
+def outputs() -> dict[str, Measure]:
+    """Step output name → measure (its overall value at k = 5)."""
+    return {m.output: m for m in MEASURES if m.output}
+
+
+def compute_all(x: MeasureInput, ks: Iterable[int]) -> dict[str, float | None]:
+    """Every measure of one query, in registry order."""
+    out: dict[str, float | None] = {}
+    for m in MEASURES:
+        if m.at_k:
+            for k in ks:
+                out[f"{m.name}@{k}"] = m.compute(MeasureInput(
+                    x.ranking, x.grades, k, x.threshold, x.gain, x.columns))
+        else:
+            out[m.name] = m.compute(x)
+    return out

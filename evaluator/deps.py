@@ -1,0 +1,78 @@
+"""What the application needs from the outside world, passed in as one :class:`Deps`.
+
+``main`` builds the real ones once (:func:`real_deps`); tests build their own, e.g. a fake
+index. Below ``main`` nothing reads or sets the process environment: the environment is the
+``env`` mapping here, and the model folder travels from ``resolve_model`` to the index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol, TextIO
+
+from evaluator.core.groundtruth import Query
+from evaluator.core.scoring import Retrieval
+from evaluator.model import ModelSource
+from evaluator.neuralmind_index import BuildInfo
+
+
+class Index(Protocol):
+    """A built-on-demand retrieval index over one snapshot folder."""
+
+    def build(self, *, user_config: Path | None = None,
+              cache_key: str | None = None) -> BuildInfo: ...
+
+    def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]: ...
+
+    def close(self) -> None: ...
+
+
+class IndexFactory(Protocol):
+    def __call__(self, tree: Path, *, backend: str, graph_source: str,
+                 model: ModelSource) -> Index: ...
+
+
+class Git(Protocol):
+    """The git operations the baseline needs (:class:`evaluator.snapshot.GitRepo`)."""
+
+    def head_commit(self, root: Path) -> str | None: ...
+
+    def resolve_commit(self, repo: Path, ref: str) -> str: ...
+
+    def fetch_commit(self, repo: Path, sha: str) -> bool: ...
+
+    def merge_base(self, repo: Path, a: str, b: str) -> str: ...
+
+    def file_at(self, repo: Path, sha: str, rel: str) -> bool: ...
+
+    def export_commit(self, repo: Path, sha: str, dest: Path, *,
+                      skipped: list[str] | None = None) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class Deps:
+    env: Mapping[str, str]
+    stdout: TextIO
+    stderr: TextIO
+    index_factory: IndexFactory
+    git: Git
+    resolve_model: Callable[[Path], ModelSource]
+    session_factory: Callable[[], Any]
+    library_version: Callable[[], str]
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+
+def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
+              session_factory: Callable[[], Any] | None = None) -> Deps:
+    """The real adapters (NeuralMind, git, the model resolver, requests)."""
+    from evaluator import github, model
+    from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
+    from evaluator.snapshot import GitRepo
+
+    return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=NeuralMindIndex,
+                git=GitRepo(), resolve_model=lambda cache: model.resolve_model(cache, env),
+                session_factory=session_factory or github.new_session,
+                library_version=neuralmind_version)

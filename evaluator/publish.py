@@ -1,0 +1,269 @@
+"""Everything the user sees of an :class:`Outcome`: files, console, runner, PR comment.
+
+:func:`publish` writes the output folder (``results.json``, ``report.md``, the TREC export
+and the baseline's results), prints the terminal summary, appends the job summary, turns
+warnings and violations into workflow annotations, posts the sticky comment when asked and
+sets the step outputs (one per measure with an ``output`` in the registry).
+:func:`publish_validation` and :func:`write_draft` do the same for ``validate`` and for
+``init``/``import``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator import atomic, github
+from evaluator.app import Drafted, Outcome, Validation
+from evaluator.core.interop import qrels_text, run_text, trec_problem
+from evaluator.core.measures import outputs as measure_outputs
+from evaluator.core.options import Settings
+from evaluator.core.results import Results, to_dict
+from evaluator.deps import Deps
+from evaluator.errors import EvaluatorError, GitHubError, InputError
+from evaluator.progress import Progress
+from evaluator.render import (
+    COMMENT_LIMIT,
+    COMMENT_MARGIN,
+    render,
+    render_comment,
+    render_summary,
+    render_text,
+)
+from evaluator.runner import Runner, neutralize
+
+
+@dataclass(frozen=True)
+class Written:
+    results: Path | None = None
+    report: Path | None = None
+
+
+def _results_json(results: Results) -> str:
+    return json.dumps(to_dict(results), indent=2) + "\n"
+
+
+def keep_head(results: Results, settings: Settings, deps: Deps,
+              written: Collection[str] = ()) -> None:
+    """After a late failure: the head's results and a plain report, if not written yet."""
+    if not settings.output_dir:
+        return
+    progress = Progress(deps.stderr, quiet=settings.quiet)
+    makers: tuple[tuple[str, Callable[[], str]], ...] = (
+        ("results.json", lambda: _results_json(results)),
+        ("report.md", lambda: render(results)))
+    for name, make in makers:
+        target = Path(settings.output_dir) / name
+        if name in written:
+            continue
+        try:
+            atomic.write_text(target, make())
+            progress.warn(f"kept the finished evaluation in {target}")
+        except Exception as err:
+            progress.warn(f"could not keep {target}: {err}")
+
+
+def write_outputs(outcome: Outcome, report: str, progress: Progress,
+                  written: set[str]) -> Written:
+    """The output folder (created by the application), when ``output_dir`` is set; every
+    file written atomically and recorded in ``written``."""
+    if not outcome.settings.output_dir:
+        return Written()
+    out = Path(outcome.settings.output_dir)
+    out.mkdir(parents=True, exist_ok=True)  # `comment` writes none; `evaluate` made it
+    result = Written(out / "results.json", out / "report.md")
+    atomic.write_text(out / "results.json", _results_json(outcome.results))
+    written.add("results.json")
+    atomic.write_text(out / "report.md", report)
+    written.add("report.md")
+    sides = [outcome.results] + ([outcome.baseline] if outcome.baseline else [])
+    problem = trec_problem(outcome.ground_truth, sides) if outcome.ground_truth else "none"
+    if outcome.ground_truth is not None and problem:
+        progress.warn(f"no TREC export: {problem}")
+    elif outcome.ground_truth is not None:
+        atomic.write_text(out / "qrels.trec", qrels_text(outcome.ground_truth))
+        atomic.write_text(out / "run.trec", run_text(outcome.results, "head"))
+    if outcome.baseline is not None:
+        atomic.write_text(out / "baseline-results.json", _results_json(outcome.baseline))
+        if not problem:
+            atomic.write_text(out / "run.base.trec", run_text(outcome.baseline, "base"))
+    progress(f"wrote {result.results} and {result.report}")
+    return result
+
+
+def step_outputs(results: Results) -> dict[str, str]:
+    """``passed`` and one output per measure that declares one (its overall value)."""
+    metrics = results.overall.metrics
+    out = {"passed": "true" if results.passed else "false"}
+    for name, measure in measure_outputs().items():
+        value = metrics.get(measure.headline_name)
+        out[name] = "" if value is None else f"{value:.4f}"
+    return out
+
+
+def _comment_problem(ctx: github.GitHubContext) -> str | None:
+    if not ctx.token:
+        return "no GitHub token (set GITHUB_TOKEN or the action's github-token input)"
+    if not ctx.repository:
+        return "GITHUB_REPOSITORY is not set"
+    if ctx.pr_number is None:
+        return ("this is not a pull-request event and no --pr was given "
+                f"(event: {ctx.event_name or 'none'})")
+    return None
+
+
+@dataclass
+class _Poster:
+    outcome: Outcome
+    deps: Deps
+    runner: Runner
+    progress: Progress
+    required: bool  # the `comment` command exists to post: failing to is an error
+
+    def skip(self, reason: object, console_extra: str = "") -> None:
+        if self.required:
+            raise reason if isinstance(reason, EvaluatorError) else InputError(
+                f"cannot post the comment: {reason}")
+        self.progress.warn(f"comment not posted: {reason}{console_extra}")
+        self.runner.annotate("warning", f"comment not posted: {reason}")
+
+    def post(self, report: str) -> str | None:
+        """Post or update the sticky comment; its URL, or None with a warning."""
+        settings = self.outcome.settings
+        try:
+            ctx = github.context_from_env(self.deps.env, pr=settings.pr)
+        except EvaluatorError as err:
+            self.skip(err)
+            return None
+        problem = _comment_problem(ctx)
+        if problem:
+            self.skip(problem, "; the report is in the summary")
+            return None
+        assert ctx.pr_number is not None
+        try:
+            client = github.GitHubClient(self.deps.session_factory(), ctx,
+                                         deadline_s=settings.comment_timeout)
+        except EvaluatorError as err:
+            self.skip(err)
+            return None
+        return self._upsert(client, ctx.pr_number, report)
+
+    def _upsert(self, client: github.GitHubClient, pr: int, report: str) -> str | None:
+        settings, outcome = self.outcome.settings, self.outcome
+        template = Path(settings.template) if settings.template else None
+        limit = COMMENT_LIMIT - COMMENT_MARGIN
+        for _attempt in range(3):
+            rendered = render_comment(outcome.results, comparison=outcome.comparison,
+                                      template=template, limit=limit, full=report)
+            try:
+                result = client.upsert_sticky_comment(pr, rendered.text, key=settings.comment_key)
+            except github.CommentTooLong:
+                limit = min(limit, len(rendered.text)) // 2
+                self.progress.warn(f"GitHub refused the comment as too long; shrinking to "
+                                   f"{limit} chars")
+                continue
+            except EvaluatorError as err:
+                self.skip(err)
+                return None
+            verb = "created" if result.created else "updated"
+            self.progress(f"PR #{pr}: comment {verb}: {result.url}")
+            if rendered.dropped:
+                self.progress.warn("the comment leaves out " + " and ".join(rendered.dropped))
+            return str(result.url)
+        reason = "GitHub refused it as too long even after shrinking it three times"
+        if self.required:
+            raise GitHubError(f"comment not posted: {reason}",
+                              hint="use a shorter --template; the report is in the summary")
+        self.skip(reason)
+        return None
+
+
+def _relative(path: Path | None, base: Path | None) -> str:
+    if path is None:
+        return ""
+    if base is None:
+        return str(path)
+    try:
+        return str(path.resolve().relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bool = False,
+            relative_to: Path | None = None) -> None:
+    """Files, console summary, job summary, annotations, comment and step outputs.
+
+    ``relative_to``: step outputs give paths relative to it (the Action's workspace).
+    Whatever fails, an evaluation's results and report stay on disk (:func:`keep_head`)."""
+    written: set[str] = set()
+    try:
+        _publish(outcome, deps, comment=comment, comment_required=comment_required,
+                 relative_to=relative_to, written=written)
+    except BaseException:
+        if outcome.ground_truth is not None:  # an evaluation, not a saved file
+            keep_head(outcome.results, outcome.settings, deps, written)
+        raise
+
+
+def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bool,
+             relative_to: Path | None, written: set[str]) -> None:
+    settings, results, comparison = outcome.settings, outcome.results, outcome.comparison
+    progress = Progress(deps.stderr, quiet=settings.quiet)
+    runner = Runner.from_env(deps.env, stream=deps.stdout)
+    template = Path(settings.template) if settings.template else None
+    report = render(results, comparison=comparison, template=template)
+    paths = write_outputs(outcome, report, progress, written)
+    if outcome.ground_truth is not None:
+        for warning in results.run.warnings:
+            runner.annotate("warning", warning, title="ground truth")
+    print(neutralize(render_text(results, comparison=comparison)), file=deps.stdout, end="")
+    if runner.summary_path is not None:
+        summary = render_summary(results, comparison=comparison, template=template,
+                                 full=report)
+        runner.append_summary(summary.text)
+        if summary.dropped:
+            progress.warn("the job summary leaves out " + " and ".join(summary.dropped)
+                          + " (GitHub's 1 MiB limit); report.md has everything")
+    for violation in results.violations:
+        title = ("retrieval quality floor missed" if violation.kind == "floor"
+                 else "retrieval regression gate failed")
+        runner.annotate("error", violation.message, title=title)
+    url = None
+    if comment:
+        url = _Poster(outcome, deps, runner, progress, comment_required).post(report)
+    results_path = paths.results or outcome.results_file
+    runner.set_outputs(step_outputs(results) | {
+        "results-path": _relative(results_path, relative_to),
+        "report-path": _relative(paths.report, relative_to), "comment-url": url or ""})
+
+
+def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:
+    """Each problem as a line (or a workflow annotation), then the counts on stderr."""
+    runner = Runner(None, None, True, deps.stdout)
+    for problem in validation.problems:
+        if github_format:
+            runner.annotate(problem.severity, problem.render(), file=problem.file,
+                            line=problem.line, title="ground truth")
+        else:
+            print(neutralize(problem.render()), file=deps.stdout)
+    errors = sum(1 for p in validation.problems if p.severity == "error")
+    n = len(validation.ground_truth.queries) if validation.ground_truth else 0
+    print(neutralize(f"{validation.queries}: {n} queries, {errors} error(s), "
+                     f"{len(validation.problems) - errors} warning(s)"), file=deps.stderr)
+
+
+def write_draft(drafted: Drafted, deps: Deps) -> None:
+    """Write the drafted ground truth (never over an existing file) and say so."""
+    doc: dict[str, Any] = drafted.document
+    try:
+        with drafted.target.open("x", encoding="utf-8") as handle:
+            handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    except FileExistsError:
+        raise InputError(f"{drafted.target} already exists; it is never overwritten",
+                         hint="choose another --output, or move the file away") from None
+    except OSError as err:
+        raise InputError(f"cannot write {drafted.target}: {err.strerror}") from None
+    print(neutralize(f"wrote {drafted.target}: {drafted.summary}"), file=deps.stdout)

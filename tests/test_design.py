@@ -1,0 +1,107 @@
+"""The structure stays as designed: one option table, short functions, a thin CLI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from evaluator import optiondocs, settings
+from evaluator.core import options
+from evaluator.core.options import Option, build_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_FUNCTION_LINES = 60
+
+
+def test_generated_docs_and_action_inputs_are_current():
+    assert optiondocs.main(["--check"]) == 0, "run: python -m evaluator.optiondocs"
+
+
+def _functions():
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield f"{path.relative_to(ROOT)}:{node.name}", node.end_lineno - node.lineno + 1
+
+
+def test_no_function_is_longer_than_60_lines():
+    long = {name: n for name, n in _functions() if n > MAX_FUNCTION_LINES}
+    assert not long, long
+
+
+def test_the_cli_is_thin():
+    assert len((ROOT / "evaluator" / "cli.py").read_text().splitlines()) <= 300
+
+
+@pytest.fixture
+def with_deadline(monkeypatch):
+    """The option table with one more row, as an engineer would add it (and nothing else)."""
+    row = Option("deadline", "int", "stop after this many minutes", default=30)
+    table = (*options.OPTIONS, row)
+    monkeypatch.setattr(options, "OPTIONS", table)
+    monkeypatch.setattr(options, "BY_NAME", {o.name: o for o in table})
+    monkeypatch.setattr(options, "BY_FILE_KEY", {o.file_key.replace("-", "_"): o
+                                                 for o in table if o.file_key})
+    monkeypatch.setattr(settings, "OPTIONS", table)
+    monkeypatch.setattr(optiondocs, "OPTIONS", table)
+    return row
+
+
+def test_an_option_added_to_the_table_appears_everywhere(with_deadline, tmp_path):
+    assert options.Settings().deadline == 30
+    args = settings.build_parser().parse_args(["evaluate", str(tmp_path), "--deadline", "45"])
+    assert settings.settings_for("evaluate", settings.flag_values(args, "evaluate")).deadline \
+        == 45
+    assert build_settings([("f.yml", {"deadline": "50"})], file_layer=0).deadline == 50
+    (tmp_path / ".retrieval-eval.yml").write_text("deadline: 55\n")
+    assert settings.settings_for("evaluate", {"path": str(tmp_path)}).deadline == 55
+    command, given, defaults = settings.action_values({"GITHUB_WORKSPACE": str(tmp_path),
+                                                       "INPUT_DEADLINE": "60"})
+    assert command == "evaluate" and given["deadline"] == "60"
+    assert settings.settings_for(command, given, defaults=defaults).deadline == 60
+    assert "`--deadline`" in optiondocs.options_table()
+    assert "stop after this many minutes" in optiondocs.options_table()
+    assert "  deadline:\n" in optiondocs.action_block()
+    with pytest.raises(options.ConfigError, match="deadline: 'soon' is not a whole number"):
+        build_settings([("command line", {"deadline": "soon"})])
+
+
+def test_a_measure_in_the_registry_reaches_scoring_labels_and_outputs():
+    from evaluator.core import measures
+    from evaluator.publish import step_outputs
+
+    assert measures.label("ndcg@10") == "nDCG@10"
+    assert measures.lower_is_better("contradiction")
+    assert "ndcg@3" in measures.metric_names((3,))
+    from tests.factories import make_results
+
+    outputs = step_outputs(make_results(quality=0.9, seed=1))
+    assert set(outputs) == {"passed", *measures.outputs()}
+
+
+# Where the process environment may be touched: ``main`` reads it once; the NeuralMind
+# adapter sets the model folder around its calls into NeuralMind and hands graphify a copy
+# without tokens; the git adapter extends it for one child process (GIT_INDEX_FILE).
+ENVIRON_ALLOWED = {"evaluator/cli.py", "evaluator/neuralmind_index.py", "evaluator/snapshot.py"}
+
+
+def test_nothing_below_main_reads_or_sets_the_process_environment():
+    users = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
+                users.add(str(path.relative_to(ROOT)))
+    assert users <= ENVIRON_ALLOWED, users - ENVIRON_ALLOWED
+
+
+def test_action_yml_inputs_and_outputs_are_the_tables():
+    import yaml
+
+    from evaluator.core import measures
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert list(action["inputs"]) == [o.action_input for o in options.OPTIONS if o.action_input]
+    assert set(measures.outputs()) | set(optiondocs.FIXED_OUTPUTS) == set(action["outputs"])
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["action"]}
