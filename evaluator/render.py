@@ -486,45 +486,6 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
                            "deltas": shape_deltas})
     ordered = _order_queries(results, comparison)
     shown = ordered if detail_limit is None else ordered[:detail_limit]
-    primary = comparison.primary.metric if comparison is not None else "ndcg@5"
-    moves = list(comparison.moves) if comparison is not None else []
-    changed = [m for m in moves if m.changed]
-    counts = tally(moves) if comparison is not None else None
-    head_primary = results.overall.metrics.get(primary)
-    base_primary = None
-    if comparison is not None and primary in comparison.overall:
-        paired = comparison.overall[primary]
-        base_primary, head_primary = paired.base, paired.head
-    lead = lead_line(passed=results.passed, label=label(primary), head_value=head_primary,
-                     base_value=base_primary, counts=counts,
-                     n_questions=len(results.queries), missed=len(results.violations))
-    sig = significance(comparison) if comparison is not None else None
-    policy = extras.floors
-    floor_for = {f.metric: _floor_text(f) for f in policy.aggregate} if policy else {}
-    shape_floor_for = {f.metric: _floor_text(f) for f in policy.per_shape} if policy else {}
-    shape_metrics = list(dict.fromkeys([primary, *(f.metric for f in policy.per_shape)]
-                                       if policy else [primary, "hit_rate"]))
-    shape_table = []
-    for shape, agg in results.shapes.items():
-        shape_deltas = comparison.shapes.get(shape, {}) if comparison else {}
-        for metric in shape_metrics:
-            delta = shape_deltas.get(metric)
-            shape_table.append({"shape": shape, "n": agg.n, "metric": metric,
-                                "label": label(metric), "value": agg.metrics.get(metric),
-                                "base": delta.base if delta else None, "delta": delta,
-                                "floor": shape_floor_for.get(metric, "")})
-    touched = None
-    if extras.changed_files is not None:
-        touched = [{"id": t.id, "shape": t.shape, "question": t.question,
-                    "files": [{"path": f, "grade": g,
-                               "url": Markup(extras.links.url(f)) if extras.links else None}
-                              for f, g in t.files],
-                    "move": _move_view(t.move) if t.move else None}
-                   for t in touched_questions(results, extras.changed_files, moves)]
-    floor_rows = _floor_rows(results, policy) if policy else None
-    trend: list[tuple[str, float]] = []
-    if extras.history is not None:
-        trend = list(history_doc.trend(extras.history, primary, extras.history_count))
     return {
         "title": title,
         "passed": results.passed,
@@ -548,34 +509,99 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "dropped": list(dropped),
         "timings": run.timings,
         "warnings": list(run.warnings),
-        "lead": lead,
+    } | _verdict_context(results, comparison, extras, shown_metrics)
+
+
+def _lead(results: Results, comparison: BaselineComparison | None, primary: str) -> str:
+    head_primary = results.overall.metrics.get(primary)
+    base_primary = None
+    if comparison is not None and primary in comparison.overall:
+        paired = comparison.overall[primary]
+        base_primary, head_primary = paired.base, paired.head
+    return lead_line(passed=results.passed, label=label(primary), head_value=head_primary,
+                     base_value=base_primary,
+                     counts=tally(comparison.moves) if comparison is not None else None,
+                     n_questions=len(results.queries), missed=len(results.violations))
+
+
+def _shape_table(results: Results, comparison: BaselineComparison | None, primary: str,
+                 policy: FloorPolicy | None) -> list[dict[str, Any]]:
+    """Rows (shape × metric): the primary metric and every per-shape floor's metric."""
+    shape_floor_for = {f.metric: _floor_text(f) for f in policy.per_shape} if policy else {}
+    shape_metrics = list(dict.fromkeys([primary, *(f.metric for f in policy.per_shape)]
+                                       if policy else [primary, "hit_rate"]))
+    rows = []
+    for shape, agg in results.shapes.items():
+        shape_deltas = comparison.shapes.get(shape, {}) if comparison else {}
+        for metric in shape_metrics:
+            delta = shape_deltas.get(metric)
+            rows.append({"shape": shape, "n": agg.n, "metric": metric, "label": label(metric),
+                         "value": agg.metrics.get(metric),
+                         "base": delta.base if delta else None, "delta": delta,
+                         "floor": shape_floor_for.get(metric, "")})
+    return rows
+
+
+def _touched(results: Results, moves: Sequence[QuestionMove],
+             extras: Extras) -> list[dict[str, Any]] | None:
+    if extras.changed_files is None:
+        return None
+    link = extras.links
+    return [{"id": t.id, "shape": t.shape, "question": t.question,
+             "files": [{"path": f, "grade": g, "url": Markup(link.url(f)) if link else None}
+                       for f, g in t.files],
+             "move": _move_view(t.move) if t.move else None}
+            for t in touched_questions(results, extras.changed_files, moves)]
+
+
+def _floors_context(results: Results, policy: FloorPolicy | None) -> dict[str, Any]:
+    rows = _floor_rows(results, policy) if policy else None
+    return {
+        "floor_rows": rows,
+        "floors_missed": [f for f in rows or () if not f["held"]],
+        "floors_met": sum(1 for f in rows or () if f["held"]),
+        "floors_tightest": sorted((f for f in rows or () if f["held"]
+                                   and f["margin"] is not None),
+                                  key=lambda f: f["margin"])[:FLOORS_TIGHTEST],
+        "gate_violations": [violation_line(v.scope, v.metric, v.value, v.rule, v.kind)
+                            for v in results.violations if v.kind == "gate"],
+    }
+
+
+def _verdict_context(results: Results, comparison: BaselineComparison | None, extras: Extras,
+                     shown_metrics: Sequence[str]) -> dict[str, Any]:
+    """The verdict-first sections: lead line, changed questions, floors with margins,
+    Value | Base | Δ | Floor tables, statistics, PR-touched questions, charts, trend."""
+    primary = comparison.primary.metric if comparison is not None else "ndcg@5"
+    moves = list(comparison.moves) if comparison is not None else []
+    changed = [m for m in moves if m.changed]
+    sig = significance(comparison) if comparison is not None else None
+    deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
+    floor_for = ({f.metric: _floor_text(f) for f in extras.floors.aggregate}
+                 if extras.floors else {})
+    trend = (list(history_doc.trend(extras.history, primary, extras.history_count))
+             if extras.history is not None else [])
+    return {
+        "lead": _lead(results, comparison, primary),
         "primary": primary,
         "primary_label": label(primary),
         "changed": [_move_view(m) for m in changed[:CHANGED_SHOWN]],
         "changed_total": len(changed),
-        "counts": counts,
+        "counts": tally(moves) if comparison is not None else None,
         "significance": sig,
         "significance_text": significance_sentences(sig, label(primary)) if sig else (),
-        "floor_rows": floor_rows,
-        "floors_missed": [f for f in floor_rows or () if not f["held"]],
-        "floors_met": sum(1 for f in floor_rows or () if f["held"]),
-        "floors_tightest": sorted((f for f in floor_rows or ()
-                                   if f["held"] and f["margin"] is not None),
-                                  key=lambda f: f["margin"])[:FLOORS_TIGHTEST],
-        "gate_violations": [violation_line(v.scope, v.metric, v.value, v.rule, v.kind)
-                            for v in results.violations if v.kind == "gate"],
         "overall_rows": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
                           "base": deltas[m].base if m in deltas else None,
                           "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m),
                           "floor": floor_for.get(m, "")} for m in shown_metrics],
-        "shape_table": shape_table,
-        "touched": touched,
+        "shape_table": _shape_table(results, comparison, primary, extras.floors),
+        "touched": _touched(results, moves, extras),
         "charts": _charts(results, comparison, primary),
         "trend": trend,
         "trend_chart": Markup(chart.trend_chart(label(primary), trend)) if len(trend) >= 2
         else None,
         "mismatch": [d.message for d in extras.mismatch],
-    }
+    } | _floors_context(results, extras.floors)
 
 
 def render(results: Results, *, comparison: BaselineComparison | None = None,

@@ -138,21 +138,27 @@ def compare_results(
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
-    all_notes = list(notes)
-    if added or removed:
-        all_notes.append(f"deltas are paired over the {len(common)} queries on both sides; "
-                         f"{len(added)} added, {len(removed)} removed")
-    if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
-        all_notes.append("the baseline was evaluated with a different version of the ground "
-                         "truth file")
     from evaluator.core.verdict import question_moves  # verdict builds on this module
 
     return BaselineComparison(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
-        removed=removed, primary=primary, notes=tuple(all_notes), detectable=detectable,
-        moves=question_moves(base, head, metric=primary_metric), alpha=alpha,
+        removed=removed, primary=primary,
+        notes=_notes(notes, base, head, common=len(common), added=added, removed=removed),
+        detectable=detectable, moves=question_moves(base, head, metric=primary_metric), alpha=alpha,
     )
+
+
+def _notes(notes: Sequence[str], base: Results, head: Results, *, common: int,
+           added: Sequence[str], removed: Sequence[str]) -> tuple[str, ...]:
+    out = list(notes)
+    if added or removed:
+        out.append(f"deltas are paired over the {common} queries on both sides; "
+                   f"{len(added)} added, {len(removed)} removed")
+    if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
+        out.append("the baseline was evaluated with a different version of the ground truth "
+                   "file")
+    return tuple(out)
 
 
 def check_gates(
