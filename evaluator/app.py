@@ -20,9 +20,10 @@ import yaml
 from evaluator.authoring import candidate_facts, draft_queries, indexable, review_candidates
 from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.core import interop
+from evaluator.core.comparability import SettingDifference, require_comparable
 from evaluator.core.compare import BaselineComparison, check_gates, compare_results
 from evaluator.core.groundtruth import GroundTruth, Problem
-from evaluator.core.measures import headline, shape_columns
+from evaluator.core.measures import effective_k, headline, shape_columns
 from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import Results, from_dict
 from evaluator.deps import Deps
@@ -47,6 +48,7 @@ class Outcome:
     ground_truth: GroundTruth | None = None  # for the TREC export (evaluate only)
     baseline: Results | None = None  # the base side evaluated in this run
     results_file: Path | None = None  # the saved results.json (comment only)
+    mismatch: tuple[SettingDifference, ...] = ()  # baseline settings that differ (warned)
 
     @property
     def passed(self) -> bool:
@@ -161,6 +163,8 @@ def run_evaluate(settings: Settings, deps: Deps, *,
                          if spec and ":" not in spec else None)
     baseline = load_results(regular_file(plan.file, what="baseline file")) \
         if plan.file is not None else None
+    if baseline is not None:
+        precheck_baseline(baseline, settings, deps.library_version())
     prepare_output_dir(settings.output_dir)
     evaluation = evaluate(root, settings, progress=progress, deps=deps, queries_path=queries,
                           base=plan.request)
@@ -172,9 +176,28 @@ def run_evaluate(settings: Settings, deps: Deps, *,
         raise
 
 
+def precheck_baseline(baseline: Results, settings: Settings, library_version: str) -> None:
+    """Refuse a baseline file measured differently, before any work, on what is known before
+    the build (all but the model fingerprint and the backend ``auto`` resolves to, which
+    are checked once the head is built)."""
+    if settings.baseline_mismatch == "warn":
+        return
+    planned = replace(
+        baseline.run, graph_source=settings.graph_source, neuralmind_version=library_version,
+        k_values=effective_k(settings.k), gain=settings.gain.value,
+        threshold=settings.relevance_threshold, judge=None)
+    if settings.backend == "in_memory" or baseline.run.backend == "in_memory":
+        planned = replace(planned, backend=settings.backend)
+    require_comparable(baseline.run, replace(planned, judge=baseline.run.judge))
+
+
 def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: BaselinePlan,
                       settings: Settings) -> Outcome:
     results, notes = evaluation.results, list(evaluation.notes)
+    mismatch: tuple[SettingDifference, ...] = ()
+    if baseline is not None and evaluation.baseline is None:  # a file: measured elsewhere
+        mismatch = require_comparable(baseline.run, results.run,
+                                      mismatch=settings.baseline_mismatch)
     source = f"file {plan.file}" if plan.file is not None else ""
     if evaluation.baseline is not None:
         baseline, source = evaluation.baseline, evaluation.baseline_label or "the base"
@@ -190,7 +213,8 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
                             min_effect=settings.min_effect)
         results = replace(results, violations=results.violations + gates)
     return Outcome(results=results, comparison=comparison, settings=settings,
-                   ground_truth=evaluation.ground_truth, baseline=evaluation.baseline)
+                   ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
+                   mismatch=mismatch)
 
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
@@ -203,9 +227,12 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
         check_template(Path(settings.template))
+    mismatch = (require_comparable(baseline.run, results.run,
+                                   mismatch=settings.baseline_mismatch)
+                if baseline is not None else ())
     comparison = compare(results, baseline, f"file {value}", settings)
     return Outcome(results=results, comparison=comparison, settings=settings,
-                   results_file=results_file)
+                   results_file=results_file, mismatch=mismatch)
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,10 @@ class Git(Protocol):
     def export_commit(self, repo: Path, sha: str, dest: Path, *,
                       skipped: list[str] | None = None) -> tuple[str, ...]: ...
 
+    def changed_files(self, repo: Path, base: str, head: str) -> tuple[str, ...]: ...
+
+    def repo_prefix(self, root: Path) -> str: ...
+
 
 @dataclass(frozen=True)
 class Deps:

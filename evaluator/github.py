@@ -219,6 +219,9 @@ def _read_event(path: str) -> dict[str, Any]:
     return payload
 
 
+read_event = _read_event  # the event payload, for the publishing module
+
+
 def _from_event(event_name: str | None, payload: Mapping[str, Any],
                 path: str) -> tuple[int | None, str | None]:
     """The PR number and head sha an event carries; (None, None) for a non-PR event."""

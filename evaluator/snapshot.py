@@ -454,3 +454,5 @@ class GitRepo:
     merge_base = staticmethod(merge_base)
     file_at = staticmethod(file_at)
     export_commit = staticmethod(export_commit)
+    changed_files = staticmethod(changed_files)
+    repo_prefix = staticmethod(repo_prefix)

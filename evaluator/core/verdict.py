@@ -310,17 +310,21 @@ def _rounded(value: float | None) -> float | None:
     return round(value, 6)
 
 
-def comment_fingerprint(head: Results, *, passed: bool, base: Results | None = None) -> str:
-    """16 hex digits over every question's metrics (head and, if any, baseline) and the
-    verdict: equal fingerprints mean the comment would report the same facts."""
+def comment_fingerprint(head: Results, *, passed: bool, base: Results | None = None,
+                        comparison: BaselineComparison | None = None) -> str:
+    """16 hex digits over every question's metrics (head, and the baseline's when given as
+    results or through ``comparison``'s per-question moves) and the verdict: equal
+    fingerprints mean the comment would report the same facts."""
     def rows(results: Results | None) -> list[object]:
         if results is None:
             return []
         return [[q.id, sorted((k, _rounded(v)) for k, v in q.metrics.items())]
                 for q in sorted(results.queries, key=lambda q: q.id)]
 
-    doc = json.dumps({"passed": passed, "head": rows(head), "base": rows(base)},
-                     sort_keys=True, separators=(",", ":"))
+    moves = [[m.id, _rounded(m.before), _rounded(m.after)]
+             for m in sorted(comparison.moves, key=lambda m: m.id)] if comparison else []
+    doc = json.dumps({"passed": passed, "head": rows(head), "base": rows(base),
+                      "moves": moves}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(doc.encode("utf-8")).hexdigest()[:16]
 
 

@@ -311,3 +311,16 @@ def test_worse_annotations_name_line_and_module():
     assert (qid, line) == ("q3", 17)
     assert "pkg/m3.py rank #1 → not retrieved" in message
     assert worse_annotations(comparison, {})[0][1] is None
+
+
+def test_fingerprint_follows_the_baseline_through_the_comparison():
+    base, head = _runs({})
+    worse_base = results_from_rankings({f"q{i}": _ranking(i, 2) for i in range(8)},
+                                       grades=GRADES, policy=LENIENT)
+    one = compare_results(base, head, source="b", metrics=["ndcg@5"])
+    two = compare_results(worse_base, head, source="b", metrics=["ndcg@5"])
+    assert comment_fingerprint(head, passed=True, comparison=one) != \
+        comment_fingerprint(head, passed=True, comparison=two)
+    assert comment_fingerprint(head, passed=True, comparison=one) == \
+        comment_fingerprint(head, passed=True, comparison=compare_results(
+            base, head, source="other label", metrics=["ndcg@5"]))
