@@ -228,15 +228,24 @@ class _Poster:
     def skip(self, reason: object, console_extra: str = "") -> None:
         if self.required:
             raise reason if isinstance(reason, EvaluatorError) else InputError(
-                f"cannot post the comment: {reason}")
+                f"cannot post the comment: {reason}", hint=PREVIEW_HINT)
         self.progress.warn(f"comment not posted: {reason}{console_extra}")
         self.runner.annotate("warning", f"comment not posted: {reason}")
 
     def post(self, report: str, extras: Extras) -> github.PublishResult | None:
         """Post per the comment mode; what was done, or None with a warning."""
         settings = self.outcome.settings
+        env = self.deps.env
+        if not (env.get("GITHUB_REPOSITORY") or "").strip():
+            # Say everything that is missing at once, not only the first thing.
+            self.skip(_comment_problem(github.GitHubContext(
+                api_url="", repository="", pr_number=settings.pr,
+                token=(env.get("GITHUB_TOKEN") or "").strip() or None,
+                event_name=env.get("GITHUB_EVENT_NAME"), head_sha=None)),
+                "; the report is in the summary")
+            return None
         try:
-            ctx = github.context_from_env(self.deps.env, pr=settings.pr)
+            ctx = github.context_from_env(env, pr=settings.pr)
         except EvaluatorError as err:
             self.skip(err)
             return None
