@@ -55,6 +55,8 @@ class Git(Protocol):
 
     def repo_prefix(self, root: Path) -> str: ...
 
+    def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]: ...
+
 
 @dataclass(frozen=True)
 class Deps:

@@ -250,7 +250,9 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
             progress.warn(build.fallback)
         how = "reused from the cache" if build.cached else (
             f"{build.nodes_embedded} embedded, {build.nodes_reused} reused")
-        progress(f"{label}: index {build.nodes} nodes ({how}) in {build.seconds:.1f}s")
+        resolved = build.backend if options.backend == "auto" else options.backend
+        progress(f"{label}: index {build.nodes} nodes, backend {resolved} ({how}) in "
+                 f"{build.seconds:.1f}s")
         retrievals, query_seconds = _ask_all(setup, index, label, progress)
     finally:
         index.close()
@@ -307,7 +309,9 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
                    started_at=started_at, deps=deps)
-    progress(f"index: backend {options.backend}, graph {options.graph_source}, "
+    backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
+               else options.backend)
+    progress(f"index: backend {backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
     with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         baseline, notes = _run_base(setup, base, skipped=skipped, progress=progress)
@@ -315,9 +319,11 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
         results, _head_notes = _run_side(setup, source=root, files=files,
                                          commit=head_commit_sha, ref=None, label="head",
                                          progress=progress)
+    tree_differs, queries_differ = (deps.git.worktree_state(root, qpath) if head_commit_sha
+                                    else (False, False))
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
-        time.perf_counter() - t0)))
+        time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ))
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
 

@@ -445,6 +445,22 @@ def repo_prefix(root: Path) -> str:
     return prefix if proc.returncode == 0 and prefix and not has_control(prefix) else "."
 
 
+def worktree_state(root: Path, queries: Path) -> tuple[bool, bool]:
+    """``(the files under root differ from HEAD, the ground-truth file differs from HEAD or is
+    not committed)``; ``(False, False)`` outside git."""
+    if not is_git_worktree(root):
+        return False, False
+    tree = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], root,
+                check=False)
+    try:
+        rel = str(queries.resolve().relative_to(root.resolve()))
+    except ValueError:
+        rel = None
+    gt = _git(["status", "--porcelain", "--", rel], root, check=False) if rel else None
+    return (tree.returncode == 0 and bool(tree.stdout.strip()),
+            gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
+
+
 class GitRepo:
     """The real :class:`evaluator.deps.Git`: this module's git functions."""
 
@@ -456,3 +472,4 @@ class GitRepo:
     export_commit = staticmethod(export_commit)
     changed_files = staticmethod(changed_files)
     repo_prefix = staticmethod(repo_prefix)
+    worktree_state = staticmethod(worktree_state)

@@ -59,6 +59,8 @@ class RunInfo:
     judge: str | None = None
     started_at: str = ""
     draft: bool = False
+    tree_differs: bool = False  # the checkout's files differ from ``commit``
+    queries_differ: bool = False  # the ground-truth file differs from ``commit``
     index: Mapping[str, Any] = field(default_factory=dict)
     timings: Mapping[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
@@ -262,7 +264,7 @@ def _run_field(r: _Reader, name: str, value: Any) -> Any:
         return tuple(r.integer(k, where) for k in r.seq(value, where))
     if name == "threshold":
         return r.integer(value, where)
-    if name == "draft":
+    if name in ("draft", "tree_differs", "queries_differ"):
         return r.flag(value, where)
     if name == "index":
         return {r.text(k, where): (r.text(v, f"{where}.{k}") if isinstance(v, str) else v)
