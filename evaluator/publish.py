@@ -184,7 +184,10 @@ def extras_for(outcome: Outcome, deps: Deps, progress: Progress) -> Extras:
         prefix = deps.git.repo_prefix(Path(outcome.settings.path or "."))
         link = links(deps.env.get("GITHUB_SERVER_URL") or "https://github.com", repository,
                      head_sha, prefix)
-    return Extras(floors=outcome.settings.floors, changed_files=changed, links=link,
+    # A saved results file does not record the floor policy it was checked against (the
+    # `comment` command reads no options file): show its violations, not margins of guesses.
+    floors = outcome.settings.floors if outcome.ground_truth is not None else None
+    return Extras(floors=floors, changed_files=changed, links=link,
                   history=_history(outcome, deps, progress), mismatch=outcome.mismatch)
 
 

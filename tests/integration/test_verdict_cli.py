@@ -187,3 +187,18 @@ def test_history_is_recorded_on_default_branch_pushes_and_drawn(sample_repo, cli
              "--output-dir", str(tmp_path / "pr"), env={"GITHUB_EVENT_NAME": "pull_request"})
     assert pr.code in (0, 1)
     assert len(json.loads(history.read_text())["entries"]) == 3
+
+
+def test_a_saved_results_file_shows_its_own_violations_not_default_floor_margins(
+        sample_repo, cli, tmp_path):
+    config = tmp_path / "c.yml"
+    config.write_text("floors: {mrr: 0.99}\nshape-floors: {}\nzero-miss: false\n")
+    out = tmp_path / "o"
+    run = cli("evaluate", str(sample_repo), *FAST, "--config", str(config), "--output-dir",
+              str(out))
+    assert run.code == 1
+    evaluated = (out / "report.md").read_text()
+    assert "floors met" not in evaluated and "floor ≥ 0.99" in evaluated
+    shown = cli("comment", "--results", str(out / "results.json"), "--preview", env={})
+    assert "mrr ≥ 0.99" in shown.stdout
+    assert "margin" not in shown.stdout  # the default floors were not what it was checked on
