@@ -33,6 +33,7 @@ from evaluator.authoring import (
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.core import interop
+from evaluator.core.comparability import SettingDifference, require_comparable
 from evaluator.core.compare import (
     BaselineComparison,
     check_gates,
@@ -41,7 +42,7 @@ from evaluator.core.compare import (
 )
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
-from evaluator.core.measures import headline, shape_columns
+from evaluator.core.measures import effective_k, headline, shape_columns
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import Results, combine_sections, from_dict
@@ -80,6 +81,7 @@ class Outcome:
     baseline: Results | None = None  # the base side evaluated in this run
     results_file: Path | None = None  # the saved results.json (comment only)
     deadline_at: float | None = None  # time.monotonic() by which the comment phase ends
+    mismatch: tuple[SettingDifference, ...] = ()  # baseline settings that differ (warned)
 
     @property
     def passed(self) -> bool:
@@ -257,6 +259,8 @@ def run_evaluate(settings: Settings, deps: Deps, *,
                          if spec and ":" not in spec else None)
     baseline = load_results(regular_file(plan.file, what="baseline file")) \
         if plan.file is not None else None
+    if baseline is not None:
+        precheck_baseline(baseline, settings, deps.library_version())
     prepare_output_dir(settings.output_dir)
     evaluation = _evaluate(root, queries, settings, deps, progress, plan)
     if evaluation.results.is_partial:
@@ -270,9 +274,28 @@ def run_evaluate(settings: Settings, deps: Deps, *,
         raise
 
 
+def precheck_baseline(baseline: Results, settings: Settings, library_version: str) -> None:
+    """Refuse a baseline file measured differently, before any work, on what is known before
+    the build (all but the model fingerprint and the backend ``auto`` resolves to, which
+    are checked once the head is built)."""
+    if settings.baseline_mismatch == "warn":
+        return
+    planned = replace(
+        baseline.run, graph_source=settings.graph_source, neuralmind_version=library_version,
+        k_values=effective_k(settings.k), gain=settings.gain.value,
+        threshold=settings.relevance_threshold, judge=None)
+    if settings.backend == "in_memory" or baseline.run.backend == "in_memory":
+        planned = replace(planned, backend=settings.backend)
+    require_comparable(baseline.run, replace(planned, judge=baseline.run.judge))
+
+
 def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: BaselinePlan,
                       settings: Settings) -> Outcome:
     results, notes = evaluation.results, list(evaluation.notes)
+    mismatch: tuple[SettingDifference, ...] = ()
+    if baseline is not None and evaluation.baseline is None:  # a file: measured elsewhere
+        mismatch = require_comparable(baseline.run, results.run,
+                                      mismatch=settings.baseline_mismatch)
     source = f"file {plan.file}" if plan.file is not None else ""
     if evaluation.baseline is not None:
         baseline, source = evaluation.baseline, evaluation.baseline_label or "the base"
@@ -283,7 +306,8 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
     comparison = compare(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,
-                   ground_truth=evaluation.ground_truth, baseline=evaluation.baseline)
+                   ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
+                   mismatch=mismatch)
 
 
 def merged_base_label(parts: Sequence[tuple[str, Results]]) -> str:
@@ -306,12 +330,16 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
         source = merged_base_label(parts) or "the base"
         notes.append("Both sides use the head's ground truth, so added queries are compared "
                      "fairly.")
-    elif mode == "file" and value:
+    mismatch: tuple[SettingDifference, ...] = ()
+    if merged_base is None and mode == "file" and value:  # a file: measured elsewhere
         baseline = load_results(regular_file(Path(value), what="baseline file"))
         source = f"file {value}"
+        mismatch = require_comparable(baseline.run, results.run,
+                                      mismatch=settings.baseline_mismatch)
     comparison = compare(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
-                   comparison=comparison, settings=settings, baseline=merged_base)
+                   comparison=comparison, settings=settings, baseline=merged_base,
+                   mismatch=mismatch)
 
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
@@ -338,9 +366,13 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
         check_template(Path(settings.template))
+    mismatch = (require_comparable(baseline.run, results.run,
+                                   mismatch=settings.baseline_mismatch)
+                if baseline is not None else ())
     comparison = compare(results, baseline, f"file {value}", settings)
     return Outcome(results=results, comparison=comparison, settings=settings,
-                   results_file=results_file, deadline_at=deadline_at)
+                   results_file=results_file, deadline_at=deadline_at,
+                   mismatch=mismatch)
 
 
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:

@@ -62,19 +62,24 @@ def cmd_evaluate(settings: Settings, deps: Deps, relative_to: Path | None = None
     outcome = app.run_evaluate(
         settings, deps, on_late_failure=lambda results: publish.keep_head(results, settings,
                                                                           deps))
-    publish.publish(outcome, deps, comment=settings.comment, relative_to=relative_to)
+    publish.publish(outcome, deps, comment=settings.comment != "never",
+                    relative_to=relative_to)
     return _exit_code(outcome)
 
 
 def cmd_comment(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
     outcome = app.run_comment(settings, deps)
+    if settings.preview:
+        publish.preview(outcome, deps)
+        return _exit_code(outcome)
     publish.publish(outcome, deps, comment=True, comment_required=True)
     return _exit_code(outcome)
 
 
 def cmd_merge(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
     outcome = app.run_merge(settings, deps)
-    publish.publish(outcome, deps, comment=settings.comment, relative_to=relative_to)
+    publish.publish(outcome, deps, comment=settings.comment != "never",
+                    relative_to=relative_to)
     return _exit_code(outcome)
 
 

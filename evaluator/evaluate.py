@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluator import __version__
+from evaluator.core.comparability import major_minor
 from evaluator.core.floors import check_floors
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.options import Options
@@ -222,6 +223,9 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         commit=commit,
         ref=ref,
         model=setup.model.describe() if options.backend != "in_memory" else None,
+        model_fingerprint=(model_fingerprint(setup.model) if options.backend != "in_memory"
+                           else None),
+        judge=f"neuralmind.ragas {major_minor(setup.deps.library_version())}",
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
@@ -257,7 +261,9 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
             progress.warn(build.fallback)
         how = "reused from the cache" if build.cached else (
             f"{build.nodes_embedded} embedded, {build.nodes_reused} reused")
-        progress(f"{label}: index {build.nodes} nodes ({how}) in {build.seconds:.1f}s")
+        resolved = build.backend if options.backend == "auto" else options.backend
+        progress(f"{label}: index {build.nodes} nodes, backend {resolved} ({how}) in "
+                 f"{build.seconds:.1f}s")
         retrievals, query_seconds = _ask_all(setup, index, label, progress)
     finally:
         index.close()
@@ -336,7 +342,9 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
                    started_at=started_at, deps=deps, universe=modules,
                    select_files=select_files)
-    progress(f"index: backend {options.backend}, graph {options.graph_source}, "
+    backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
+               else options.backend)
+    progress(f"index: backend {backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
     with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         baseline, notes = _run_base(setup, base, skipped=skipped, progress=progress)
@@ -345,9 +353,11 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                                          commit=head_commit_sha, ref=None, label="head",
                                          progress=progress)
     results = _with_references(setup, files, results, progress)
+    tree_differs, queries_differ = (deps.git.worktree_state(root, qpath) if head_commit_sha
+                                    else (False, False))
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
-        time.perf_counter() - t0)))
+        time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ))
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
 

@@ -56,6 +56,9 @@ API_VERSION: Final = "2022-11-28"
 USER_AGENT: Final = f"neuralmind-retrieval-eval/{__version__}"
 MAX_COMMENT_CHARS: Final = 65_536
 MARKER_PREFIX: Final = "neuralmind-retrieval-eval:comment-key="
+STATE_PREFIX: Final = "neuralmind-retrieval-eval:state "
+COMMENT_MODES: Final = ("always", "on-change", "on-failure", "never")
+MAX_HIDE: Final = 5  # previous comments minimized per run (older ones were hidden before)
 DEFAULT_KEY: Final = "default"
 PER_PAGE: Final = 100
 MAX_PAGES: Final = 1_000
@@ -68,6 +71,9 @@ MAX_SINGLE_WAIT: Final = 900.0
 _PR_EVENTS: Final = frozenset({"pull_request", "pull_request_target"})
 _REPO_RE: Final = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _KEY_UNSAFE: Final = re.compile(r"[^A-Za-z0-9._-]")
+_STATE_RE: Final = re.compile(r"<!-- neuralmind-retrieval-eval:state fingerprint=([0-9a-f]{16})"
+                              r"(?: run=([0-9a-f]{16}))? -->")
+_HEX16: Final = re.compile(r"[0-9a-f]{16}")
 _MAX_KEY_CHARS: Final = 64
 _MAX_MESSAGE_CHARS: Final = 300
 _WRITE_METHODS: Final = frozenset({"POST", "PATCH"})
@@ -163,6 +169,33 @@ def _with_marker(body: str, key: str) -> str:
     return body if mark in body else f"{mark}\n{body}"
 
 
+def state_marker(fingerprint: str, run: str | None = None) -> str:
+    """The hidden line that records what a comment reported (``comment: on-change``) and, for
+    ``hide-previous``, which run wrote it. Both values are 16 lowercase hex digits."""
+    for value in (fingerprint, run):
+        if value is not None and not _HEX16.fullmatch(value):
+            raise ValueError(f"expected 16 lowercase hex digits, got {value!r}")
+    suffix = f" run={run}" if run else ""
+    return f"<!-- {STATE_PREFIX}fingerprint={fingerprint}{suffix} -->"
+
+
+def fingerprint_of(body: str) -> str | None:
+    """The fingerprint recorded in a comment's state marker, if any."""
+    match = _STATE_RE.search(body)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    """What :meth:`GitHubClient.publish` did: ``created``, ``updated`` or ``skipped``."""
+
+    action: str
+    reason: str
+    comment: CommentResult | None = None
+    hidden: int = 0
+    hide_error: str | None = None
+
+
 # ----------------------------------------------------------------------------- context
 
 
@@ -193,6 +226,9 @@ def _read_event(path: str) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise GitHubError(f"the GitHub event file {path} is not a JSON object")
     return payload
+
+
+read_event = _read_event  # the event payload, for the publishing module
 
 
 def _from_event(event_name: str | None, payload: Mapping[str, Any],
@@ -590,7 +626,125 @@ class GitHubClient:
                 continue
             return self._result(response, "POST", created=True)
 
+    def publish(self, pr: int, body: str, *, key: str, mode: str = "always",
+                fingerprint: str, failed: bool = False, hide_previous: bool = False,
+                run_id: str | None = None) -> PublishResult:
+        """Post the report according to ``mode``; see the README's "Comment modes".
+
+        * ``always`` — update the sticky comment (or create it);
+        * ``on-change`` — only when ``fingerprint`` differs from the one recorded in the
+          newest marked comment (a question's metrics or the verdict changed); otherwise the
+          old comment stays as it is;
+        * ``on-failure`` — create a comment only when ``failed``; when the check passes an
+          existing comment is still updated, so an old failure report never lingers;
+        * ``never`` — nothing is sent.
+
+        ``hide_previous``: instead of editing in place, post a new comment and minimize the
+        superseded ones (GraphQL ``minimizeComment``, classifier ``OUTDATED``), newest
+        :data:`MAX_HIDE` first. Hiding is best effort: a failure is reported in
+        ``hide_error``, the new comment stands. ``run_id`` (16 hex digits, random by
+        default) marks the new comment so a POST whose answer was lost is found, not repeated.
+        """
+        if mode not in COMMENT_MODES:
+            raise GitHubError(f"comment must be one of {', '.join(COMMENT_MODES)}, not {mode!r}")
+        if mode == "never":
+            return PublishResult("skipped", "comment: never")
+        number = self._pr(pr)
+        mark = marker(key)
+        previous = self._newest_marked(number, mark) if self._token is not None else None
+        if mode == "on-failure" and not failed and previous is None:
+            return PublishResult("skipped", "comment: on-failure, and the check passed")
+        if (mode == "on-change" and previous is not None
+                and fingerprint_of(str(previous.get("body", ""))) == fingerprint):
+            return PublishResult("skipped", "comment: on-change, and nothing changed since "
+                                            "the last comment")
+        if not hide_previous:
+            result = self.upsert_sticky_comment(
+                number, f"{state_marker(fingerprint)}\n{body}", key=key)
+            return PublishResult("created" if result.created else "updated", "posted",
+                                 comment=result)
+        run = run_id or "".join(f"{int(self._random() * 16) & 15:x}" for _ in range(16))
+        created = self._create_once(number, _with_marker(
+            f"{state_marker(fingerprint, run)}\n{body}", key), run)
+        hidden, error = 0, None
+        older = [c for c in self._ours(number, mark) if c.get("id") != created.comment_id]
+        older.sort(key=lambda c: (str(c.get("created_at") or ""), int(c["id"])), reverse=True)
+        for comment in older[:MAX_HIDE]:
+            node = comment.get("node_id")
+            if not isinstance(node, str) or not node:
+                continue
+            try:
+                self.minimize_comment(node)
+            except GitHubError as exc:
+                error = exc.message
+                break
+            hidden += 1
+        return PublishResult("created", "posted", comment=created, hidden=hidden,
+                             hide_error=error)
+
+    def minimize_comment(self, node_id: str) -> None:
+        """Hide one comment as outdated (GraphQL ``minimizeComment``)."""
+        query = ("mutation($id: ID!) { minimizeComment(input: {subjectId: $id, classifier: "
+                 "OUTDATED}) { minimizedComment { isMinimized } } }")
+        url = self._graphql_url()
+        response = self._request("POST", url, body={"query": query,
+                                                    "variables": {"id": node_id}})
+        data = self._json(response, "POST", url)
+        errors = data.get("errors") if isinstance(data, dict) else None
+        if errors or not isinstance(data, dict):
+            detail = "; ".join(str(e.get("message", "")) for e in errors
+                               if isinstance(e, dict)) if isinstance(errors, list) else ""
+            raise GitHubError(f"GitHub GraphQL minimizeComment failed: "
+                              f"{self._clean(detail) or 'no data'}")
+
     # ------------------------------------------------------------------ helpers
+
+    def _graphql_url(self) -> str:
+        """``https://api.github.com/graphql``; on GitHub Enterprise ``…/api/graphql``."""
+        if self._base.endswith("/api/v3"):
+            return self._base[: -len("/v3")] + "/graphql"
+        return f"{self._base}/graphql"
+
+    def _ours(self, pr: int, mark: str) -> list[dict[str, Any]]:
+        marked = [c for c in self.list_comments(pr)
+                  if isinstance(c.get("body"), str) and mark in c["body"]
+                  and _positive_int(c.get("id")) is not None]
+        ours = [c for c in marked if _is_bot(c)]
+        if not ours and marked:
+            me = self._login()
+            ours = [c for c in marked if me is not None and _author(c) == me]
+        return ours
+
+    def _create_once(self, pr: int, full: str, run: str) -> CommentResult:
+        """POST a new comment; after an unknown outcome, look for it (by ``run``) first."""
+        if len(full) > MAX_COMMENT_CHARS:
+            raise CommentTooLong(
+                f"the PR comment is {len(full):,} characters with its marker, over GitHub's "
+                f"limit of {MAX_COMMENT_CHARS:,}", length=len(full))
+        if self._token is None:
+            raise GitHubError("no GitHub token to post the PR comment with",
+                              hint="pass the github-token input or set GITHUB_TOKEN")
+        url = self._url(f"/issues/{pr}/comments")
+        budget = _Budget(self._max_attempts)
+        while True:
+            try:
+                response = self._request("POST", url, body={"body": full}, length=len(full),
+                                         budget=budget, repeatable=False)
+            except _AmbiguousWrite as exc:
+                if budget.exhausted:
+                    raise GitHubError(f"GitHub API POST {self._display(url)} failed after "
+                                      f"{budget.used} attempts: {exc.message}") from None
+                seconds, dictated = exc.wait or (self._backoff(budget.used - 1), False)
+                self._pause(seconds, dictated=dictated, what=f"POST {self._display(url)}")
+                for comment in self.list_comments(pr):
+                    text = comment.get("body")
+                    found = _STATE_RE.search(text) if isinstance(text, str) else None
+                    cid = _positive_int(comment.get("id"))
+                    if found and found.group(2) == run and cid is not None:
+                        return CommentResult(url=str(comment.get("html_url", "")),
+                                             comment_id=cid, created=True)
+                continue
+            return self._result(response, "POST", created=True)
 
     def _url(self, suffix: str) -> str:
         return f"{self._base}/repos/{self._context.repository}{suffix}"
@@ -645,15 +799,7 @@ class GitHubClient:
         when no marked comment is a bot's, those of the token's own user (a personal access
         token: ``GET /user``, asked only then).
         """
-        marked = [c for c in self.list_comments(pr)
-                  if isinstance(c.get("body"), str) and mark in c["body"]
-                  and _positive_int(c.get("id")) is not None]
-        if not marked:
-            return None
-        ours = [c for c in marked if _is_bot(c)]
-        if not ours:
-            me = self._login()
-            ours = [c for c in marked if me is not None and _author(c) == me]
+        ours = self._ours(pr, mark)
         if not ours:
             return None
         return max(ours, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))

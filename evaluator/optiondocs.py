@@ -33,7 +33,14 @@ FIXED_OUTPUTS = {
                    "Empty with `mode: comment`.",
     "comment-url": "URL of the sticky PR comment that was created or updated; empty when none "
                    "was posted (not a pull request, `comment: false`, or a read-only token on "
-                   "a fork pull request)."}
+                   "a fork pull request).",
+    "comment-id": "Id of the PR comment written (empty when none was).",
+    "verdict": "`pass` when every floor and gate was met, else `fail`.",
+    "questions-worse": "Questions whose primary metric got worse than the baseline (empty "
+                       "without one).",
+    "questions-better": "Questions whose primary metric got better.",
+    "questions-unchanged": "Questions whose primary metric did not move.",
+    "primary-delta": "Paired mean change of the primary metric vs the baseline."}
 
 
 def _default(option: Option) -> str:

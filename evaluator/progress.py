@@ -24,5 +24,9 @@ class Progress:
                   flush=True)
 
     def warn(self, message: str) -> None:
-        """Warnings are shown even with ``--quiet``."""
-        print(neutralize(f"warning: {message}"), file=self.stream, flush=True)
+        """Warnings are shown even with ``--quiet``; always one ``warning:`` prefix (a
+        message that already starts with one, such as a rendered ground-truth problem,
+        does not get a second)."""
+        text = message[len("warning:"):].lstrip() if message.lower().startswith(
+            "warning:") else message
+        print(neutralize(f"warning: {text}"), file=self.stream, flush=True)

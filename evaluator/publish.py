@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator import atomic, github
+from evaluator import atomic, github, history_file
 from evaluator.app import Drafted, Judged, Outcome, Validation
+from evaluator.baseline import _pr_shas
+from evaluator.core import verdict
+from evaluator.core.history import History, HistoryError
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
@@ -29,6 +32,8 @@ from evaluator.progress import Progress
 from evaluator.render import (
     COMMENT_LIMIT,
     COMMENT_MARGIN,
+    Extras,
+    links,
     render,
     render_comment,
     render_summary,
@@ -107,14 +112,114 @@ def step_outputs(results: Results) -> dict[str, str]:
 
 
 def _comment_problem(ctx: github.GitHubContext) -> str | None:
+    """Everything missing to post the comment, in one sentence; None when nothing is."""
+    missing = []
     if not ctx.token:
-        return "no GitHub token (set GITHUB_TOKEN or the action's github-token input)"
+        missing.append("no GitHub token (set GITHUB_TOKEN or the action's github-token "
+                       "input)")
     if not ctx.repository:
-        return "GITHUB_REPOSITORY is not set"
+        missing.append("GITHUB_REPOSITORY is not set")
     if ctx.pr_number is None:
-        return ("this is not a pull-request event and no --pr was given "
-                f"(event: {ctx.event_name or 'none'})")
-    return None
+        missing.append("this is not a pull-request event and no --pr was given "
+                       f"(event: {ctx.event_name or 'none'})")
+    return "; ".join(missing) or None
+
+
+PREVIEW_HINT = "see the comment without posting it: retrieval-eval comment --results " \
+               "RESULTS.json --preview"
+
+
+def _default_branch_push(env: Mapping[str, str]) -> bool:
+    """A push to the repository's default branch (the event names it)."""
+    if env.get("GITHUB_EVENT_NAME") != "push" or not env.get("GITHUB_EVENT_PATH"):
+        return False
+    try:
+        event = github.read_event(env["GITHUB_EVENT_PATH"])
+    except EvaluatorError:
+        return False
+    repository = event.get("repository")
+    default = repository.get("default_branch") if isinstance(repository, dict) else None
+    return isinstance(default, str) and env.get("GITHUB_REF") == f"refs/heads/{default}"
+
+
+def _history(outcome: Outcome, deps: Deps, progress: Progress) -> History | None:
+    """The history for the trend; this run is added on a push to the default branch."""
+    if not outcome.settings.history:
+        return None
+    path = Path(outcome.settings.history)
+    try:
+        if outcome.ground_truth is not None and _default_branch_push(deps.env):
+            progress(f"history: adding commit {(outcome.results.run.commit or '')[:12]} "
+                     f"to {path}")
+            return history_file.record(path, outcome.results)
+        return history_file.load(path)
+    except HistoryError as err:
+        progress.warn(f"no trend: {err.message}")
+        return None
+
+
+def _changed_files(outcome: Outcome, deps: Deps, progress: Progress,
+                   shas: tuple[str, str] | None) -> tuple[str, ...] | None:
+    """The PR's changed files (root-relative), or None when they cannot be known."""
+    if outcome.ground_truth is None or outcome.comparison is None:
+        return None
+    base = outcome.baseline.run.commit if outcome.baseline else None
+    base, head = shas or (base, outcome.results.run.commit)
+    if not base or not head:
+        return None
+    root = Path(outcome.settings.path or ".")
+    try:
+        return deps.git.changed_files(root, base, head)
+    except EvaluatorError as err:
+        progress(f"no PR-touched section: {err.message}")
+        return None
+
+
+def extras_for(outcome: Outcome, deps: Deps, progress: Progress) -> Extras:
+    """Floors, the PR's changed files with links, the history and any settings mismatch."""
+    shas = _pr_shas(deps.env)
+    changed = _changed_files(outcome, deps, progress, shas)
+    link = None
+    repository = deps.env.get("GITHUB_REPOSITORY")
+    head_sha = shas[1] if shas else outcome.results.run.commit
+    if changed is not None and repository:
+        prefix = deps.git.repo_prefix(Path(outcome.settings.path or "."))
+        link = links(deps.env.get("GITHUB_SERVER_URL") or "https://github.com", repository,
+                     head_sha, prefix)
+    # A saved results file does not record the floor policy it was checked against (the
+    # `comment` command reads no options file): show its violations, not margins of guesses.
+    floors = outcome.settings.floors if outcome.ground_truth is not None else None
+    return Extras(floors=floors, changed_files=changed, links=link,
+                  history=_history(outcome, deps, progress), mismatch=outcome.mismatch)
+
+
+def comment_body(outcome: Outcome, extras: Extras, *, limit: int, report: str | None = None
+                 ) -> tuple[str, tuple[str, ...]]:
+    """The comment as posted (without the markers the client adds) and what it left out."""
+    settings = outcome.settings
+    template = Path(settings.template) if settings.template else None
+    rendered = render_comment(outcome.results, comparison=outcome.comparison,
+                              template=template, limit=limit, full=report, extras=extras)
+    return rendered.text, rendered.dropped
+
+
+def fingerprint(outcome: Outcome) -> str:
+    return verdict.comment_fingerprint(outcome.results, passed=outcome.passed,
+                                       comparison=outcome.comparison)
+
+
+def preview(outcome: Outcome, deps: Deps) -> None:
+    """Print the exact comment (markers included) to stdout: no token, no network."""
+    progress = Progress(deps.stderr, quiet=outcome.settings.quiet)
+    extras = extras_for(outcome, deps, progress)
+    text, dropped = comment_body(outcome, extras, limit=COMMENT_LIMIT - COMMENT_MARGIN)
+    body = (f"{github.marker(outcome.settings.comment_key)}\n"
+            f"{github.state_marker(fingerprint(outcome))}\n{text}")
+    runner = Runner.from_env(deps.env, stream=deps.stdout)
+    # In a workflow log a line could be read as a workflow command: neutralize it there only.
+    print(neutralize(body) if runner.in_actions else body, file=deps.stdout, end="")
+    if dropped:
+        progress.warn("the comment leaves out " + " and ".join(dropped))
 
 
 @dataclass
@@ -128,15 +233,24 @@ class _Poster:
     def skip(self, reason: object, console_extra: str = "") -> None:
         if self.required:
             raise reason if isinstance(reason, EvaluatorError) else InputError(
-                f"cannot post the comment: {reason}")
+                f"cannot post the comment: {reason}", hint=PREVIEW_HINT)
         self.progress.warn(f"comment not posted: {reason}{console_extra}")
         self.runner.annotate("warning", f"comment not posted: {reason}")
 
-    def post(self, report: str) -> str | None:
-        """Post or update the sticky comment; its URL, or None with a warning."""
+    def post(self, report: str, extras: Extras) -> github.PublishResult | None:
+        """Post per the comment mode; what was done, or None with a warning."""
         settings = self.outcome.settings
+        env = self.deps.env
+        if not (env.get("GITHUB_REPOSITORY") or "").strip():
+            # Say everything that is missing at once, not only the first thing.
+            self.skip(_comment_problem(github.GitHubContext(
+                api_url="", repository="", pr_number=settings.pr,
+                token=(env.get("GITHUB_TOKEN") or "").strip() or None,
+                event_name=env.get("GITHUB_EVENT_NAME"), head_sha=None)),
+                "; the report is in the summary")
+            return None
         try:
-            ctx = github.context_from_env(self.deps.env, pr=settings.pr)
+            ctx = github.context_from_env(env, pr=settings.pr)
         except EvaluatorError as err:
             self.skip(err)
             return None
@@ -158,36 +272,50 @@ class _Poster:
         except EvaluatorError as err:
             self.skip(err)
             return None
-        return self._upsert(client, ctx.pr_number, report)
+        return self._send(client, ctx.pr_number, report, extras)
 
-    def _upsert(self, client: github.GitHubClient, pr: int, report: str) -> str | None:
+    def _send(self, client: github.GitHubClient, pr: int, report: str,
+              extras: Extras) -> github.PublishResult | None:
         settings, outcome = self.outcome.settings, self.outcome
-        template = Path(settings.template) if settings.template else None
+        mode = settings.comment if settings.comment != "never" else "always"
         limit = COMMENT_LIMIT - COMMENT_MARGIN
         for _attempt in range(3):
-            rendered = render_comment(outcome.results, comparison=outcome.comparison,
-                                      template=template, limit=limit, full=report)
+            text, dropped = comment_body(outcome, extras, limit=limit,
+                                         report=report if limit == COMMENT_LIMIT
+                                         - COMMENT_MARGIN else None)
             try:
-                result = client.upsert_sticky_comment(pr, rendered.text, key=settings.comment_key)
+                result = client.publish(pr, text, key=settings.comment_key, mode=mode,
+                                        fingerprint=fingerprint(outcome),
+                                        failed=not outcome.passed,
+                                        hide_previous=settings.hide_previous)
             except github.CommentTooLong:
-                limit = min(limit, len(rendered.text)) // 2
+                limit = min(limit, len(text)) // 2
                 self.progress.warn(f"GitHub refused the comment as too long; shrinking to "
                                    f"{limit} chars")
                 continue
             except EvaluatorError as err:
                 self.skip(err)
                 return None
-            verb = "created" if result.created else "updated"
-            self.progress(f"PR #{pr}: comment {verb}: {result.url}")
-            if rendered.dropped:
-                self.progress.warn("the comment leaves out " + " and ".join(rendered.dropped))
-            return str(result.url)
+            self._say(pr, result, dropped)
+            return result
         reason = "GitHub refused it as too long even after shrinking it three times"
         if self.required:
             raise GitHubError(f"comment not posted: {reason}",
                               hint="use a shorter --template; the report is in the summary")
         self.skip(reason)
         return None
+
+    def _say(self, pr: int, result: github.PublishResult, dropped: tuple[str, ...]) -> None:
+        if result.comment is None:
+            self.progress(f"PR #{pr}: comment not posted ({result.reason})")
+            return
+        self.progress(f"PR #{pr}: comment {result.action}: {result.comment.url}")
+        if result.hidden:
+            self.progress(f"PR #{pr}: {result.hidden} earlier comment(s) minimized")
+        if result.hide_error:
+            self.progress.warn(f"earlier comments not minimized: {result.hide_error}")
+        if dropped:
+            self.progress.warn("the comment leaves out " + " and ".join(dropped))
 
 
 def _relative(path: Path | None, base: Path | None) -> str:
@@ -227,15 +355,18 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
     progress = Progress(deps.stderr, quiet=settings.quiet)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     template = Path(settings.template) if settings.template else None
-    report = render(results, comparison=comparison, template=template)
+    extras = extras_for(outcome, deps, progress)
+    report = render(results, comparison=comparison, template=template, extras=extras)
     paths = write_outputs(outcome, report, progress, written)
     if outcome.ground_truth is not None:
         for warning in results.run.warnings:
             runner.annotate("warning", warning, title="ground truth")
+    for difference in outcome.mismatch:
+        progress.warn(f"the baseline is not comparable: {difference.message}")
     print(neutralize(render_text(results, comparison=comparison)), file=deps.stdout, end="")
     if runner.summary_path is not None:
         summary = render_summary(results, comparison=comparison, template=template,
-                                 full=report)
+                                 full=report, extras=extras)
         runner.append_summary(summary.text)
         if summary.dropped:
             progress.warn("the job summary leaves out " + " and ".join(summary.dropped)
@@ -244,13 +375,39 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
         title = ("retrieval quality floor missed" if violation.kind == "floor"
                  else "retrieval regression gate failed")
         runner.annotate("error", violation.message, title=title)
-    url = None
+    _annotate_worse(outcome, runner, relative_to)
+    posted = None
     if comment:
-        url = _Poster(outcome, deps, runner, progress, comment_required).post(report)
+        required = comment_required or not runner.in_actions
+        posted = _Poster(outcome, deps, runner, progress, required).post(report, extras)
+    written_comment = posted.comment if posted is not None else None
     results_path = paths.results or outcome.results_file
-    runner.set_outputs(step_outputs(results) | {
+    runner.set_outputs(step_outputs(results) | verdict.step_outputs(
+        passed=results.passed, comparison=comparison,
+        comment_id=written_comment.comment_id if written_comment else None) | {
         "results-path": _relative(results_path, relative_to),
-        "report-path": _relative(paths.report, relative_to), "comment-url": url or ""})
+        "report-path": _relative(paths.report, relative_to),
+        "comment-url": written_comment.url if written_comment else ""})
+
+
+MAX_GROUND_TRUTH_BYTES = 16 * 1024 * 1024
+
+
+def _annotate_worse(outcome: Outcome, runner: Runner, relative_to: Path | None) -> None:
+    """A ``::warning`` on the ground-truth line of each question that got worse."""
+    if outcome.comparison is None or not runner.in_actions:
+        return
+    queries = Path(outcome.settings.path or ".") / outcome.results.run.queries_file
+    try:
+        with queries.open("rb") as handle:
+            text = handle.read(MAX_GROUND_TRUTH_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        text = ""
+    lines = verdict.question_lines(text)
+    shown = _relative(queries, relative_to.resolve() if relative_to else Path.cwd())
+    for _qid, line, message in verdict.worse_annotations(outcome.comparison, lines):
+        runner.annotate("warning", message, title="question got worse", file=shown,
+                        line=line)
 
 
 def _part_line(results: Results) -> str:

@@ -14,13 +14,15 @@ goes to the job summary and to a file.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 import jinja2
 import jinja2.exceptions
@@ -28,11 +30,23 @@ import jinja2.filters
 import jinja2.sandbox
 from markupsafe import Markup
 
-from evaluator.core import measures
-from evaluator.core.compare import MOVER_METRIC, BaselineComparison, MetricDelta
+from evaluator.core import chart, measures
+from evaluator.core import history as history_doc
+from evaluator.core.comparability import SettingDifference
+from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
+from evaluator.core.compare import BaselineComparison, MetricDelta
+from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
 from evaluator.core.systems import SystemTable, system_table
+from evaluator.core.verdict import (
+    QuestionMove,
+    lead_line,
+    significance,
+    significance_sentences,
+    tally,
+    touched_questions,
+)
 from evaluator.errors import InputError
 
 COMMENT_LIMIT = 65_536
@@ -61,6 +75,93 @@ def md_escape(value: object) -> str:
     """
     text = " ".join(str(value).split())
     return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
+
+
+_BACKTICKS = re.compile(r"`+")
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def md_code(value: object) -> Markup:
+    """User text as an inline code span: readable (no backslash escapes) and inert.
+
+    Nothing inside a code span is Markdown or HTML, so it cannot open a tag, a link or a
+    mention. Whitespace runs (newlines) become one space; the fence is one backtick longer
+    than the longest run inside (CommonMark), padded when the text starts or ends with a
+    backtick; ``|`` is written ``\\|`` so a table cell stays one cell (GFM tables honour that
+    escape inside code spans).
+    """
+    text = " ".join(str(value).split())
+    if not text:
+        return Markup("` `")
+    longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return Markup(f"{fence}{pad}{text.replace('|', chr(92) + '|')}{pad}{fence}")
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where a file of the head commit lives on GitHub: ``{server}/{repo}/blob/{sha}/{path}``.
+
+    Built by :func:`links` only from values that pass validation (an http(s) server with no
+    path, ``owner/name``, a hex sha), so a link can never carry Markdown or a script URL.
+    """
+
+    server: str
+    repository: str
+    sha: str
+    root: str = "."
+
+    def url(self, path: str) -> str:
+        full = PurePosixPath(self.root) / path if self.root not in ("", ".") else path
+        return (f"{self.server}/{self.repository}/blob/{self.sha}/"
+                f"{quote(str(full), safe='/-._~')}")
+
+
+_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_SHA = re.compile(r"[0-9a-f]{7,64}")
+
+
+def links(server: str | None, repository: str | None, sha: str | None,
+          root: str = ".") -> Links | None:
+    """:class:`Links` when all three values are present and well-formed, else ``None``."""
+    if not (server and repository and sha):
+        return None
+    parts = urlsplit(server.rstrip("/"))
+    if (parts.scheme not in ("https", "http") or not parts.netloc or parts.path
+            or parts.query or parts.fragment or not re.fullmatch(r"[A-Za-z0-9.:-]+",
+                                                                   parts.netloc)):
+        return None
+    if not _REPO.fullmatch(repository) or not _SHA.fullmatch(sha.lower()):
+        return None
+    clean_root = str(PurePosixPath(root)) if root and ".." not in PurePosixPath(root).parts \
+        else "."
+    return Links(f"{parts.scheme}://{parts.netloc}", repository, sha.lower(), clean_root)
+
+
+@dataclass(frozen=True)
+class Extras:
+    """What the report shows beyond one results file (all optional).
+
+    ``floors``: the floor policy, to show every floor with its margin (else only the missed
+    ones, from the results). ``changed_files``: the pull request's changed files relative
+    to the evaluated root (``None``: unknown, no section). ``links``: where to link them.
+    ``history``: the default branch's headline history (a trend chart of the last
+    ``history_count`` commits). ``mismatch``: baseline settings that differ (a warning
+    banner; ``baseline-mismatch: warn``).
+    """
+
+    floors: FloorPolicy | None = None
+    changed_files: tuple[str, ...] | None = None
+    links: Links | None = None
+    history: history_doc.History | None = None
+    history_count: int = 20
+    mismatch: tuple[SettingDifference, ...] = ()
+
+
+CHANGED_SHOWN = 10
+FLOORS_TIGHTEST = 3
+CHART_QUESTIONS = 20
 
 
 def _finalize(value: object) -> object:
@@ -120,6 +221,17 @@ def fmt_delta(delta: MetricDelta | None) -> Markup:
     number = f"{d:+,.0f}" if tokens else f"{d:+.3f}"
     word = "better" if delta.improved else "worse"
     return Markup(f"{arrow} {number.replace('-', '−')} ({word})")
+
+
+def fmt_blank_delta(delta: MetricDelta | None, *, words: bool = False) -> Markup:
+    """``↓ −0.016`` (``words``: ``↓ −0.016 (worse)``) for a table cell; blank when nothing
+    moved at three decimals, or when there is nothing to compare."""
+    text = str(fmt_delta(delta) if words else fmt_delta_short(delta))
+    return Markup("") if text in ("→ ±0", "n/a") else Markup(text)
+
+
+def fmt_rank(rank: int | None) -> Markup:
+    return Markup("not retrieved" if rank is None else f"#{rank}")
 
 
 @dataclass(frozen=True)
@@ -224,7 +336,8 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(md=lambda v: Markup(md_escape(v)), value=fmt_value, delta=fmt_delta,
+    env.filters.update(md=lambda v: Markup(md_escape(v)), code=md_code, value=fmt_value,
+                       delta=fmt_delta, blank_delta=fmt_blank_delta, rank=fmt_rank,
                        delta_short=fmt_delta_short, signed=fmt_signed,
                        label=lambda m: Markup(md_escape(label(m))))
     if template is not None:
@@ -278,10 +391,9 @@ def _order_queries(results: Results, comparison: BaselineComparison | None) -> l
     """Newly failing, newly passing, biggest movers first; then the rest, worst nDCG first."""
     first: list[str] = []
     if comparison is not None:
-        first = [c.id for c in (*comparison.newly_failing, *comparison.newly_passing,
-                                *comparison.movers)]
+        first = [m.id for m in comparison.moves if m.changed]
     rest = sorted((q for q in results.queries if q.id not in first),
-                  key=lambda q: (q.metrics.get(MOVER_METRIC) or 0.0, q.id))
+                  key=lambda q: (q.metrics.get(_ORDER_METRIC) or 0.0, q.id))
     head = [q for i in dict.fromkeys(first) if (q := results.query(i)) is not None]
     return head + rest
 
@@ -360,10 +472,69 @@ def systems_view(results: Results, *, alpha: float = 0.05,
             for shape in shapes]
 
 
+def _margin(floor: Floor, value: float | None) -> float | None:
+    """How far ``value`` is on the safe side of ``floor`` (negative: missed by that much)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return value - floor.value if floor.op in (">=", ">") else floor.value - value
+
+
+def _floor_text(floor: Floor) -> Markup:
+    """``≥ 0.5`` — built from the parsed operator and number only, so it needs no escaping."""
+    op = {">=": "≥", "<=": "≤"}.get(floor.op, floor.op)
+    return Markup(f"{op} {floor.value:g}")
+
+
+def _floor_rows(results: Results, policy: FloorPolicy) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    scopes: list[tuple[str, Mapping[str, float | None], Sequence[Floor]]] = [
+        ("overall", results.overall.metrics, policy.aggregate)]
+    scopes += [(f"shape {s}", a.metrics, policy.per_shape) for s, a in results.shapes.items()]
+    for scope, metrics, floors in scopes:
+        for floor in floors:
+            value = metrics.get(floor.metric)
+            rows.append({"scope": scope, "metric": floor.metric, "label": label(floor.metric),
+                         "value": value, "rule": _floor_text(floor), "held": floor.holds(value),
+                         "margin": _margin(floor, value), "misses": []})
+    if policy.zero_miss:
+        misses = [q.id for q in results.queries if q.metrics.get(ZERO_MISS_METRIC) == 0.0]
+        rows.append({"scope": "every question", "metric": ZERO_MISS_METRIC,
+                     "label": label(ZERO_MISS_METRIC), "value": None,
+                     "rule": Markup("> 0"), "held": not misses, "margin": None, "misses": misses})
+    return rows
+
+
+def _move_view(m: QuestionMove) -> dict[str, Any]:
+    return {"id": m.id, "question": m.question, "shape": m.shape, "metric": m.metric,
+            "label": label(m.metric), "before": m.before, "after": m.after,
+            "delta": m.delta, "direction": m.direction, "module": m.module, "grade": m.grade,
+            "rank_before": m.rank_before, "rank_after": m.rank_after,
+            "entered": list(m.entered), "left": list(m.left),
+            "icon": {"worse": "❌", "better": "✅"}.get(m.direction, "➖")}
+
+
+def _charts(results: Results, comparison: BaselineComparison | None,
+            primary: str) -> list[Markup]:
+    shapes = list(results.shapes)
+    head = [results.shapes[s].metrics.get(primary) for s in shapes]
+    base = None
+    if comparison is not None:
+        base = [(comparison.shapes.get(s, {}).get(primary) or MetricDelta(primary, None, None))
+                .base for s in shapes]
+    out = [Markup(chart.shape_chart(label(primary), shapes, head, base))] if shapes else []
+    if comparison is not None:
+        changed = [m for m in comparison.moves if m.changed][:CHART_QUESTIONS]
+        if len(changed) >= 2:  # one changed question is said in full by the list above
+            out.append(Markup(chart.delta_chart(label(primary), [m.id for m in changed],
+                                                [m.delta for m in changed])))
+    return out
+
+
 def context(results: Results, *, comparison: BaselineComparison | None = None,
             detail_limit: int | None = None, dropped: Sequence[str] = (),
-            title: str = "Retrieval quality") -> dict[str, Any]:
+            title: str = "Retrieval quality", extras: Extras | None = None) -> dict[str, Any]:
     """The template's variables (documented in templates/comment.md.j2)."""
+    extras = extras or Extras()
     run = results.run
     overall = results.overall.metrics
     shown_metrics = [m for m in HEADLINE if m in overall]
@@ -399,21 +570,115 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "warnings": list(run.warnings),
         "judge_check": results.judge_check,
         "systems": systems_view(results),
+    } | _verdict_context(results, comparison, extras, shown_metrics)
+
+
+def _lead(results: Results, comparison: BaselineComparison | None, primary: str) -> str:
+    head_primary = results.overall.metrics.get(primary)
+    base_primary = None
+    if comparison is not None and primary in comparison.overall:
+        paired = comparison.overall[primary]
+        base_primary, head_primary = paired.base, paired.head
+    return lead_line(passed=results.passed, label=label(primary), head_value=head_primary,
+                     base_value=base_primary,
+                     counts=tally(comparison.moves) if comparison is not None else None,
+                     n_questions=len(results.queries), missed=len(results.violations))
+
+
+def _shape_table(results: Results, comparison: BaselineComparison | None, primary: str,
+                 policy: FloorPolicy | None) -> list[dict[str, Any]]:
+    """Rows (shape × metric): the primary metric and every per-shape floor's metric."""
+    shape_floor_for = {f.metric: _floor_text(f) for f in policy.per_shape} if policy else {}
+    shape_metrics = list(dict.fromkeys([primary, *(f.metric for f in policy.per_shape)]
+                                       if policy else [primary, "hit_rate"]))
+    rows = []
+    for shape, agg in results.shapes.items():
+        shape_deltas = comparison.shapes.get(shape, {}) if comparison else {}
+        for metric in shape_metrics:
+            delta = shape_deltas.get(metric)
+            rows.append({"shape": shape, "n": agg.n, "metric": metric, "label": label(metric),
+                         "value": agg.metrics.get(metric),
+                         "base": delta.base if delta else None, "delta": delta,
+                         "floor": shape_floor_for.get(metric, "")})
+    return rows
+
+
+def _touched(results: Results, moves: Sequence[QuestionMove],
+             extras: Extras) -> list[dict[str, Any]] | None:
+    if extras.changed_files is None:
+        return None
+    link = extras.links
+    return [{"id": t.id, "shape": t.shape, "question": t.question,
+             "files": [{"path": f, "grade": g, "url": Markup(link.url(f)) if link else None}
+                       for f, g in t.files],
+             "move": _move_view(t.move) if t.move else None}
+            for t in touched_questions(results, extras.changed_files, moves)]
+
+
+def _floors_context(results: Results, policy: FloorPolicy | None) -> dict[str, Any]:
+    rows = _floor_rows(results, policy) if policy else None
+    return {
+        "floor_rows": rows,
+        "floors_missed": [f for f in rows or () if not f["held"]],
+        "floors_met": sum(1 for f in rows or () if f["held"]),
+        "floors_tightest": sorted((f for f in rows or () if f["held"]
+                                   and f["margin"] is not None),
+                                  key=lambda f: f["margin"])[:FLOORS_TIGHTEST],
+        "gate_violations": [violation_line(v.scope, v.metric, v.value, v.rule, v.kind)
+                            for v in results.violations if v.kind == "gate"],
     }
+
+
+def _verdict_context(results: Results, comparison: BaselineComparison | None, extras: Extras,
+                     shown_metrics: Sequence[str]) -> dict[str, Any]:
+    """The verdict-first sections: lead line, changed questions, floors with margins,
+    Value | Base | Δ | Floor tables, statistics, PR-touched questions, charts, trend."""
+    primary = comparison.primary.metric if comparison is not None else "ndcg@5"
+    moves = list(comparison.moves) if comparison is not None else []
+    changed = [m for m in moves if m.changed]
+    sig = significance(comparison) if comparison is not None else None
+    deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
+    floor_for = ({f.metric: _floor_text(f) for f in extras.floors.aggregate}
+                 if extras.floors else {})
+    trend = (list(history_doc.trend(extras.history, primary, extras.history_count))
+             if extras.history is not None else [])
+    return {
+        "lead": _lead(results, comparison, primary),
+        "primary": primary,
+        "primary_label": label(primary),
+        "changed": [_move_view(m) for m in changed[:CHANGED_SHOWN]],
+        "changed_total": len(changed),
+        "counts": tally(moves) if comparison is not None else None,
+        "significance": sig,
+        "significance_text": significance_sentences(sig, label(primary)) if sig else (),
+        "overall_rows": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
+                          "base": deltas[m].base if m in deltas else None,
+                          "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m),
+                          "floor": floor_for.get(m, "")} for m in shown_metrics],
+        "shape_table": _shape_table(results, comparison, primary, extras.floors),
+        "touched": _touched(results, moves, extras),
+        "charts": _charts(results, comparison, primary),
+        "trend": trend,
+        "trend_chart": Markup(chart.trend_chart(label(primary), trend)) if len(trend) >= 2
+        else None,
+        "mismatch": [d.message for d in extras.mismatch],
+    } | _floors_context(results, extras.floors)
 
 
 def render(results: Results, *, comparison: BaselineComparison | None = None,
            template: Path | None = None, name: str = "comment.md.j2",
-           detail_limit: int | None = None, dropped: Sequence[str] = ()) -> str:
+           detail_limit: int | None = None, dropped: Sequence[str] = (),
+           extras: Extras | None = None) -> str:
     env = environment(template, markdown=name.endswith(".md.j2"))
     target = template.name if template is not None else name
     try:
         tmpl = env.get_template(target)
         values = context(results, comparison=comparison, detail_limit=detail_limit,
-                         dropped=dropped)
-        if template is None:
-            return tmpl.render(**values)
-        return _render_budgeted(tmpl, env, values)
+                         dropped=dropped, extras=extras)
+        text = tmpl.render(**values) if template is None else _render_budgeted(tmpl, env,
+                                                                               values)
+        # Blank-line runs are one paragraph break in Markdown; keep the source tidy.
+        return _BLANK_RUNS.sub("\n\n", text) if name.endswith(".md.j2") else text
     except TemplateBudgetExceeded as err:
         raise InputError(f"template {template} stopped: {err}",
                          hint="simplify the template") from None
@@ -442,12 +707,13 @@ def render_text(results: Results, *, comparison: BaselineComparison | None = Non
 def render_comment(results: Results, *, comparison: BaselineComparison | None = None,
                    template: Path | None = None,
                    limit: int = COMMENT_LIMIT - COMMENT_MARGIN,
-                   size: Callable[[str], int] = len, full: str | None = None) -> Rendered:
+                   size: Callable[[str], int] = len, full: str | None = None,
+                   extras: Extras | None = None) -> Rendered:
     """The comment body within ``limit`` (``size``: characters by default), dropping detail
     step by step. ``full``: the full report when the caller rendered it already."""
     dropped: list[str] = []
     text = full if full is not None else render(results, comparison=comparison,
-                                                template=template)
+                                                template=template, extras=extras)
     if size(text) <= limit:
         return Rendered(text, ())
     total = len(results.queries)
@@ -458,12 +724,12 @@ def render_comment(results: Results, *, comparison: BaselineComparison | None = 
         dropped = [f"per-query details beyond the worst {step} of {total} queries"
                    if step else "the per-query section"]
         text = render(results, comparison=comparison, template=template, detail_limit=step,
-                      dropped=dropped)
+                      dropped=dropped, extras=extras)
         if size(text) <= limit:
             return Rendered(text, tuple(dropped))
     dropped = ["the per-query section", "the per-shape table"]
     text = render(results, comparison=comparison, template=template, detail_limit=0,
-                  dropped=dropped)
+                  dropped=dropped, extras=extras)
     if size(text) > limit:
         marker = "\n\n…(truncated to fit a GitHub comment; the full report is in the job summary)"
         while size(text) + size(marker) > limit and text:
@@ -477,11 +743,12 @@ SUMMARY_LIMIT = 1024 * 1024 - 4096  # GitHub's step summary: at most 1 MiB (byte
 
 
 def render_summary(results: Results, *, comparison: BaselineComparison | None = None,
-                   template: Path | None = None, full: str | None = None) -> Rendered:
+                   template: Path | None = None, full: str | None = None,
+                   extras: Extras | None = None) -> Rendered:
     """The job-summary report: the full report, shrunk like the comment if over 1 MiB."""
     return render_comment(results, comparison=comparison, template=template,
                           limit=SUMMARY_LIMIT, size=lambda text: len(text.encode("utf-8")),
-                          full=full)
+                          full=full, extras=extras)
 
 
 def check_template(template: Path) -> None:

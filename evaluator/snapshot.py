@@ -396,6 +396,71 @@ def export_commit(repo: Path, sha: str, dest: Path, *,
     return checkout_files(dest, use_git=False, skipped=skipped)
 
 
+MAX_CHANGED_FILES = 20_000
+
+
+def changed_files(repo: Path, base: str, head: str) -> tuple[str, ...]:
+    """The files a pull request changes: ``git diff base...head`` (since their merge base),
+    relative to ``repo`` (which may be a subfolder; files outside it are left out).
+
+    Renames count as a deletion and an addition, so both paths are listed. Refs are passed
+    after ``--end-of-options`` and paths are closed with ``--``, so no ref can act as an
+    option. Names that are not valid UTF-8 or hold control characters are left out (they
+    cannot be graded by a ground truth). At most :data:`MAX_CHANGED_FILES` names.
+    """
+    for ref in (base, head):
+        if not ref or ref.startswith("-") or has_control(ref):
+            raise GitError(f"{ref!r} is not a git ref")
+    proc = _git(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                 "--no-textconv", "--relative", "--end-of-options", f"{base}...{head}", "--"],
+                repo, check=False)
+    if proc.returncode != 0:
+        detail = proc.stderr.decode(errors="replace").strip().splitlines()
+        hint = SHALLOW_HINT if is_shallow(repo) else None
+        raise GitError(f"cannot list the files changed between {base[:12]} and {head[:12]}: "
+                       f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}", hint=hint)
+    names = []
+    for raw in proc.stdout.split(b"\0"):
+        if not raw:
+            continue
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if has_control(name):
+            continue
+        names.append(PurePosixPath(name).as_posix())
+        if len(names) >= MAX_CHANGED_FILES:
+            break
+    return tuple(dict.fromkeys(names))
+
+
+def repo_prefix(root: Path) -> str:
+    """``root``'s path inside its repository (``"."`` at the top or outside git), for links
+    to the files of a commit."""
+    if not is_git_worktree(root):
+        return "."
+    proc = _git(["rev-parse", "--show-prefix"], root, check=False)
+    prefix = proc.stdout.decode(errors="replace").strip().strip("/")
+    return prefix if proc.returncode == 0 and prefix and not has_control(prefix) else "."
+
+
+def worktree_state(root: Path, queries: Path) -> tuple[bool, bool]:
+    """``(the files under root differ from HEAD, the ground-truth file differs from HEAD or is
+    not committed)``; ``(False, False)`` outside git."""
+    if not is_git_worktree(root):
+        return False, False
+    tree = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], root,
+                check=False)
+    try:
+        rel = str(queries.resolve().relative_to(root.resolve()))
+    except ValueError:
+        rel = None
+    gt = _git(["status", "--porcelain", "--", rel], root, check=False) if rel else None
+    return (tree.returncode == 0 and bool(tree.stdout.strip()),
+            gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
+
+
 class GitRepo:
     """The real :class:`evaluator.deps.Git`: this module's git functions."""
 
@@ -405,3 +470,6 @@ class GitRepo:
     merge_base = staticmethod(merge_base)
     file_at = staticmethod(file_at)
     export_commit = staticmethod(export_commit)
+    changed_files = staticmethod(changed_files)
+    repo_prefix = staticmethod(repo_prefix)
+    worktree_state = staticmethod(worktree_state)

@@ -72,3 +72,39 @@ def make_results(*, n: int = 9, shapes: Sequence[str] = ("focused", "cross-file"
     run = make_run(commit=commit)
     return Results(run=run, overall=overall, shapes=per_shape, queries=rows,
                    violations=check_floors(policy, overall=overall, shapes=per_shape, rows=rows))
+
+
+def results_from_rankings(rankings: dict[str, Sequence[str]], *,
+                          grades: dict[str, dict[str, int]],
+                          shapes: dict[str, str] | None = None,
+                          questions: dict[str, str] | None = None,
+                          policy: FloorPolicy = DEFAULT_POLICY,
+                          commit: str = "0123456789abcdef0123456789abcdef01234567",
+                          **run_overrides: object) -> Results:
+    """Results with exactly these rankings per question (facts all found): for tests that
+    need a specific question to move."""
+    from dataclasses import replace
+
+    queries, retrievals = [], {}
+    for qid, ranking in rankings.items():
+        facts = (f"{qid} fact one", f"{qid} fact two")
+        shape = (shapes or {}).get(qid, "focused")
+        text = (questions or {}).get(qid, f"Where is {qid} handled?")
+        queries.append(Query(qid, text, shape, grades[qid], facts))
+        retrievals[qid] = Retrieval(
+            query_id=qid, ranked_modules=tuple(ranking), context_tokens=500, token_reduction=8.0,
+            latency_ms=3.0, faithfulness=Faithfulness(1.0, 0.0, 1.0, facts, ()))
+    ground_truth = GroundTruth("retrieval_queries.json", tuple(queries))
+    rows = score_all(ground_truth, retrievals, ScoringOptions())
+    overall = aggregate(rows)
+    per_shape = by_shape(rows, ground_truth.shapes)
+    run = RunInfo(tool_version="0.1.0", neuralmind_version="4.22.1", backend="turbovec",
+                  graph_source="builtin", k_values=(1, 3, 5, 10), gain="exponential",
+                  threshold=1, queries_file="retrieval_queries.json", queries_sha256="0" * 64,
+                  commit=commit, started_at="2026-01-01T00:00:00+00:00",
+                  model_fingerprint="5f0c2a9be1d34c77",
+                  timings={"build_s": 1.0, "queries_s": 0.2, "overhead_s": 0.05,
+                           "total_s": 1.25})
+    run = replace(run, **run_overrides)  # type: ignore[arg-type]
+    return Results(run=run, overall=overall, shapes=per_shape, queries=rows,
+                   violations=check_floors(policy, overall=overall, shapes=per_shape, rows=rows))

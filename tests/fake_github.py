@@ -3,6 +3,10 @@
 It keeps issue comments in memory, paginates with absolute ``Link`` URLs built from the
 request's Host, records every request and can be scripted to answer errors, rate limits and
 slow responses. Shared by the client, CLI and end-to-end tests.
+
+``POST /graphql`` (and ``/api/graphql``) serves the one mutation the client sends,
+``minimizeComment``: the comment with that ``node_id`` gets ``minimized`` and the
+classifier; an unknown id answers GraphQL's 200 with ``errors``, like GitHub.
 """
 
 from __future__ import annotations
@@ -155,6 +159,8 @@ class FakeGitHub:
               body: Any) -> tuple[int, Any, dict[str, str]]:
         parts = urlsplit(h.path)
         with self.lock:
+            if parts.path in ("/graphql", "/api/graphql") and h.command == "POST":
+                return self.graphql(body)
             if parts.path == "/user" and h.command == "GET":
                 if self.token_login is None:
                     return 403, {"message": "Resource not accessible by integration"}, {}
@@ -227,11 +233,27 @@ class FakeGitHub:
                                "size_in_bytes": len(data), "expired": name in expired})
                 self.zips[self.next_id] = data
 
+    def graphql(self, body: Any) -> tuple[int, Any, dict[str, str]]:
+        query = body.get("query", "") if isinstance(body, dict) else ""
+        variables = body.get("variables", {}) if isinstance(body, dict) else {}
+        if "minimizeComment" not in query or "OUTDATED" not in query:
+            return 200, {"errors": [{"message": "this fake serves minimizeComment only"}]}, {}
+        node = variables.get("id")
+        for comment in self.comments.values():
+            if comment["node_id"] == node:
+                comment["minimized"] = "OUTDATED"
+                return 200, {"data": {"minimizeComment": {
+                    "minimizedComment": {"isMinimized": True}}}}, {}
+        return 200, {"data": None, "errors": [
+            {"type": "NOT_FOUND", "message": f"Could not resolve to a node with the global id "
+                                             f"of '{node}'"}]}, {}
+
     def _create(self, issue: int, text: str) -> int:
         self.next_id += 1
         cid = self.next_id
         self.comments[cid] = {
-            "id": cid, "issue": issue, "body": text, "user": self.author,
+            "id": cid, "node_id": f"IC_kwDO{cid}", "minimized": None,
+            "issue": issue, "body": text, "user": self.author,
             "created_at": time.strftime("%Y-%m-%dT%H:%M:%SZ",
                                         time.gmtime(1_600_000_000 + cid)),
             "html_url": f"https://github.com/{self.repo}/pull/{issue}#issuecomment-{cid}",
@@ -254,7 +276,8 @@ class FakeGitHub:
         if page > 1:
             links.append(f'<{base}?per_page={per_page}&page=1>; rel="first"')
         headers = {"Link": ", ".join(links)} if links else {}
-        return 200, [{k: v for k, v in c.items() if k != "issue"} for c in chunk], headers
+        return 200, [{k: v for k, v in c.items() if k not in ("issue", "minimized")}
+                     for c in chunk], headers
 
     def reply(self, h: BaseHTTPRequestHandler, status: int, payload: Any,
               headers: dict[str, str]) -> None:

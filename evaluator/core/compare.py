@@ -10,7 +10,7 @@ Rules:
   queries whose ``ndcg@5`` moved most (|Δ| > 0), biggest first.
 * Significance (the primary metric, ``ndcg@5`` by default): a two-sided paired
   randomization test and a bootstrap interval (:mod:`evaluator.core.stats`); a delta is
-  *significant* only when p < alpha and |Δ| ≥ the minimum effect, else *within noise*.
+  *significant* only when p < alpha and |Δ| ≥ the minimum effect, else *not significant*.
 """
 
 from __future__ import annotations
@@ -18,13 +18,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.measures import lower_is_better
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
 from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
+
+if TYPE_CHECKING:
+    from evaluator.core.verdict import QuestionMove
 
 MOVER_METRIC = "ndcg@5"
 HIT_METRIC = "hit_rate"
@@ -78,6 +81,8 @@ class BaselineComparison:
     detectable: float | None = None  # smallest primary-metric change the suite can detect
     worse: int = 0  # paired queries whose primary metric went down
     better: int = 0  # ... and up
+    moves: tuple[QuestionMove, ...] = ()  # every paired question, worst first (core.verdict)
+    alpha: float = 0.05
     # With sections on both sides: each section's own comparison (see compare_sections).
     sections: Mapping[str, BaselineComparison] = field(default_factory=dict)
 
@@ -164,19 +169,29 @@ def compare_results(
     better = sum(1 for d in deltas if d > 1e-12)
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
-    all_notes = [*notes, *universe_notes(base, head)]
-    if added or removed:
-        all_notes.append(f"deltas are paired over the {len(common)} queries on both sides; "
-                         f"{len(added)} added, {len(removed)} removed")
-    if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
-        all_notes.append("the baseline was evaluated with a different version of the ground "
-                         "truth file")
+    from evaluator.core.verdict import question_moves  # verdict builds on this module
+
     return BaselineComparison(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
-        removed=removed, primary=primary, notes=tuple(all_notes), detectable=detectable,
-        worse=worse, better=better,
+        removed=removed, primary=primary,
+        notes=_notes([*notes, *universe_notes(base, head)], base, head, common=len(common),
+                     added=added, removed=removed),
+        detectable=detectable, moves=question_moves(base, head, metric=primary_metric),
+        alpha=alpha, worse=worse, better=better,
     )
+
+
+def _notes(notes: Sequence[str], base: Results, head: Results, *, common: int,
+           added: Sequence[str], removed: Sequence[str]) -> tuple[str, ...]:
+    out = list(notes)
+    if added or removed:
+        out.append(f"deltas are paired over the {common} queries on both sides; "
+                   f"{len(added)} added, {len(removed)} removed")
+    if base.run.queries_sha256 != head.run.queries_sha256 and not (added or removed):
+        out.append("the baseline was evaluated with a different version of the ground truth "
+                   "file")
+    return tuple(out)
 
 
 def compare_sections(

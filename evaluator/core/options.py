@@ -224,14 +224,36 @@ def _as_paths(value: Any, where: str, errors: Errors, _option: Option) -> tuple[
     return tuple(str(item) for item in items)
 
 
+COMMENT_MODES = ("always", "on-change", "on-failure", "never")
+_COMMENT_ALIASES = {"true": "always", "yes": "always", "on": "always", "1": "always",
+                    "false": "never", "no": "never", "off": "never", "0": "never"}
+COMMENT_WORDS = (*COMMENT_MODES, *_COMMENT_ALIASES)  # every accepted spelling (lower case)
+
+
+def _as_comment(value: Any, where: str, errors: Errors, _option: Option) -> str:
+    """``always | on-change | on-failure | never``; true/false (and the flags ``--comment`` /
+    ``--no-comment``) mean always/never."""
+    if isinstance(value, bool):
+        return "always" if value else "never"
+    text = str(value).strip().lower()
+    text = _COMMENT_ALIASES.get(text, text)
+    if text not in COMMENT_MODES:
+        errors.append(f"{where}: {value!r} is not one of {', '.join(COMMENT_MODES)} "
+                      "(or true/false)")
+        return "never"
+    return text
+
+
 Parser = Callable[[Any, str, Errors, "Option"], Any]
 TYPES: dict[str, Parser] = {
     "bool": _as_bool, "int": _as_int, "text": _as_text, "path": _as_text, "k": _as_k,
     "gain": _as_gain, "fraction": _as_fraction, "level": _as_level, "seconds": _as_seconds,
     "floors": _as_floors, "drops": _as_drops, "globs": _as_globs, "mix": _as_mix,
     "shard": _as_shard, "sections": _as_sections, "paths": _as_paths,
+    "comment": _as_comment,
 }
-SWITCHES = frozenset({"bool"})  # types given on the command line as a flag without a value
+# types given on the command line as a flag without a value
+SWITCHES = frozenset({"bool", "comment"})
 
 
 # ----------------------------------------------------------------------------- the table
@@ -349,8 +371,24 @@ OPTIONS: tuple[Option, ...] = (
     _o("baseline", "text", "what to compare with: none | auto (the PR's merge base) | "
        "ref:<git-ref> | file:<results.json>", commands=("evaluate", "comment", "merge"),
        action_default="auto"),
-    _o("comment", "bool", "post or update the sticky pull-request comment", default=False,
-       negation="--no-comment", action_default=True, commands=("evaluate", "merge")),
+    _o("comment", "comment", "the pull-request comment: always (post or update it), on-change "
+       "(only when a question's metrics or the verdict changed since the last one), "
+       "on-failure (only when the check fails; an existing one is still updated), never; "
+       "the flag means always", default="never", negation="--no-comment",
+       action_default="always", choices=(*COMMENT_MODES, "true", "false"),
+       commands=("evaluate", "comment", "merge")),
+    _o("hide_previous", "bool", "post a new comment each run and minimize the superseded ones "
+       "(a timeline) instead of editing one comment in place", default=False,
+       commands=("evaluate", "comment", "merge")),
+    _o("baseline_mismatch", "text", "a baseline measured with other settings (model, backend, "
+       "graph source, NeuralMind version, k, gain, threshold): error (exit 2) or warn (compare "
+       "with a warning banner)", default="error", choices=("error", "warn"),
+       commands=("evaluate", "comment", "merge")),
+    _o("history", "path", "a JSON file of the headline metrics per commit: read for a trend "
+       "chart, and on pushes to the default branch this run is added (keep it with "
+       "actions/cache or an artifact)", commands=("evaluate", "comment", "merge")),
+    _o("preview", "bool", "print the exact comment Markdown instead of posting it (no token, "
+       "no network)", default=False, commands=("comment",), **_LOCAL),
     _o("pr", "int", "pull request number (default: from the event file)",
        commands=("evaluate", "comment", "merge"), file_key=None),
     _o("comment_key", "text", "keeps separate sticky comments for separate evaluations in one "

@@ -84,8 +84,12 @@ class RunInfo:
     commit: str | None = None
     ref: str | None = None
     model: str | None = None
+    model_fingerprint: str | None = None
+    judge: str | None = None
     started_at: str = ""
     draft: bool = False
+    tree_differs: bool = False  # the checkout's files differ from ``commit``
+    queries_differ: bool = False  # the ground-truth file differs from ``commit``
     index: Mapping[str, Any] = field(default_factory=dict)
     timings: Mapping[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
@@ -362,7 +366,7 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
 
 _RUN_STRS = ("tool_version", "neuralmind_version", "backend", "graph_source", "gain",
              "queries_file", "queries_sha256", "root", "started_at")
-_RUN_OPTIONAL_STRS = ("commit", "ref", "model")
+_RUN_OPTIONAL_STRS = ("commit", "ref", "model", "model_fingerprint", "judge")
 
 
 def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
@@ -376,7 +380,7 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
         return tuple(r.integer(k, where) for k in r.seq(value, where))
     if name == "threshold":
         return r.integer(value, where)
-    if name == "draft":
+    if name in ("draft", "tree_differs", "queries_differ"):
         return r.flag(value, where)
     if name == "index":
         return {r.text(k, where): (r.text(v, f"{where}.{k}") if isinstance(v, str) else v)

@@ -22,7 +22,7 @@ from evaluator.core.groundtruth import (
     MIN_GRADE,
 )
 from evaluator.core.metrics import Gain
-from evaluator.core.options import MAX_COMMENT_TIMEOUT, OPTIONS, Option
+from evaluator.core.options import COMMENT_WORDS, MAX_COMMENT_TIMEOUT, OPTIONS, Option
 from evaluator.core.sections import NAME
 
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -126,6 +126,8 @@ def _typed(option: Option) -> dict[str, Any]:
                            "minItems": 1}, {"type": "string", "minLength": 1}]}
     if kind == "sections":
         return _sections_schema()
+    if kind == "comment":  # a mode, or true/false (and their spellings) for always/never
+        return {"anyOf": [{"type": "boolean"}, {"enum": list(COMMENT_WORDS)}]}
     raise ValueError(f"option {option.name}: no schema for type {kind!r}")
 
 

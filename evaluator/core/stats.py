@@ -12,7 +12,10 @@ delta ``head − base``. With the ~20 queries of a ground-truth suite:
   p-values run small with few topics, so the bootstrap is never used for the verdict;
 * a change is reported as significant only when it is both unlikely under the null
   (``p < alpha``) and large enough to matter (``|delta| ≥ min_effect``); anything else is
-  "within noise", never "no change" — see :func:`minimum_detectable_effect`.
+  "not significant", never "no change" — see :func:`minimum_detectable_effect`. The test is
+  about how far a change generalises beyond these questions: each per-question delta is a
+  deterministic fact of the two runs, not noise, and with ``m`` changed questions the exact
+  p-value cannot go below ``2 / 2**m`` (:func:`min_p_value`, :func:`changes_needed`).
 
 Pure: standard library only, no I/O. Randomness comes from ``random.Random(seed)`` and only
 through ``Random.random()``, whose sequence for a given seed Python guarantees not to change
@@ -34,13 +37,15 @@ __all__ = [
     "Comparison",
     "Verdict",
     "bootstrap_interval",
+    "changes_needed",
     "compare",
+    "min_p_value",
     "minimum_detectable_effect",
     "paired_deltas",
     "randomization_test",
 ]
 
-Verdict = Literal["significant", "within noise", "no data"]
+Verdict = Literal["significant", "not significant", "no data"]
 
 TIE_RTOL = 1e-12
 """Relative tolerance for ties in the randomization test.
@@ -278,8 +283,8 @@ class Comparison:
     side); ``delta`` is the mean of the per-query deltas (= ``head_mean − base_mean``);
     ``p_value`` from :func:`randomization_test`; ``[ci_low, ci_high]`` from
     :func:`bootstrap_interval`; ``significant`` is ``p_value < alpha and |delta| ≥
-    min_effect`` (both recorded); ``verdict`` is ``"significant"``, ``"within noise"`` or
-    ``"no data"`` (no paired query).
+    min_effect`` (both recorded); ``verdict`` is ``"significant"``, ``"not significant"``
+    or ``"no data"`` (no paired query).
     """
 
     metric: str
@@ -314,7 +319,7 @@ def compare(
     The verdict is ``"significant"`` only when ``p < alpha`` **and** ``|delta| ≥ min_effect``
     (with a 1e-12 slack for float rounding): a tiny but consistent change is not worth
     reporting, and a large change that ~20 queries cannot distinguish from noise is not
-    established. Otherwise ``"within noise"`` — which does not mean "no change"; see
+    established. Otherwise ``"not significant"`` — which does not mean "no change"; see
     :func:`minimum_detectable_effect`. No paired query → ``"no data"`` with ``n = 0``,
     ``p_value = 1.0`` and zeros elsewhere.
 
@@ -346,7 +351,7 @@ def compare(
         ci_low=ci_low,
         ci_high=ci_high,
         significant=significant,
-        verdict="significant" if significant else "within noise",
+        verdict="significant" if significant else "not significant",
         alpha=alpha,
         min_effect=min_effect,
     )
@@ -367,7 +372,9 @@ def minimum_detectable_effect(
     This is the z-based value: n = 20, sd = 0.10 gives ≈ 0.063. A t-based calculation
     (``t_{19}`` quantiles) gives ≈ 0.066, and the project docs round that to "about 0.07";
     the normal approximation runs a few percent low at n ≈ 20. Use it to say when a suite is
-    too small to see a change: a delta below it is "within noise", not "no change".
+    too small to see a change: a delta below it is "not significant", not "no change".
+    It ignores the exact test's floor: with fewer than :func:`changes_needed` changed
+    questions nothing is detectable at all (see :mod:`evaluator.core.verdict`).
 
     Raises :class:`ValueError` when ``sd`` is negative or not finite, ``n < 1``, or
     ``alpha`` / ``power`` are outside ``(0, 1)``.
@@ -380,3 +387,37 @@ def minimum_detectable_effect(
     _check_unit_open(power, "power")
     z = NormalDist()
     return (z.inv_cdf(1.0 - alpha / 2.0) + z.inv_cdf(power)) * sd / math.sqrt(n)
+
+
+def min_p_value(changed: int) -> float:
+    """The smallest p-value the exact sign-flip test can give with ``changed`` non-zero deltas.
+
+    Definition: the observed sign assignment and its mirror image are always at least as
+    extreme as the observed one, so ``p ≥ 2 / 2**m`` for ``m ≥ 1`` non-zero deltas (and
+    ``p = 1`` for ``m ≤ 1``: a single change, however large, is as extreme under both signs;
+    see :func:`randomization_test`). Unchanged questions (delta 0) do not lower it.
+
+    Raises :class:`ValueError` when ``changed`` is negative or not an integer.
+    """
+    if isinstance(changed, bool) or not isinstance(changed, int) or changed < 0:
+        raise ValueError(f"changed must be a non-negative integer, got {changed!r}")
+    if changed <= 1:
+        return 1.0
+    return 2.0 / float(2**changed)
+
+
+def changes_needed(alpha: float = 0.05) -> int:
+    """The fewest changed questions with which the exact sign-flip test can reach ``p < alpha``.
+
+    Definition: the smallest ``m`` with ``2 / 2**m < alpha`` (:func:`min_p_value`), i.e.
+    ``m > 1 + log2(1/alpha)``. For ``alpha = 0.05`` that is 6 (``2/64 ≈ 0.031``; with 5,
+    ``2/32 = 0.0625``): with 5 or fewer changed questions nothing can be significant, however
+    large the changes.
+
+    Raises :class:`ValueError` when ``alpha`` is outside ``(0, 1)``.
+    """
+    _check_unit_open(alpha, "alpha")
+    m = 2
+    while min_p_value(m) >= alpha:
+        m += 1
+    return m

@@ -321,11 +321,11 @@ def test_act_pull_request_comments_once_then_updates(act: str, image: str,
     assert out["results-path"].endswith("results.json")
     assert out["report-path"].endswith("report.md")
     assert out["comment-url"].endswith(f"/pull/{PR}#issuecomment-{_ours(api)[0]['id']}")
-    assert "Summary - " in first.output and "By query shape" in first.output
+    assert "Summary - " in first.output and "By question shape" in first.output
     comments = _ours(api)
     assert len(comments) == 1
-    assert "| Metric |" in comments[0]["body"] and "By query shape" in comments[0]["body"]
-    assert "Δ vs baseline" not in comments[0]["body"]  # baseline: none
+    assert "| Metric |" in comments[0]["body"] and "By question shape" in comments[0]["body"]
+    assert "| Base | Δ |" not in comments[0]["body"]  # baseline: none
     assert [r.method for r in api.writes()] == ["POST"]
     auth = {r.headers.get("Authorization") for r in api.requests}
     assert auth == {f"Bearer {TOKEN}"} or auth == {f"token {TOKEN}"}, auth
@@ -350,7 +350,7 @@ def test_act_pull_request_comments_once_then_updates(act: str, image: str,
     body = _ours(api)[0]["body"]
     assert "backend in_memory" not in body  # ... replaced by run 2's
     # The baseline ran, on the merge base (the base commit), not on the head:
-    assert "Δ vs baseline" in body, body[:2000]
+    assert "| Base | Δ |" in body, body[:2000]
     assert f"compared with the merge base {act_repo.base[:12]}" in body, body[:2000]
     assert TOKEN not in second.output
 

@@ -9,7 +9,7 @@ import pytest
 from evaluator.core.compare import compare_results
 from evaluator.core.floors import FloorPolicy
 from evaluator.render import HEADLINE, SHAPE_COLUMNS, render, render_comment
-from tests.factories import make_results
+from tests.factories import make_results, results_from_rankings
 
 EXPECTED = Path(__file__).parent / "expected"
 LENIENT = FloorPolicy(aggregate=(), per_shape=(), zero_miss=False)
@@ -111,3 +111,124 @@ def test_systems_and_judge_check(request):
     assert "### Systems side by side" in text
     assert "⚠️ the judge separates right from wrong source by only 0.30" in text
     _check(request, "systems-judge-check.md", text)
+
+
+# ------------------------------------------------------------------ issue 11: the verdict
+
+SHAPES = ("focused", "cross-file", "identity")
+N = 18
+SHA = "fedcba9876543210fedcba9876543210fedcba98"
+
+
+def _grades(i: int) -> dict[str, int]:
+    return {f"src/pkg/mod_{i:02d}.py": 3, "src/pkg/__init__.py": 1 if i % 4 == 0 else 0,
+            f"src/pkg/help_{i % 5}.py": 2}
+
+
+def _ranking(i: int, rank: int | None) -> list[str]:
+    """Question i's list with its grade-3 module at ``rank`` (None: not retrieved)."""
+    rest = [f"src/pkg/help_{i % 5}.py", "src/pkg/__init__.py", "src/pkg/util.py",
+            "src/pkg/cli.py", "src/pkg/core.py", "src/pkg/types.py"]
+    if rank is not None:
+        rest.insert(rank - 1, f"src/pkg/mod_{i:02d}.py")
+    return rest
+
+
+def _suite(ranks: dict[int, int | None], **run) -> object:
+    return results_from_rankings(
+        {f"q{i:02d}": _ranking(i, ranks.get(i, 1 if i % 3 else 2)) for i in range(N)},
+        grades={f"q{i:02d}": _grades(i) for i in range(N)},
+        shapes={f"q{i:02d}": SHAPES[i % 3] for i in range(N)},
+        questions={f"q{i:02d}": f"Where does the package handle concern {i}?" for i in range(N)},
+        commit=SHA, **run)
+
+
+def _extras(**kwargs):
+    from evaluator.core.floors import DEFAULT_POLICY
+    from evaluator.render import Extras
+    return Extras(floors=DEFAULT_POLICY, **kwargs)
+
+
+def _compare(base, head):
+    return compare_results(base, head, source="merge base 89abcdef0123",
+                           metrics=list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS])))
+
+
+def test_one_question_regression(request):
+    base, head = _suite({}), _suite({7: None})
+    text = render(head, comparison=_compare(base, head), extras=_extras())
+    first = text.splitlines()[:15]
+    assert first[0].startswith("## ⚠️ 1 question worse · 0 better · 17 unchanged — nDCG@5")
+    assert any("`q07`" in line and "not retrieved" in line for line in first)
+    assert "noise" not in text
+    assert "at least 6 changed questions" in text
+    _check(request, "one-question-regression.md", text)
+
+
+def test_many_question_significant_drop(request):
+    base = _suite({})
+    head = _suite({i: (None if i % 2 else 5) for i in range(12)})
+    comparison = _compare(base, head)
+    assert comparison.primary.significant
+    text = render(head, comparison=comparison, extras=_extras())
+    assert text.startswith("## ⚠️ 12 questions worse · 0 better · 6 unchanged")
+    assert "the change in nDCG@5 is significant (12 changed, p = 0.000)" in text
+    _check(request, "many-question-drop.md", text)
+
+
+def test_improvement(request):
+    base = _suite({2: None, 5: 4, 8: 3})
+    head = _suite({})
+    text = render(head, comparison=_compare(base, head), extras=_extras())
+    assert text.startswith("## ✅ 0 questions worse · 3 better · 15 unchanged")
+    _check(request, "improvement.md", text)
+
+
+def test_mismatched_baseline_refused_or_warned(request):
+    from evaluator.core.comparability import require_comparable
+    from evaluator.errors import InputError
+
+    base = _suite({}, backend="in_memory", model_fingerprint=None, neuralmind_version="4.21.0")
+    head = _suite({7: None})
+    with pytest.raises(InputError) as err:
+        require_comparable(base.run, head.run)
+    _check(request, "mismatch-refused.txt", f"error: {err.value}\n")
+    differences = require_comparable(base.run, head.run, mismatch="warn")
+    text = render(head, comparison=_compare(base, head), extras=_extras(mismatch=differences))
+    assert "The baseline is not comparable" in "\n".join(text.splitlines()[:6])
+    _check(request, "mismatch-warned.md", text)
+
+
+def test_pr_touched_section(request):
+    from evaluator.render import links
+    base, head = _suite({}), _suite({7: None, 9: 3})
+    extras = _extras(changed_files=("src/pkg/mod_07.py", "src/pkg/__init__.py", "README.md"),
+                     links=links("https://github.com", "octo/widgets", SHA))
+    text = render(head, comparison=_compare(base, head), extras=extras)
+    section = text.split("### Questions grading files this PR changed")[1].split("\n\n")[1]
+    assert section.splitlines()[0].startswith("- ❌ `q07`")
+    assert (f"[`src/pkg/mod_07.py`](https://github.com/octo/widgets/blob/{SHA}/"
+            "src/pkg/mod_07.py) (3)") in section
+    _check(request, "pr-touched.md", section + "\n")
+
+
+def test_mermaid_chart(request):
+    base, head = _suite({}), _suite({7: None, 9: 3, 10: 2})
+    text = render(head, comparison=_compare(base, head), extras=_extras())
+    charts = [block.split("```")[0] for block in text.split("```mermaid\n")[1:]]
+    assert len(charts) == 2
+    _check(request, "mermaid-chart.md", "".join(f"```mermaid\n{c}```\n\n" for c in charts))
+
+
+def test_history_trend(request):
+    from evaluator.core import history
+    h = history.History()
+    for i, value in enumerate((0.71, 0.74, 0.74, 0.78, 0.77)):
+        h = history.append(h, history.Entry(f"{i + 10:07x}", f"2026-01-0{i + 1}", 18,
+                                            {"ndcg@5": value}))
+    head = _suite({})
+    h = history.append(h, history.entry_for(head))
+    text = render(head, extras=_extras(history=h, history_count=5))
+    section = text.split("### nDCG@5 on the default branch\n\n")[1].split("\n\n")[0]
+    assert section.count('"') == 2 * 5 + 4  # 5 commits on the axis, title, y label
+    _check(request, "history-trend.md", section + "\n")

@@ -43,7 +43,8 @@ def test_action_evaluates_the_workspace_and_writes_workspace_relative_outputs(
 
 @pytest.mark.parametrize(("inputs", "needle"), [
     ({"backend": "gpu"}, "input backend: 'gpu' is not one of auto, in_memory"),
-    ({"comment": "yes please"}, "input comment: 'yes please' is not one of true, false"),
+    ({"comment": "yes please"}, "input comment: 'yes please' is not one of always, on-change, "
+                                   "on-failure, never, true, false"),
     ({"queries": "../outside.json"}, "input queries: '../outside.json' is outside the workspace"),
     ({"path": "/etc"}, "input path: '/etc' is outside the workspace"),
     ({"queries": "missing.json"}, "missing.json does not exist"),
@@ -81,7 +82,7 @@ def test_non_pr_event_is_a_warning(sample_repo, cli, tmp_path, server):
     run = cli("action", env=env)
     assert run.code == 1, run.stderr
     assert "not a pull-request event" in run.stdout
-    assert "Δ vs baseline" not in (tmp_path / "summary.md").read_text()
+    assert "| Base | Δ |" not in (tmp_path / "summary.md").read_text()
     assert server.sent() == []
     assert TOKEN not in run.stdout + run.stderr
 

@@ -92,7 +92,7 @@ def report_row(report: str, label: str) -> list[str]:
 
 
 def shown_delta(cell: str) -> float:
-    if "±0" in cell:
+    if "±0" in cell or not cell:  # a blank Δ: nothing moved at three decimals
         return 0.0
     match = re.search(r"[+−-]\d+\.\d+", cell)
     assert match, cell
@@ -197,11 +197,12 @@ def test_ref_baseline_evaluates_both_commits_and_reports_consistent_deltas(two_c
 
     assert f"vs HEAD~1 ({sha(repo, 'HEAD~1')[:12]})" in run.stdout.splitlines()[0]
     report = (out / "report.md").read_text()
-    assert "Δ vs baseline" in report
+    assert "| Base | Δ |" in report
     for metric, label in LABELS.items():
         b, h = base["overall"]["metrics"][metric], head["overall"]["metrics"][metric]
-        _label, value, delta = report_row(report, label)
+        _label, value, base_shown, delta, *_floor = report_row(report, label)
         assert value == f"{h:.3f}", (metric, value)
+        assert base_shown == f"{b:.3f}", (metric, base_shown)
         assert shown_delta(delta) == pytest.approx(h - b, abs=5e-4 + 1e-9), (metric, delta)
         if abs(h - b) >= 1e-3:
             assert ("better" if h > b else "worse") in delta, (metric, delta)
@@ -431,9 +432,9 @@ def test_baseline_file_from_another_ground_truth_pairs_the_common_queries(sample
                    *FAST)
     assert run.code == 1, run.stderr
     report = (out2 / "report.md").read_text()
-    assert re.search(r"added queries \(no baseline\): (focused-01, cross-07|cross-07, "
-                     r"focused-01)", report), report
-    assert "removed queries (only in the baseline): retired-01" in report
+    assert re.search(r"added questions \(no baseline\): (`focused-01`, `cross-07`|`cross-07`, "
+                     r"`focused-01`)", report), report
+    assert "removed questions (only in the baseline): `retired-01`" in report
     assert "deltas are paired over the 17 queries on both sides; 2 added, 1 removed" in report
     assert "paired over the 17 queries" in run.stdout
 

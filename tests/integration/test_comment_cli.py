@@ -44,7 +44,7 @@ def test_evaluate_comment_is_sticky(sample_repo, cli, server, gh_env, tmp_path):
     assert len(comments) == 1
     body = comments[0]["body"]
     assert "neuralmind-retrieval-eval:comment-key=default" in body
-    assert "| Metric | Value |" in body and "### By query shape" in body
+    assert "| Metric | Value |" in body and "### By question shape" in body
     assert [r.method for r in server.sent() if r.method != "GET"] == ["POST", "PATCH"]
     assert all(r.headers.get("Authorization") == f"Bearer {TOKEN}" for r in server.sent())
     assert _outputs(gh_env)["comment-url"].endswith(f"#issuecomment-{comments[0]['id']}")
@@ -73,7 +73,7 @@ def test_comment_subcommand_with_baseline_shows_deltas(sample_repo, cli, server,
               str(tmp_path / "base.json"), env=gh_env)
     assert run.code == 1, run.stderr
     body = server.on_issue(PR)[0]["body"]
-    assert "Δ vs baseline" in body
+    assert "| Base | Δ |" in body
     assert "compared with file" in body
 
 

@@ -35,7 +35,7 @@ def test_in_memory_run_writes_results_and_leaves_checkout_untouched(sample_repo,
                                            for p in sample_repo.rglob("*") if p.is_file()}
     report = (out / "report.md").read_text()
     assert "| Metric | Value |" in report
-    assert "By query shape" in report
+    assert "By question shape" in report
     assert ("PASS" if run.code == 0 else "FAIL") in run.stdout
 
 
@@ -129,10 +129,24 @@ def test_runner_files_outputs_and_annotations(sample_repo, cli, tmp_path):
     assert lines["comment-url"] == ""
 
 
-def test_comment_without_token_warns_and_still_writes_summary(sample_repo, cli, tmp_path):
+def test_comment_without_token_outside_actions_is_an_error_after_the_summary(
+        sample_repo, cli, tmp_path):
+    """Outside Actions a requested comment that cannot be posted fails like `comment` does
+    (exit 2, naming what is missing); the summary and results are still written."""
     summary = tmp_path / "summary.md"
     run = cli("evaluate", str(sample_repo), *FAST, "--comment", "--pr", "3",
               env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_REPOSITORY": "o/r"})
+    assert run.code == 2
+    assert "cannot post the comment: no GitHub token" in run.stderr
+    assert "| Metric | Value |" in summary.read_text()
+
+
+def test_comment_without_token_inside_actions_warns_and_keeps_the_floor_verdict(
+        sample_repo, cli, tmp_path):
+    summary = tmp_path / "summary.md"
+    run = cli("evaluate", str(sample_repo), *FAST, "--comment", "--pr", "3",
+              env={"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_REPOSITORY": "o/r",
+                   "GITHUB_ACTIONS": "true"})
     assert run.code == 1
     assert "comment not posted: no GitHub token" in run.stderr
     assert "| Metric | Value |" in summary.read_text()

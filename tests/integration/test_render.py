@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaluator.errors import InputError
-from evaluator.render import md_escape, render, render_comment, render_text
+from evaluator.render import links, md_code, md_escape, render, render_comment, render_text
 from tests.factories import make_results
+from tests.mdcheck import inline_code, problems
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -24,18 +27,73 @@ def test_md_escape(text, expected):
     assert md_escape(text) == expected
 
 
+HOSTILE_MODULES = ("a|b.py", "<b>.py", "@team/c.py", "d`e.py", "[x](javascript:y).py",
+                   "::error::f.py", "`g.py`", "h\\|.py")
+
+
 def test_user_text_cannot_break_the_comment():
     hostile = "Where is <img src=x onerror=alert(1)> | @admin `code` [x](y)? {i}"
-    results = make_results(n=3, question=hostile,
-                           modules=("a|b.py", "<b>.py", "@team/c.py", "d.py", "e.py"))
+    results = make_results(n=3, question=hostile, modules=HOSTILE_MODULES)
     text = render(results)
-    assert "<img" not in text and "<b>" not in text
-    assert " @admin" not in text and "@team" not in text
+    # Prose is entity-escaped; paths are inert code spans. Checked as GitHub parses it.
     assert "&#64;admin" in text
+    assert problems(text) == []
+    spans = inline_code(text)
+    graded = {m for q in results.queries for ms in q.expected.values() for m in ms}
+    for module in graded:
+        assert module in spans, module
     for line in text.splitlines():
-        if line.startswith("| ") and "Retrieved module" not in line:
-            # A table row keeps its column count: user pipes are entities, not separators.
-            assert line.count(" | ") <= 7, line
+        assert not line.startswith("::"), line
+
+
+def test_hostile_paths_stay_inert_in_every_section():
+    """Changed questions, touched files with links, floors and charts, all at once."""
+    from evaluator.core.compare import compare_results
+    from evaluator.core.floors import DEFAULT_POLICY
+    from evaluator.render import Extras, links
+
+    base = make_results(n=6, seed=3, quality=0.95, modules=HOSTILE_MODULES,
+                        question="@admin <script> | {i}")
+    head = make_results(n=6, seed=3, quality=0.3, modules=HOSTILE_MODULES,
+                        question="@admin <script> | {i}")
+    comparison = compare_results(base, head, source="base", metrics=["ndcg@5", "hit_rate"])
+    extras = Extras(floors=DEFAULT_POLICY, changed_files=HOSTILE_MODULES,
+                    links=links("https://github.com", "o/r", "ab" * 20))
+    text = render(head, comparison=comparison, extras=extras)
+    assert "### Questions grading files this PR changed" in text
+    assert problems(text) == []
+    assert "```mermaid" in text
+    for line in text.splitlines():
+        assert not line.startswith("::"), line
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("pkg/__init__.py", "`pkg/__init__.py`"),
+    ("a`b", "``a`b``"),
+    ("`a`", "`` `a` ``"),
+    ("a|b", "`a\\|b`"),
+    ("two\nlines", "`two lines`"),
+    ("", "` `"),
+])
+def test_md_code(text, expected):
+    assert md_code(text) == expected
+
+
+@pytest.mark.parametrize(("server", "repo", "sha", "ok"), [
+    ("https://github.com", "o/r", "ab" * 20, True),
+    ("https://ghe.example.com:8443/", "o/r", "ab" * 20, True),
+    ("javascript:alert(1)", "o/r", "ab" * 20, False),
+    ("https://github.com/evil?x=", "o/r", "ab" * 20, False),
+    ("https://github.com", "o/r)[x](y", "ab" * 20, False),
+    ("https://github.com", "o/r", "main", False),
+    (None, "o/r", "ab" * 20, False),
+])
+def test_links_are_built_only_from_valid_parts(server, repo, sha, ok):
+    made = links(server, repo, sha)
+    assert (made is not None) == ok
+    if made is not None:
+        url = made.url("pkg/a b(1).py")
+        assert url.endswith("/o/r/blob/" + "ab" * 20 + "/pkg/a%20b%281%29.py")
 
 
 def test_custom_template_extends_the_builtin(tmp_path):
@@ -72,3 +130,31 @@ def test_terminal_summary_is_plain_text():
     text = render_text(make_results(n=6, question="what about hit_rate <x>? {i}"))
     assert "&#" not in text and "\\_" not in text
     assert text.startswith(("PASS", "FAIL"))
+
+
+def test_the_markdown_check_itself_catches_injections():
+    bad = ("| a | b |\n|---|---|\n| `x` | <img src=x> ping @admin |\n\n[x](http://evil.example)\n"
+           "<script>1</script>\n")
+    found = problems(bad)
+    assert any("<img" in p for p in found)
+    assert any("mention" in p for p in found)
+    assert any("evil.example" in p for p in found)
+    assert any("<script>" in p for p in found)
+    assert problems("`@admin <b>` &#64;admin\n\n<details><summary>x</summary>\n\n</details>\n") \
+        == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), min_size=1,
+               max_size=40))
+def test_md_code_is_one_inert_span_in_a_table_cell(text):
+    """Any path (control characters are refused when results are read): one code span
+    holding exactly the text, no HTML, and the table keeps its two cells."""
+    shown = " ".join(text.split())
+    cell = md_code(text)
+    markdown = f"| a | b |\n|---|---|\n| {cell} | x |\n"
+    assert problems(markdown) == []
+    spans = inline_code(markdown)
+    if shown:
+        # CommonMark strips one leading and trailing space when both are present
+        assert spans == [shown] or spans == [shown.strip()], (cell, spans)

@@ -313,7 +313,7 @@ def test_compare_within_noise_large_p() -> None:
     assert result.delta == pytest.approx(0.025)
     assert result.p_value > 0.5
     assert not result.significant
-    assert result.verdict == "within noise"
+    assert result.verdict == "not significant"
     assert result.ci_low < 0.0 < result.ci_high
 
 
@@ -322,7 +322,7 @@ def test_compare_within_noise_tiny_effect() -> None:
     result = compare("hit_rate", base, head)
     assert result.p_value < 1e-5
     assert not result.significant
-    assert result.verdict == "within noise"
+    assert result.verdict == "not significant"
     assert compare("hit_rate", base, head, min_effect=0.005).verdict == "significant"
 
 

@@ -1,0 +1,109 @@
+"""Are two evaluations comparable? The run settings that change the numbers, side by side.
+
+A delta between a baseline and a head is only a statement about the code when both were
+measured the same way. These settings change the numbers without any code change, so a
+difference in any of them makes the comparison meaningless:
+
+* ``model`` — the embedding model's content fingerprint (``run.model_fingerprint``; a path or
+  a description is not compared, the same model lives in different folders on different
+  machines);
+* ``backend`` — NeuralMind's vector backend (``in_memory`` is a deterministic stand-in, not
+  the real model);
+* ``graph source`` — where the code graph comes from (built-in or graphify);
+* ``NeuralMind version`` — compared on major.minor (a patch release keeps the numbers);
+* ``k values``, ``gain`` (nDCG's gain function) and the relevance ``threshold``;
+* ``judge`` — the faithfulness judge's version, when both sides record it (it ships with
+  NeuralMind, whose version is compared anyway).
+
+Any other setting recorded on one side only (an older results file) counts as a difference:
+it cannot be shown to be the same. The ground truth is *not* a setting: the head's questions
+are used on both sides and added or removed questions are listed by the comparison.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evaluator.core.results import RunInfo
+from evaluator.errors import InputError
+
+_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)")
+
+
+@dataclass(frozen=True)
+class SettingDifference:
+    """One run setting that differs: its name and both values as they will be shown."""
+
+    setting: str
+    base: str
+    head: str
+
+    @property
+    def message(self) -> str:
+        return f"{self.setting}: baseline {self.base}, head {self.head}"
+
+
+def major_minor(version: str) -> str:
+    """``"4.22.1"`` → ``"4.22"``; a version that is not ``N.N…`` is kept whole."""
+    match = _VERSION.match(version)
+    return f"{match.group(1)}.{match.group(2)}" if match else version.strip()
+
+
+def _shown(value: str | None) -> str:
+    return "not recorded" if value is None or value == "" else value
+
+
+def _k(values: tuple[int, ...]) -> str:
+    return ", ".join(str(k) for k in sorted(set(values))) or "none"
+
+
+def settings_differences(base: RunInfo, head: RunInfo) -> tuple[SettingDifference, ...]:
+    """Every setting that differs between ``base`` and ``head``, in a fixed order.
+
+    Empty when the two runs are comparable. See the module docstring for what is compared
+    and why; values are rendered as text so the caller can name them in a message.
+    """
+    pairs: list[tuple[str, str | None, str | None]] = [
+        ("model", base.model_fingerprint, head.model_fingerprint),
+        ("backend", base.backend, head.backend),
+        ("graph source", base.graph_source, head.graph_source),
+        ("NeuralMind version", major_minor(base.neuralmind_version),
+         major_minor(head.neuralmind_version)),
+        ("k values", _k(base.k_values), _k(head.k_values)),
+        ("gain", base.gain, head.gain),
+        ("relevance threshold", str(base.threshold), str(head.threshold)),
+    ]
+    if base.judge is not None and head.judge is not None:
+        # Older results do not record the judge; it ships with NeuralMind, compared above.
+        pairs.append(("judge", base.judge, head.judge))
+    return tuple(SettingDifference(name, _shown(b), _shown(h))
+                 for name, b, h in pairs if _shown(b) != _shown(h))
+
+
+def mismatch_message(differences: tuple[SettingDifference, ...]) -> str:
+    """One message naming each difference, for the refusal (exit 2) or the warning banner."""
+    listed = "; ".join(d.message for d in differences)
+    return (f"the baseline was measured with different settings, so its numbers are not "
+            f"comparable with this run ({listed})")
+
+
+MISMATCH_MODES = ("error", "warn")
+
+
+def require_comparable(base: RunInfo, head: RunInfo, *,
+                       mismatch: str = "error") -> tuple[SettingDifference, ...]:
+    """The differences, after refusing them unless ``mismatch`` is ``"warn"``.
+
+    Raises :class:`InputError` (exit 2) naming each difference when the runs are not
+    comparable and ``mismatch`` is ``"error"``; with ``"warn"`` returns them for the banner.
+    """
+    if mismatch not in MISMATCH_MODES:
+        raise InputError(f"baseline-mismatch must be one of {', '.join(MISMATCH_MODES)}, "
+                         f"not {mismatch!r}")
+    differences = settings_differences(base, head)
+    if differences and mismatch == "error":
+        raise InputError(mismatch_message(differences),
+                         hint="make the baseline with the same settings, or set "
+                              "`baseline-mismatch: warn` to compare anyway with a warning")
+    return differences

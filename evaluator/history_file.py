@@ -1,0 +1,73 @@
+"""The history file on disk (``history: FILE``): bounded reading, atomic writing.
+
+The format and its validation are :mod:`evaluator.core.history`; this adapter only moves
+bytes. The file may come from a cache that any earlier workflow run could write, so it is
+read only when it is a regular file (not a symlink, a FIFO or a device), at most
+``MAX_BYTES + 1`` bytes are read, and the text must be UTF-8. Writing goes to a temporary
+file in the same folder, then a rename: a reader never sees half a history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from evaluator.core import history
+from evaluator.core.results import Results
+
+
+def load(path: Path) -> history.History:
+    """The history in ``path``; an empty one when the file does not exist yet."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return history.History()
+    except OSError as err:
+        raise history.HistoryError(f"{path}: cannot read the history ({err.strerror})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise history.HistoryError(f"{path}: the history must be a regular file (not a link, "
+                                   "a folder or a device)")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(history.MAX_BYTES + 1)
+    except OSError as err:
+        raise history.HistoryError(f"{path}: cannot read the history ({err.strerror})") from None
+    if len(data) > history.MAX_BYTES:
+        raise history.HistoryError(f"{path}: larger than {history.MAX_BYTES:,} bytes; delete "
+                                   "the history file to start a new one")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise history.HistoryError(f"{path}: not UTF-8 text; delete the history file to start "
+                                   "a new one") from None
+    return history.parse(text, str(path))
+
+
+def save(path: Path, doc: history.History) -> None:
+    """Write ``doc`` to ``path`` atomically (temporary file + rename in the same folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(history.dumps(doc))
+        Path(name).replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(name).unlink()
+        raise
+
+
+def record(path: Path, results: Results, *, keep: int = history.MAX_ENTRIES) -> history.History:
+    """Add ``results`` (its commit's headline metrics) to the history in ``path``; the new
+    history. A working-tree run (no commit) changes nothing."""
+    current = load(path)
+    entry = history.entry_for(results)
+    if entry is None:
+        return current
+    updated = history.append(current, entry, keep=keep)
+    save(path, updated)
+    return updated
