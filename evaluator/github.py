@@ -403,24 +403,31 @@ class GitHubClient:
 
     # ------------------------------------------------------------------ public API
 
+    def _paginate(self, url: str, *, max_pages: int, what: str,
+                  items: Callable[[Any], Any]) -> list[dict[str, Any]]:
+        """Every item across the pages that start at ``url`` (``Link: rel="next"``), at most
+        ``max_pages`` of them and never a page twice; ``items`` picks a page's list."""
+        found: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        next_url: str | None = url
+        while next_url is not None:
+            if next_url in seen or len(seen) >= max_pages:
+                raise GitHubError(f"GitHub API GET {self._display(next_url)}: pagination does "
+                                  f"not end (a repeated link or over {max_pages} pages)")
+            seen.add(next_url)
+            response = self._request("GET", next_url)
+            page = items(self._json(response, "GET", next_url))
+            if not isinstance(page, list) or not all(isinstance(i, dict) for i in page):
+                raise GitHubError(f"GitHub API GET {self._display(next_url)} answered "
+                                  f"something other than a list of {what}")
+            found.extend(page)
+            next_url = self._next_link(response, next_url)
+        return found
+
     def list_comments(self, pr: int) -> list[dict[str, Any]]:
         """Every comment on pull request ``pr``, oldest first, across all pages."""
-        url: str | None = self._url(f"/issues/{self._pr(pr)}/comments?per_page={PER_PAGE}")
-        comments: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        while url is not None:
-            if url in seen or len(seen) >= MAX_PAGES:
-                raise GitHubError(f"GitHub API GET {self._display(url)}: pagination does not "
-                                  f"end (a repeated link or over {MAX_PAGES} pages)")
-            seen.add(url)
-            response = self._request("GET", url)
-            page = self._json(response, "GET", url)
-            if not isinstance(page, list) or not all(isinstance(c, dict) for c in page):
-                raise GitHubError(f"GitHub API GET {self._display(url)} answered something "
-                                  "other than a list of comments")
-            comments.extend(page)
-            url = self._next_link(response, url)
-        return comments
+        return self._paginate(self._url(f"/issues/{self._pr(pr)}/comments?per_page={PER_PAGE}"),
+                              max_pages=MAX_PAGES, what="comments", items=lambda page: page)
 
     def get_json(self, suffix: str) -> Any:
         """``GET /repos/{repo}{suffix}``'s JSON (with the usual retries)."""
@@ -446,24 +453,10 @@ class GitHubClient:
     def list_run_artifacts(self, run_id: int, *, max_pages: int = MAX_ARTIFACT_PAGES
                            ) -> list[dict[str, Any]]:
         """The artifacts of workflow run ``run_id`` across at most ``max_pages`` pages."""
-        url: str | None = self._url(f"/actions/runs/{self._run(run_id)}/artifacts"
-                                    f"?per_page={PER_PAGE}")
-        artifacts: list[dict[str, Any]] = []
-        seen: set[str] = set()
-        while url is not None:
-            if url in seen or len(seen) >= max_pages:
-                raise GitHubError(f"GitHub API GET {self._display(url)}: pagination does not "
-                                  f"end (a repeated link or over {max_pages} pages)")
-            seen.add(url)
-            response = self._request("GET", url)
-            page = self._json(response, "GET", url)
-            items = page.get("artifacts") if isinstance(page, dict) else None
-            if not isinstance(items, list) or not all(isinstance(a, dict) for a in items):
-                raise GitHubError(f"GitHub API GET {self._display(url)} answered something "
-                                  "other than a list of artifacts")
-            artifacts.extend(items)
-            url = self._next_link(response, url)
-        return artifacts
+        return self._paginate(
+            self._url(f"/actions/runs/{self._run(run_id)}/artifacts?per_page={PER_PAGE}"),
+            max_pages=max_pages, what="artifacts",
+            items=lambda page: page.get("artifacts") if isinstance(page, dict) else None)
 
     def download_artifact(self, artifact_id: int, *, max_bytes: int) -> bytes:
         """The zip of artifact ``artifact_id``, at most ``max_bytes`` long, under the deadline.
