@@ -9,6 +9,7 @@ shared one (tests/fake_github.py) on 127.0.0.1: containers reach it through the 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.cli import EXAMPLE_QUERIES, example_root
-from tests.fake_github import FakeGitHub, running
+from tests.fake_github import PR, REPO, FakeGitHub, running
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "neuralmind-retrieval-eval:test"
@@ -142,3 +143,19 @@ def host_env(home: Path) -> dict[str, str]:
     # The project is not installed: run the evaluator from this tree (whatever the cwd).
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     return env
+
+
+def commit_pull_request(repo: Path, event_file: Path, message: str) -> str:
+    """Commit everything in ``repo`` (remote ``origin`` on the fake repository) as a pull
+    request's head and write the ``pull_request`` event act reads; returns the head sha."""
+    git(repo, "remote", "add", "origin", f"https://github.com/{REPO}.git")
+    git(repo, "add", "-A")
+    git(repo, *GIT_ID, "commit", "-q", "-m", message)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    event = {"action": "synchronize", "number": PR,
+             "pull_request": {"number": PR, "head": {"sha": head, "ref": "feature"},
+                              "base": {"sha": head, "ref": "main"}},
+             "repository": {"full_name": REPO, "name": REPO.split("/")[1],
+                            "owner": {"login": REPO.split("/")[0]}}}
+    event_file.write_text(json.dumps(event))
+    return head

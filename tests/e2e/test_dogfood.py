@@ -8,15 +8,14 @@ Skips with the reason when no Docker engine is reachable or act is missing.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import GIT_ID, copy_action, git
-from tests.fake_github import PR, REPO, FakeGitHub
+from tests.e2e.conftest import commit_pull_request, copy_action, git
+from tests.fake_github import PR, FakeGitHub
 
 pytestmark = pytest.mark.docker
 
@@ -32,16 +31,7 @@ def test_dogfood_runs_the_action_on_the_bundled_example(act: str, image: str, tm
     shutil.copy(ROOT / ".github" / "workflows" / "dogfood.yml",
                 repo / ".github" / "workflows" / "dogfood.yml")
     git(repo, "init", "-q", "-b", "main")
-    git(repo, "remote", "add", "origin", f"https://github.com/{REPO}.git")
-    git(repo, "add", "-A")
-    git(repo, *GIT_ID, "commit", "-q", "-m", "the pull request's head")
-    head = git(repo, "rev-parse", "HEAD").strip()
-    event = {"action": "synchronize", "number": PR,
-             "pull_request": {"number": PR, "head": {"sha": head, "ref": "feature"},
-                              "base": {"sha": head, "ref": "main"}},
-             "repository": {"full_name": REPO, "name": REPO.split("/")[1],
-                            "owner": {"login": REPO.split("/")[0]}}}
-    (tmp_path / "event.json").write_text(json.dumps(event))
+    commit_pull_request(repo, tmp_path / "event.json", "the pull request's head")
 
     proc = subprocess.run([act, "pull_request", "--pull=false",
                            "-P", "ubuntu-latest=python:3.11-slim",

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import GIT_ID, copy_action, git, host_env
+from tests.e2e.conftest import commit_pull_request, copy_action, host_env
 from tests.e2e.test_docker_action import MARKER, TOKEN, ActRun, _run
-from tests.fake_github import PR, REPO, FakeGitHub
+from tests.fake_github import PR, FakeGitHub
 from tests.monorepo_tree import SECTIONS, make_monorepo
 
 pytestmark = pytest.mark.docker
@@ -91,16 +91,7 @@ def sharded_repo(tmp_path: Path) -> Path:
     (repo / ".gitignore").write_text(".retrieval-eval/\n")
     (repo / ".github" / "workflows").mkdir(parents=True)
     (repo / ".github" / "workflows" / "sharded.yml").write_text(WORKFLOW)
-    git(repo, "remote", "add", "origin", f"https://github.com/{REPO}.git")
-    git(repo, "add", "-A")
-    git(repo, *GIT_ID, "commit", "-q", "-m", "the action and the sharded workflow")
-    head = git(repo, "rev-parse", "HEAD").strip()
-    event = {"action": "synchronize", "number": PR,
-             "pull_request": {"number": PR, "head": {"sha": head, "ref": "feature"},
-                              "base": {"sha": head, "ref": "main"}},
-             "repository": {"full_name": REPO, "name": REPO.split("/")[1],
-                            "owner": {"login": REPO.split("/")[0]}}}
-    (tmp_path / "event.json").write_text(json.dumps(event))
+    commit_pull_request(repo, tmp_path / "event.json", "the action and the sharded workflow")
     return repo
 
 
