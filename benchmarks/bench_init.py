@@ -41,7 +41,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchlib import child_env, cli_command, machine_line, make_checkout, table
+from benchlib import (
+    child_env,
+    cli_command,
+    download_sdist,
+    machine_line,
+    make_checkout,
+    table,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -71,22 +78,13 @@ index.close()
 def fetch(spec: str, cache: Path) -> Path:
     """The package's sdist (cached), extracted into a fresh folder; its root."""
     name, _, version = spec.partition("==")
-    sdists = cache / "sdists"
-    sdists.mkdir(parents=True, exist_ok=True)
-    found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
-    if not found:
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                               "--no-binary", ":all:", spec, "-d", str(sdists)],
-                              capture_output=True, text=True, check=False)
-        found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
-        if proc.returncode != 0 or not found:
-            raise SystemExit(f"pip download {spec} failed:\n{proc.stderr}")
+    sdist = download_sdist(name, version, cache / "sdists")
     work = Path(tempfile.mkdtemp(prefix=f"bench-init-{name}-"))
-    with tarfile.open(found[0]) as archive:
+    with tarfile.open(sdist) as archive:
         archive.extractall(work, filter="data")
     root = work / f"{name}-{version}"
     if not root.is_dir():
-        raise SystemExit(f"{found[0]} did not extract to {root.name}")
+        raise SystemExit(f"{sdist} did not extract to {root.name}")
     make_checkout(root, f"{spec} sdist")
     return root
 

@@ -53,20 +53,26 @@ def git(cwd: Path, *args: str) -> str:
         check=True, capture_output=True, text=True).stdout
 
 
+def download_sdist(name: str, version: str, dest: Path) -> Path:
+    """``name-version.tar.gz`` in ``dest``, fetched with ``pip download`` (source only, no
+    dependencies) unless it is already there."""
+    target = dest / f"{name}-{version}.tar.gz"
+    if target.is_file():
+        return target
+    dest.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                           "--no-binary", ":all:", f"{name}=={version}", "-d", str(dest)],
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0 or not target.is_file():
+        raise SystemExit(f"pip download {name}=={version} failed (no {target.name} in "
+                         f"{dest}):\n{proc.stderr}")
+    return target
+
+
 def fetch_click(workdir: Path, sdist: Path | None = None) -> Path:
     """The click sdist (downloaded with pip unless ``sdist`` is given), extracted; its root."""
     if sdist is None:
-        downloads = workdir / "download"
-        downloads.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                               "--no-binary", ":all:", f"click=={CLICK_VERSION}", "-d",
-                               str(downloads)], capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise SystemExit(f"pip download click=={CLICK_VERSION} failed:\n{proc.stderr}")
-        found = sorted(downloads.glob(f"click-{CLICK_VERSION}.tar.gz"))
-        if not found:
-            raise SystemExit(f"pip did not leave click-{CLICK_VERSION}.tar.gz in {downloads}")
-        sdist = found[0]
+        sdist = download_sdist("click", CLICK_VERSION, workdir / "download")
     with tarfile.open(sdist) as archive:
         archive.extractall(workdir / "src", filter="data")
     root = workdir / "src" / f"click-{CLICK_VERSION}"

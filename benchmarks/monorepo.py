@@ -16,10 +16,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchlib import download_sdist
 
 HERE = Path(__file__).resolve().parent
 GROUND_TRUTH = HERE / "monorepo"
@@ -51,17 +52,7 @@ def default_sdist_cache() -> Path:
 
 def fetch(package: Package, cache: Path) -> Path:
     """The package's sdist in ``cache``, downloaded with pip the first time."""
-    target = cache / package.sdist
-    if target.is_file():
-        return target
-    cache.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                           "--no-binary", ":all:", f"{package.name}=={package.version}",
-                           "-d", str(cache)], capture_output=True, text=True, check=False)
-    if proc.returncode != 0 or not target.is_file():
-        raise SystemExit(f"pip download {package.name}=={package.version} failed:\n"
-                         f"{proc.stderr}")
-    return target
+    return download_sdist(package.name, package.version, cache)
 
 
 def git(cwd: Path, *args: str) -> str:

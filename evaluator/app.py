@@ -432,8 +432,12 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     if not sections:
         queries = resolve_queries(root, settings)
         return (_validation(queries, files, settings, universe(settings, files)),)
-    return tuple(_validation(root / s.queries, s.files(files), settings,
-                             universe(settings, s.files(files))) for s in sections)
+    validations = []
+    for section in sections:
+        mine = section.files(files)
+        validations.append(_validation(root / section.queries, mine, settings,
+                                       universe(settings, mine)))
+    return tuple(validations)
 
 
 @dataclass(frozen=True)

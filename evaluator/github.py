@@ -577,6 +577,16 @@ class GitHubClient:
                 return b"".join(chunks)
         raise GitHubError(f"GitHub API {what}: too many redirects")
 
+    def _check_postable(self, full: str) -> None:
+        """Refuse, before anything is sent, a body over GitHub's limit or a missing token."""
+        if len(full) > MAX_COMMENT_CHARS:
+            raise CommentTooLong(
+                f"the PR comment is {len(full):,} characters with its marker, over GitHub's "
+                f"limit of {MAX_COMMENT_CHARS:,}", length=len(full))
+        if self._token is None:
+            raise GitHubError("no GitHub token to post the PR comment with",
+                              hint="pass the github-token input or set GITHUB_TOKEN")
+
     def upsert_sticky_comment(self, pr: int, body: str, *, key: str) -> CommentResult:
         """Update the newest comment marked for ``key``, or create one; never a duplicate.
 
@@ -586,13 +596,7 @@ class GitHubClient:
         """
         number = self._pr(pr)
         full = _with_marker(body, key)
-        if len(full) > MAX_COMMENT_CHARS:
-            raise CommentTooLong(
-                f"the PR comment is {len(full):,} characters with its marker, over GitHub's "
-                f"limit of {MAX_COMMENT_CHARS:,}", length=len(full))
-        if self._token is None:
-            raise GitHubError("no GitHub token to post the PR comment with",
-                              hint="pass the github-token input or set GITHUB_TOKEN")
+        self._check_postable(full)
         mark = marker(key)
         create_url = self._url(f"/issues/{number}/comments")
         budget = _Budget(self._max_attempts)
@@ -710,13 +714,7 @@ class GitHubClient:
 
     def _create_once(self, pr: int, full: str, run: str) -> CommentResult:
         """POST a new comment; after an unknown outcome, look for it (by ``run``) first."""
-        if len(full) > MAX_COMMENT_CHARS:
-            raise CommentTooLong(
-                f"the PR comment is {len(full):,} characters with its marker, over GitHub's "
-                f"limit of {MAX_COMMENT_CHARS:,}", length=len(full))
-        if self._token is None:
-            raise GitHubError("no GitHub token to post the PR comment with",
-                              hint="pass the github-token input or set GITHUB_TOKEN")
+        self._check_postable(full)
         url = self._url(f"/issues/{pr}/comments")
         budget = _Budget(self._max_attempts)
         while True:

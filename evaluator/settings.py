@@ -160,7 +160,10 @@ def workspace_of(env: Mapping[str, str]) -> Path:
 
 def inside(workspace: Path, value: str, name: str) -> Path:
     """``value`` resolved against ``workspace``; an error when it leaves it."""
-    path = (workspace / value).resolve()
+    try:
+        path = (workspace / value).resolve()
+    except (OSError, RuntimeError) as err:  # a symlink loop
+        raise InputError(f"input {name}: cannot resolve {value!r}: {err}") from None
     if path != workspace and workspace not in path.parents:
         raise InputError(f"input {name}: {value!r} is outside the workspace {workspace}",
                          hint="give paths relative to the repository root")
