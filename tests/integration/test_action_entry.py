@@ -135,3 +135,12 @@ def test_comment_mode_bad_inputs(sample_repo, cli, inputs, needle):
     assert run.code == 2
     assert needle in run.stderr
     assert "::error" in run.stdout
+
+
+def test_input_behind_a_symlink_loop_is_an_input_error(sample_repo, cli, tmp_path):
+    (sample_repo / "loop-a").symlink_to("loop-b")
+    (sample_repo / "loop-b").symlink_to("loop-a")
+    run = cli("action", env=action_env(sample_repo, tmp_path, queries="loop-a"))
+    assert run.code == 2
+    assert "input queries: cannot resolve 'loop-a'" in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr
