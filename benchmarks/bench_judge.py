@@ -11,9 +11,11 @@ contexts are judged against its gold facts:
 example, ≥ 0.8 on every real suite, mean wrong ≤ 0.1.
 
 Columns: the N-15 judge (``neuralmind.ragas``: faithfulness and fact recall), the
-evaluator's judge (``evaluator.core.judge``), and with the MiniLM model (``--embed``, on by
-default when the model is found): the fact-vs-segment similarity judge, lexical-or-
-similarity, the new ``context_recall`` / ``context_precision`` and the N-15 embedding columns.
+evaluator's judge (``evaluator.core.judge``) by its terms rule alone (what a run without the
+model gets), and with the MiniLM model (on unless ``--no-embed``): the headline judge (terms
+and the similarity route for prose facts), the fact-vs-segment similarity judge over every
+segment, lexical-or-similarity (``faithfulness_embed``), the new ``context_recall`` /
+``context_precision`` and the N-15 embedding columns.
 
 ``--grid`` adds the calibration grid (span per fact term × coverage threshold × idf weights).
 The judge's share of an evaluation's wall time is printed by ``bench_systems.py``.
@@ -44,7 +46,7 @@ from evaluator.core.judge import (
     max_similarities,
 )
 from evaluator.core.judgecheck import check_pairs
-from evaluator.judging import embed_segments, n15_columns
+from evaluator.judging import embed_segments, n15_columns, similarity_of
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
 
@@ -78,11 +80,11 @@ Scorer = Callable[[Query, str, list[str]], float]
 
 def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> None:
     print(f"\n{title}")
-    print(f"| {'column':<44} | right | wrong | separation |")
-    print(f"|{'-' * 46}|-------|-------|------------|")
+    print(f"| {'column':<52} | right | wrong | separation |")
+    print(f"|{'-' * 54}|-------|-------|------------|")
     for name, right, wrong in rows:
         r, w = statistics.fmean(right), statistics.fmean(wrong)
-        print(f"| {name:<44} | {r:5.2f} | {w:5.2f} | {r - w:10.2f} |")
+        print(f"| {name:<52} | {r:5.2f} | {w:5.2f} | {r - w:10.2f} |")
 
 
 def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
@@ -92,9 +94,13 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
         "faithfulness_n15 (neuralmind.ragas)":
             lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[0],
         "fact_recall_n15": lambda q, ctx, docs: n15_columns(ctx, q.gold_facts)[1],
-        "faithfulness (new judge)": lambda q, ctx, docs: judge(ctx, q.gold_facts).faithfulness,
-        "fact_recall (new judge)": lambda q, ctx, docs: judge(ctx, q.gold_facts).fact_recall,
+        "faithfulness, terms rule alone (in_memory)":
+            lambda q, ctx, docs: judge(ctx, q.gold_facts).faithfulness,
     }
+    if embed is not None:
+        similar = similarity_of(embed)
+        scorers["faithfulness (headline: terms + similarity route)"] = (
+            lambda q, ctx, docs: judge(ctx, q.gold_facts, similar=similar).faithfulness)
     if grid:
         weights = idf_weights(corpus(suite.root))
         for span in (3, 5, 10, 20):

@@ -5,7 +5,8 @@ On click (the whole sdist: ~2,500 NeuralMind nodes) copied into a temporary fold
 
 1. NeuralMind: a cold build (default backend, real MiniLM model), then every question of
    the click suite(s), read-only — the NeuralMind-only run;
-2. the judge (new and N-15) on each returned context;
+2. the judge on each returned context: the headline (terms + similarity route, with its
+   model load), the terms rule alone, and N-15's;
 3. bm25 (``evaluator.bm25``) over the same files: build and questions.
 
 Goals (issue 12): NeuralMind + bm25 ≤ 1.3× NeuralMind alone; the judge ≤ 5% of the run.
@@ -40,7 +41,7 @@ from evaluator.bm25 import BM25Index
 from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.judge import judge
 from evaluator.core.metrics import Gain, ndcg_at_k, recall_at_k, reciprocal_rank
-from evaluator.judging import n15_columns
+from evaluator.judging import cached_embedder, n15_columns, similarity_of
 from evaluator.model import resolve_model
 from evaluator.neuralmind_index import NeuralMindIndex, model_env
 from evaluator.snapshot import checkout_files
@@ -115,7 +116,16 @@ def main(argv: list[str] | None = None) -> None:
     work = Path(tempfile.mkdtemp(prefix="bench-systems-"))
     try:
         model = resolve_model(work / "model-cache", os.environ)
-        builds, queries_s, judge_s, n15_s = [], 0.0, 0.0, 0.0
+        builds, queries_s, judge_s, n15_s, terms_s = [], 0.0, 0.0, 0.0, 0.0
+        asked = facts = 0
+        # The headline judge's similarity route: its own ONNX session, loaded once per run
+        # (counted in the judge's time).
+        t = time.perf_counter()
+        embed = cached_embedder(model.path)
+        embed(["probe"])
+        judge_s += time.perf_counter() - t
+        load_s = judge_s
+        similar = similarity_of(embed)
         rankings: dict[str, dict[str, tuple[str, ...]]] = {}
         nodes = 0
         for run in range(args.repeat):
@@ -140,7 +150,12 @@ def main(argv: list[str] | None = None) -> None:
                     context = str(result.context or "")
                     t = time.perf_counter()
                     judge(context, q.gold_facts)
+                    terms_s += time.perf_counter() - t
+                    t = time.perf_counter()
+                    verdict = judge(context, q.gold_facts, similar=similar)
                     judge_s += time.perf_counter() - t
+                    asked += sum(f.similarity is not None for f in verdict.facts)
+                    facts += len(verdict.facts)
                     t = time.perf_counter()
                     n15_columns(context, q.gold_facts)
                     n15_s += time.perf_counter() - t
@@ -164,14 +179,18 @@ def main(argv: list[str] | None = None) -> None:
         for label, sec in (("NeuralMind build", build_s), ("NeuralMind queries", queries_s),
                            ("bm25 build (tokenize + index)", bm25_build),
                            ("bm25 queries", bm25_queries),
-                           ("new judge, all contexts", judge_s),
+                           ("headline judge (terms + similarity route), all contexts, "
+                            "with its model load", judge_s),
+                           ("  of which the model load", load_s),
+                           ("terms rule alone, all contexts", terms_s),
                            ("N-15 judge, all contexts", n15_s)):
             print(f"| {label} | {sec:.3f} | {100 * sec / nm:.2f}% |")
+        print(f"\nfacts sent to the similarity route: {asked} of {facts}")
         print(f"\nNeuralMind + bm25 / NeuralMind alone: "
               f"{(nm + bm25_build + bm25_queries) / nm:.3f}×")
         print(f"judge share of a NeuralMind run with both judges: "
               f"{100 * (judge_s + n15_s) / (nm + judge_s + n15_s):.2f}% "
-              f"(new judge alone {100 * judge_s / (nm + judge_s):.2f}%)\n")
+              f"(headline judge alone {100 * judge_s / (nm + judge_s):.2f}%)\n")
         print("| suite | system | nDCG@5 | recall@5 | MRR |")
         print("|---|---|---|---|---|")
         for name, gt in suites.items():

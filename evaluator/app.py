@@ -59,7 +59,7 @@ from evaluator.evaluate import (
     load_ground_truth_file,
     read_ground_truth,
 )
-from evaluator.judging import minilm_embedder
+from evaluator.judging import cached_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
@@ -586,11 +586,15 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
     queries = regular_file(Path(settings.queries), what="ground-truth file") \
         if Path(settings.queries).exists() else Path(settings.queries)
     ground_truth = read_ground_truth(queries, present=None, strict=False)
+    # The headline judge as the evaluator's default run has it: with the model (its
+    # similarity route) when a model folder is found; without one the judge is the terms
+    # rule alone, which the report's "judge" names. --embed needs the model.
     embed = None
-    if settings.embed:
+    if settings.backend != "in_memory" or settings.embed:
         model = deps.resolve_model(ensure_writable(cache_dir_of(settings, deps.env)))
-        embed = minilm_embedder(model.path)
+        if model.path is not None or settings.embed:
+            embed = cached_embedder(model.path)
     report = judge_contexts(ground_truth=ground_truth, contexts_path=Path(settings.contexts),
-                            embed=embed)
+                            embed=embed, columns=settings.embed)
     target = Path(settings.judge_output) if settings.judge_output else None
     return Judged(report, target)

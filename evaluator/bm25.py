@@ -103,8 +103,8 @@ class BM25Index:
                           seconds=time.perf_counter() - started)
 
 
-def retrievals(index: BM25Index, queries: Sequence[Query], *,
-               embed: Any = None) -> tuple[dict[str, Retrieval], float]:
+def retrievals(index: BM25Index, queries: Sequence[Query], *, embed: Any = None,
+               columns: bool = False) -> tuple[dict[str, Retrieval], float]:
     """Ask every question; the retrievals (the context judged like NeuralMind's: every
     judge column, through :func:`evaluator.judging.score_context`) and the seconds spent
     ranking. ``context_tokens`` counts the context's characters / 4 (NeuralMind's fallback
@@ -117,9 +117,10 @@ def retrievals(index: BM25Index, queries: Sequence[Query], *,
         answer = index.ask(query)
         seconds += answer.seconds
         docs = [index.text_of(m) for m in answer.ranked_modules[:CONTEXT_MODULES]]
-        faith, columns = faithfulness_of(query, answer.context, documents=docs, embed=embed)
+        faith, extra = faithfulness_of(query, answer.context, documents=docs, embed=embed,
+                                      columns=columns)
         out[query.id] = Retrieval(
             query_id=query.id, ranked_modules=answer.ranked_modules,
             context_tokens=len(answer.context) // 4, token_reduction=None,
-            latency_ms=answer.seconds * 1000.0, faithfulness=faith, columns=columns)
+            latency_ms=answer.seconds * 1000.0, faithfulness=faith, columns=extra)
     return out, seconds

@@ -23,11 +23,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evaluator import __version__
-from evaluator.core.comparability import major_minor
 from evaluator.core.floors import check_floors
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
+from evaluator.core.judge import judge_id
 from evaluator.core.options import Options
 from evaluator.core.results import Results, RunInfo
 from evaluator.core.scoring import (
@@ -54,6 +55,9 @@ from evaluator.snapshot import (
     without_folders,
 )
 
+if TYPE_CHECKING:
+    from evaluator.judging import BatchEmbed
+
 
 def default_cache_dir(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -64,11 +68,39 @@ def cache_dir_of(options: Options, env: Mapping[str, str]) -> Path:
     return Path(options.cache_dir) if options.cache_dir else default_cache_dir(env)
 
 
-def _model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
-    """The embedding model, resolved only when the backend or ``--embed`` needs it."""
+def _needs_model(options: Options) -> bool:
+    """Whether a run needs the embedding model: its backend, ``--embed``, or a ``--systems``
+    variant embeds with it. A run that has the model judges with it too (the judge's
+    similarity route), for every system of the run alike."""
+    from evaluator.core.systems import parse_systems
+
     if options.backend != "in_memory" or options.embed:
+        return True
+    return any(spec.name == "neuralmind"
+               and dict(spec.options).get("backend", options.backend) != "in_memory"
+               for spec in parse_systems(str(options.systems)))
+
+
+def _model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
+    """The embedding model, resolved only when the run needs it (:func:`_needs_model`)."""
+    if _needs_model(options):
         return deps.resolve_model(cache_dir)
     return ModelSource(None, "not needed")
+
+
+def _has_model(setup: _Setup, backend: str) -> bool:
+    """The judge's similarity route is on: the run has the model (the same rule as
+    :attr:`evaluator.neuralmind_index.NeuralMindIndex.has_model`)."""
+    return backend != "in_memory" or setup.model.path is not None
+
+
+def _judge_embed(setup: _Setup, backend: str) -> BatchEmbed | None:
+    """The embedder of the judge's similarity route, when the run has the model."""
+    if not _has_model(setup, backend):
+        return None
+    from evaluator.judging import cached_embedder
+
+    return cached_embedder(setup.model.path)
 
 
 def _snapshot_for(options: Options, cache_dir: Path, root: Path) -> Path:
@@ -225,7 +257,7 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         model=setup.model.describe() if options.backend != "in_memory" else None,
         model_fingerprint=(model_fingerprint(setup.model) if options.backend != "in_memory"
                            else None),
-        judge=f"neuralmind.ragas {major_minor(setup.deps.library_version())}",
+        judge=judge_id(similarity=_has_model(setup, build.backend)),
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
@@ -372,7 +404,8 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
     check = None
     if options.judge_check or options.example:
         t0 = time.perf_counter()
-        check = references.judge_check(setup.ground_truth, setup.root)
+        check = references.judge_check(setup.ground_truth, setup.root,
+                                       embed=_judge_embed(setup, results.run.backend))
         extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
         progress(f"judge self-check: {check.sentence}")
         if check.warning:
@@ -401,10 +434,14 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], name: str,
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
                              threshold=options.relevance_threshold)
     if name == "bm25":
-        return references.bm25_run(setup.root, files, setup.ground_truth, scoring)
+        return references.bm25_run(setup.root, files, setup.ground_truth, scoring,
+                                   embed=_judge_embed(setup, options.backend),
+                                   columns=options.embed)
     variant = options.replace(backend=settings.get("backend", options.backend),
                               graph_source=settings.get("graph", options.graph_source))
-    model = _model_for(variant, setup.cache_dir, setup.deps)
+    # The run's model, whatever the variant's backend: every system is judged alike.
+    model = setup.model if setup.model.path is not None else _model_for(
+        variant, setup.cache_dir, setup.deps)
     snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
     vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
     with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):

@@ -5,11 +5,13 @@ Columns per query:
 
 * ``faithfulness``, ``fact_recall``, ``contradiction`` — the evaluator's judge
   (:mod:`evaluator.core.judge`: stemmed, identifier-aware term coverage in spans scaled
-  to the fact, a negation cue that never fires on identifiers or on Python's ``not``);
+  to the fact, a negation cue that never fires on identifiers or on Python's ``not``; and
+  when the run has the embedding model, the similarity route for prose facts the terms
+  miss — ``embed`` below);
 * ``faithfulness_n15``, ``fact_recall_n15``, ``contradiction_n15`` — NeuralMind's own judge
   (``neuralmind.ragas``), kept so numbers stay comparable with its N-15 runner and with
   results written before the new judge;
-* with an embedder (``--embed``): ``faithfulness_embed`` — the share of facts found by the
+* with ``columns`` (``--embed``): ``faithfulness_embed`` — the share of facts found by the
   judge *or* by similarity (below), and not contradicted; ``context_recall`` — the share of
   facts whose best context segment reaches cosine
   :data:`~evaluator.core.judge.SIMILARITY_THRESHOLD` with the MiniLM model the index
@@ -40,7 +42,11 @@ from evaluator.core.judge import (
     EMBED_SEGMENT_CHARS,
     EMBED_SEGMENT_LINES,
     SIMILARITY_THRESHOLD,
+    FactVerdict,
+    Similarity,
+    cosine,
     judge,
+    judge_id,
     max_similarities,
     segments,
 )
@@ -49,9 +55,9 @@ from evaluator.core.scoring import Faithfulness
 from evaluator.errors import InputError
 from evaluator.neuralmind_index import minilm_embedder, n15_columns
 
-__all__ = ["JUDGE_COLUMNS", "JudgeResult", "faithfulness_of", "judge_contexts",
-           "judge_report", "minilm_embedder", "n15_columns", "read_contexts", "run_judge",
-           "score_context", "self_check"]
+__all__ = ["JUDGE_COLUMNS", "JudgeResult", "cached_embedder", "faithfulness_of",
+           "judge_contexts", "judge_report", "minilm_embedder", "n15_columns",
+           "read_contexts", "run_judge", "score_context", "self_check", "similarity_of"]
 
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
 BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
@@ -69,6 +75,7 @@ class JudgeResult:
     """Every judge column of one context, and which facts were found."""
 
     query_id: str
+    judge: str
     faithfulness: float
     fact_recall: float
     contradiction: float
@@ -78,6 +85,8 @@ class JudgeResult:
     facts_found: tuple[str, ...]
     facts_missing: tuple[str, ...]
     coverage: tuple[float, ...]
+    found_by: tuple[str | None, ...] = ()
+    fact_similarity: tuple[float | None, ...] = ()
     faithfulness_embed: float | None = None
     context_precision: float | None = None
     context_recall: float | None = None
@@ -88,11 +97,13 @@ class JudgeResult:
         return {c: getattr(self, c) for c in JUDGE_COLUMNS}
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"query_id": self.query_id}
+        out: dict[str, Any] = {"query_id": self.query_id, "judge": self.judge}
         out |= {c: _round(v) for c, v in self.columns().items()}
         out["facts_found"] = list(self.facts_found)
         out["facts_missing"] = list(self.facts_missing)
         out["coverage"] = [round(c, 4) for c in self.coverage]
+        out["found_by"] = list(self.found_by)
+        out["fact_similarity"] = [_round(v) for v in self.fact_similarity]
         if self.similarities is not None:
             out["similarities"] = [round(s, 4) for s in self.similarities]
         return out
@@ -107,15 +118,38 @@ def embed_segments(text: str) -> tuple[str, ...]:
     return segments(text, lines=EMBED_SEGMENT_LINES, max_chars=EMBED_SEGMENT_CHARS)
 
 
+_EMBEDDERS: dict[str, BatchEmbed] = {}
+
+
+def cached_embedder(model_dir: Path | None) -> BatchEmbed:
+    """One MiniLM embedder per model folder for the whole process (the ONNX session is
+    loaded once, however many contexts, systems and self-checks are judged)."""
+    key = str(model_dir or "")
+    if key not in _EMBEDDERS:
+        _EMBEDDERS[key] = minilm_embedder(model_dir)
+    return _EMBEDDERS[key]
+
+
+def similarity_of(embed: BatchEmbed) -> Similarity:
+    """The judge's similarity route through ``embed``: every distinct text embedded once."""
+    def similar(pairs: Sequence[tuple[str, str]]) -> list[float]:
+        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
+        vectors = dict(zip(texts, embed(texts), strict=True))
+        return [cosine(vectors[fact], vectors[segment]) for fact, segment in pairs]
+    return similar
+
+
 def score_context(query: Query, context: str, *, documents: Sequence[str] | None = None,
-                  embed: BatchEmbed | None = None) -> JudgeResult:
-    """Every judge column of ``context`` against ``query``'s gold facts."""
+                  embed: BatchEmbed | None = None, columns: bool = False) -> JudgeResult:
+    """Every judge column of ``context`` against ``query``'s gold facts. With ``embed`` (the
+    run has the model) the headline judge takes its similarity route; with ``columns`` as
+    well, the ``--embed`` columns are computed."""
     facts = list(query.gold_facts)
-    verdict = judge(context, facts)
+    verdict = judge(context, facts, similar=similarity_of(embed) if embed else None)
     faith_n15, recall_n15, contra_n15 = n15_columns(context, facts)
     precision = recall = combined = None
     sims: tuple[float, ...] | None = None
-    if embed is not None:
+    if embed is not None and columns:
         pieces = embed_segments(context)
         fact_vectors = list(embed(facts)) if facts else []
         piece_vectors = list(embed(list(pieces))) if pieces else []
@@ -127,29 +161,38 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
         if documents is not None:
             precision = _document_precision(documents, fact_vectors, embed)
     return JudgeResult(
-        query_id=query.id, faithfulness=verdict.faithfulness, fact_recall=verdict.fact_recall,
+        query_id=query.id, judge=judge_id(similarity=embed is not None),
+        faithfulness=verdict.faithfulness, fact_recall=verdict.fact_recall,
         contradiction=verdict.contradiction, faithfulness_n15=faith_n15,
         fact_recall_n15=recall_n15, contradiction_n15=contra_n15,
         facts_found=verdict.facts_found, facts_missing=verdict.facts_missing,
         coverage=tuple(f.coverage for f in verdict.facts),
+        found_by=tuple(_found_by(f) for f in verdict.facts),
+        fact_similarity=tuple(f.similarity for f in verdict.facts),
         faithfulness_embed=combined, context_precision=precision, context_recall=recall,
         similarities=sims)
 
 
+def _found_by(fact: FactVerdict) -> str | None:
+    if not fact.found or fact.contradicted:
+        return None
+    return "similarity" if fact.by_similarity else "terms"
+
+
 def faithfulness_of(query: Query, context: str, *, documents: Sequence[str] | None = None,
-                    embed: BatchEmbed | None = None,
+                    embed: BatchEmbed | None = None, columns: bool = False,
                     ) -> tuple[Faithfulness, dict[str, float | None]]:
     """The evaluator's view of :func:`score_context`: the headline :class:`Faithfulness`
     and the further columns (the N-15 judge's, ``faithfulness_embed``) by measure name."""
-    r = score_context(query, context, documents=documents, embed=embed)
+    r = score_context(query, context, documents=documents, embed=embed, columns=columns)
     faith = Faithfulness(fact_recall=r.fact_recall, contradiction=r.contradiction,
                          faithfulness=r.faithfulness, facts_found=r.facts_found,
                          facts_missing=r.facts_missing, context_precision=r.context_precision,
                          context_recall=r.context_recall, answer_relevance=None)
-    columns = {"faithfulness_n15": r.faithfulness_n15, "fact_recall_n15": r.fact_recall_n15,
-               "contradiction_n15": r.contradiction_n15,
-               "faithfulness_embed": r.faithfulness_embed}
-    return faith, columns
+    extra = {"faithfulness_n15": r.faithfulness_n15, "fact_recall_n15": r.fact_recall_n15,
+             "contradiction_n15": r.contradiction_n15,
+             "faithfulness_embed": r.faithfulness_embed}
+    return faith, extra
 
 
 def _document_precision(documents: Sequence[str], fact_vectors: Sequence[Sequence[float]],
@@ -202,27 +245,29 @@ def read_contexts(path: Path, ground_truth: GroundTruth) -> dict[str, str]:
 
 
 def judge_contexts(ground_truth: GroundTruth, contexts: Mapping[str, str], *,
-                   embed: BatchEmbed | None = None) -> list[JudgeResult]:
+                   embed: BatchEmbed | None = None, columns: bool = False,
+                   ) -> list[JudgeResult]:
     """Score each given context against its query (in ground-truth order)."""
-    return [score_context(q, contexts[q.id], embed=embed)
+    return [score_context(q, contexts[q.id], embed=embed, columns=columns)
             for q in ground_truth.queries if q.id in contexts]
 
 
-def judge_report(results: Sequence[JudgeResult]) -> dict[str, Any]:
-    """The ``judge`` command's JSON: one entry per query and the means."""
+def judge_report(results: Sequence[JudgeResult], *, judge: str) -> dict[str, Any]:
+    """The ``judge`` command's JSON: the judge, one entry per query and the means."""
     means: dict[str, float | None] = {}
     for column in JUDGE_COLUMNS:
         values = [v for r in results if (v := r.columns()[column]) is not None]
         means[column] = _round(math.fsum(values) / len(values)) if values else None
-    return {"queries": {r.query_id: r.to_json() for r in results}, "mean": means,
-            "n": len(results)}
+    return {"judge": judge, "queries": {r.query_id: r.to_json() for r in results},
+            "mean": means, "n": len(results)}
 
 
 def run_judge(*, ground_truth: GroundTruth, contexts_path: Path,
-              embed: BatchEmbed | None = None) -> dict[str, Any]:
+              embed: BatchEmbed | None = None, columns: bool = False) -> dict[str, Any]:
     """The ``judge`` command: every judge column of each given context, as JSON."""
     contexts = read_contexts(contexts_path, ground_truth)
-    return judge_report(judge_contexts(ground_truth, contexts, embed=embed))
+    return judge_report(judge_contexts(ground_truth, contexts, embed=embed, columns=columns),
+                        judge=judge_id(similarity=embed is not None))
 
 
 MAX_MODULE_BYTES = 2 * 1024 * 1024
@@ -246,9 +291,12 @@ def read_modules(tree: Path, modules: Sequence[str]) -> dict[str, str]:
     return texts
 
 
-def self_check(ground_truth: GroundTruth, tree: Path) -> JudgeCheck:
+def self_check(ground_truth: GroundTruth, tree: Path, *,
+               embed: BatchEmbed | None = None) -> JudgeCheck:
     """The judge self-check (:mod:`evaluator.core.judgecheck`) on the modules in ``tree``,
-    scored with the headline judge."""
+    scored with the headline judge (its similarity route with ``embed``)."""
     texts = read_modules(tree, modules_needed(ground_truth))
+    similar = similarity_of(embed) if embed else None
     return judge_check(ground_truth, texts,
-                       lambda query, text: judge(text, query.gold_facts).faithfulness)
+                       lambda query, text: judge(text, query.gold_facts,
+                                                 similar=similar).faithfulness)

@@ -38,7 +38,7 @@ from evaluator.core.scoring import Retrieval
 from evaluator.errors import BuildError, InputError
 from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
 
-BatchEmbed = Callable[[Sequence[str]], list[list[float]]]
+BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
 # NeuralMind's graph state in ``.neuralmind/`` (everything but the vector store): dropped
 # before each non-cached build so the graph is extracted afresh (see ``build``).
@@ -212,6 +212,7 @@ class NeuralMindIndex:
         self.model = model
         self._mind: Any = None
         self._embed: BatchEmbed | None = None
+        self.built_backend = backend  # the backend NeuralMind reports once built
 
     @property
     def _stamp(self) -> Path:
@@ -268,6 +269,7 @@ class NeuralMindIndex:
         self._mind = mind
         graph = stats.get("graph") or {}
         backend = str(stats.get("backend", self.backend))
+        self.built_backend = backend
         if persistent and cache_key:
             self._stamp.write_text(json.dumps({"key": cache_key, "nodes": nodes,
                                                "backend": backend,
@@ -296,8 +298,9 @@ class NeuralMindIndex:
                 self._mind = self._new_mind(io.StringIO())
             except Exception as err:
                 raise self._build_error(err) from None
+        self.built_backend = str(stamp.get("backend", self.backend))
         return BuildInfo(
-            backend=str(stamp.get("backend", self.backend)),
+            backend=self.built_backend,
             graph_source=self.graph_source, nodes=int(stamp.get("nodes", 0)),
             nodes_embedded=0, nodes_reused=int(stamp.get("nodes", 0)),
             graph_kind=str(stamp.get("graph_kind", "unknown")),
@@ -347,10 +350,19 @@ class NeuralMindIndex:
                               hint="choose a writable --cache-dir")
         return BuildError(f"NeuralMind failed to build the index: {text}")
 
+    @property
+    def has_model(self) -> bool:
+        """Whether this run has the embedding model (the judge's similarity route is on):
+        the backend embeds with it, or a model folder was resolved (``--embed``)."""
+        return self.built_backend != "in_memory" or self.model.path is not None
+
     def embedder(self) -> BatchEmbed:
-        """The same MiniLM ONNX embedder the index uses (for the ``--embed`` columns)."""
+        """The same MiniLM ONNX embedder the index uses (the judge's similarity route and
+        the ``--embed`` columns)."""
         if self._embed is None:
-            embed = minilm_embedder(self.model.path)
+            from evaluator.judging import cached_embedder
+
+            embed = cached_embedder(self.model.path)
             try:
                 embed(["probe"])
             except Exception as err:
@@ -379,7 +391,8 @@ class NeuralMindIndex:
         context = str(getattr(result, "context", "") or "")
         documents = [str(h.get("document", "")) for h in (result.top_search_hits or [])]
         faith, columns = faithfulness_of(query, context, documents=documents,
-                                         embed=self.embedder() if embed else None)
+                                         embed=self.embedder() if self.has_model else None,
+                                         columns=embed)
         budget = getattr(result, "budget", None)
         tokens = int(getattr(budget, "total", 0) or 0)
         reduction = getattr(result, "reduction_ratio", None)

@@ -23,15 +23,20 @@ from evaluator.core.systems import SystemRun, system_run
 from evaluator.judging import BatchEmbed, self_check
 
 
-def judge_check(ground_truth: GroundTruth, root: Path) -> JudgeCheck:
-    """The self-check on the checkout's modules."""
-    return self_check(ground_truth, root)
+def judge_check(ground_truth: GroundTruth, root: Path, *,
+                embed: BatchEmbed | None = None) -> JudgeCheck:
+    """The self-check on the checkout's modules (the judge's similarity route with
+    ``embed``, as for the evaluated contexts)."""
+    return self_check(ground_truth, root, embed=embed)
 
 
 def bm25_run(root: Path, files: Sequence[str], ground_truth: GroundTruth,
-             scoring: ScoringOptions, *, embed: BatchEmbed | None = None) -> SystemRun:
-    """The ``bm25`` system's block: built over the checkout, asked every question, scored."""
+             scoring: ScoringOptions, *, embed: BatchEmbed | None = None,
+             columns: bool = False) -> SystemRun:
+    """The ``bm25`` system's block: built over the checkout, asked every question, scored
+    (its contexts judged like the evaluated index's: ``embed`` for the similarity route,
+    ``columns`` for the ``--embed`` columns)."""
     index = BM25Index(root, files)
-    answers, _seconds = retrievals(index, ground_truth.queries, embed=embed)
+    answers, _seconds = retrievals(index, ground_truth.queries, embed=embed, columns=columns)
     rows = score_all(ground_truth, answers, scoring)
     return system_run("bm25", rows, ground_truth.shapes)

@@ -106,7 +106,7 @@ def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
     def run(*argv: str, env: Mapping[str, str] | None = None,
             session_factory: Callable[[], object] | None = None, cache_dir: bool = True) -> Run:
         args = list(argv)
-        if cache_dir and args and args[0] == "evaluate" and "--cache-dir" not in args:
+        if cache_dir and args and args[0] in ("evaluate", "judge") and "--cache-dir" not in args:
             args += ["--cache-dir", str(cache)]
         out, err = io.StringIO(), io.StringIO()
         # The model folder a test set with monkeypatch reaches the tool through its env.

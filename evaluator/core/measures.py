@@ -133,12 +133,15 @@ MEASURES: tuple[Measure, ...] = (
             at_k=True),
     _index_measure("faithfulness", "Faithfulness", "higher",
                    "share of gold facts the retrieved context supports: found (≥ 0.7 of the "
-                   "fact's stemmed, identifier-split terms within 10 terms per fact term) and "
-                   "not contradicted (see README, The faithfulness judge)",
+                   "fact's stemmed, identifier-split terms within 10 terms per fact term; or, "
+                   "for a prose fact with the run's model, MiniLM cosine ≥ 0.38 with the "
+                   "segment holding most of its terms) and not contradicted (see README, The "
+                   "faithfulness judge)",
                    "evaluator.core.judge",
                    report="always", shape_column=True, output="faithfulness"),
     _index_measure("fact_recall", "Fact recall", "higher",
-                   "share of gold facts found in the retrieved context", "evaluator.core.judge"),
+                   "share of gold facts found in the retrieved context (by terms or by "
+                   "similarity)", "evaluator.core.judge"),
     _index_measure("contradiction", "Contradiction", "lower",
                    "share of found gold facts that every covering span negates (a prose "
                    "negation cue, never an identifier or Python's `not`)",

@@ -340,8 +340,9 @@ OPTIONS: tuple[Option, ...] = (
     _o("relevance_threshold", "int", "grade from which a module counts as relevant",
        default=1, choices=("1", "2", "3"), action_input=None),
     _o("backend", "text", "NeuralMind's embedding backend (auto), or its deterministic "
-       "offline one (in_memory)", default="auto", choices=("auto", "in_memory"),
-       fold_dashes=True, commands=("evaluate", "init")),
+       "offline one (in_memory: no model, so the faithfulness judge uses its terms rule "
+       "alone)", default="auto", choices=("auto", "in_memory"),
+       fold_dashes=True, commands=("evaluate", "init", "judge")),
     _o("graph_source", "text", "NeuralMind's tree-sitter graph (builtin) or graphify's",
        default="builtin", choices=("builtin", "graphify")),
     _o("cache_dir", "path", "snapshots, indexes and the model folder (never indexed; cache it "

@@ -34,7 +34,7 @@ __all__ = ["DEFAULT_K", "HEADLINE_K", "effective_k", "metric_names"]
 
 @dataclass(frozen=True)
 class Faithfulness:
-    """How well the retrieved context supports the gold facts (``neuralmind.ragas``)."""
+    """How well the retrieved context supports the gold facts (:mod:`evaluator.core.judge`)."""
 
     fact_recall: float
     contradiction: float

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from evaluator.core.judge import judge_id
 from evaluator.core.results import SCHEMA_VERSION, from_dict
 from evaluator.model import ENV
 from tests.conftest import git, make_repo
@@ -59,6 +60,10 @@ def test_bundled_example_meets_the_n15_floors_with_the_real_model(cli, model_dir
     doc = run.results(out)
     assert doc["run"]["backend"] == "turbovec"
     assert doc["run"]["model"] and "env" in doc["run"]["model"]
+    # The headline judge with its similarity route, and its self-check goal on the example.
+    assert doc["run"]["judge"] == judge_id(similarity=True)
+    assert doc["judge_check"]["separation"] >= 0.9
+    assert doc["judge_check"]["wrong_mean"] <= 0.1
     overall = doc["overall"]["metrics"]
     assert overall["recall@5"] >= 0.50
     assert overall["mrr"] >= 0.40
@@ -77,6 +82,9 @@ def test_embed_columns_are_computed_only_with_embed(cli, model_dir, sample_repo,
     embedded = cli("evaluate", str(sample_repo), "--output-dir", str(tmp_path / "e"), *FAST,
                    "--embed")
     assert plain.code == 1 and embedded.code == 1, embedded.stderr
+    # in_memory has no model: the terms rule alone; --embed brings the model, and the route.
+    assert plain.results(tmp_path / "p")["run"]["judge"] == judge_id(similarity=False)
+    assert embedded.results(tmp_path / "e")["run"]["judge"] == judge_id(similarity=True)
     p = plain.results(tmp_path / "p")["overall"]["metrics"]
     e = embedded.results(tmp_path / "e")["overall"]["metrics"]
     assert p["context_precision"] is None and p["context_recall"] is None

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaluator.cli import EXAMPLE_QUERIES
 from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.judge import judge_id
 from evaluator.errors import EXIT_INPUT, EXIT_OK
-from evaluator.judging import JUDGE_COLUMNS, judge_contexts
+from evaluator.judging import JUDGE_COLUMNS, judge_contexts, minilm_embedder
+from evaluator.model import ENV
 from evaluator.neuralmind_index import example_root
 
 
@@ -40,12 +44,37 @@ def test_judge_writes_every_column_to_stdout(cli, tmp_path):
 
 
 def test_judge_is_the_evaluators_code_path(cli, tmp_path):
+    """Without the model (``--backend in_memory``) the judge is the terms rule alone."""
     gt = example()
     contexts = {q.id: f"context for {q.question}" for q in gt.queries[:4]}
     run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
-              contexts_file(tmp_path, contexts))
+              contexts_file(tmp_path, contexts), "--backend", "in_memory")
+    assert run.code == EXIT_OK, run.stderr
     expected = {r.query_id: r.to_json() for r in judge_contexts(gt, contexts)}
-    assert json.loads(run.stdout)["queries"] == expected
+    report = json.loads(run.stdout)
+    assert report["queries"] == expected
+    assert report["judge"] == judge_id(similarity=False)
+
+
+@pytest.mark.model
+def test_judge_with_the_model_is_the_evaluators_code_path(cli, tmp_path, model_dir,
+                                                          monkeypatch):
+    """By default (the model found) the headline judge takes its similarity route, exactly
+    as an evaluation does."""
+    monkeypatch.setenv(ENV, str(model_dir))
+    gt = example()
+    contexts = {q.id: (example_root() / q.modules_with_grade(3)[0]).read_text(encoding="utf-8")
+                for q in gt.queries[:3]}
+    contexts[gt.queries[3].id] = "the token's expiry is checked before the claims are used"
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, contexts))
+    assert run.code == EXIT_OK, run.stderr
+    report = json.loads(run.stdout)
+    assert report["judge"] == judge_id(similarity=True)
+    expected = judge_contexts(gt, contexts, embed=minilm_embedder(model_dir))
+    assert report["queries"] == {r.query_id: r.to_json() for r in expected}
+    asked = [s for r in expected for s in r.fact_similarity if s is not None]
+    assert asked  # the route was taken for some prose fact the terms missed
 
 
 def test_judge_output_file(cli, tmp_path):

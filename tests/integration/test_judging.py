@@ -94,7 +94,9 @@ def test_every_column_without_embeddings(example):
         assert columns["answer_relevance"] is None
         assert 0.0 <= columns["faithfulness"] <= columns["fact_recall"] <= 1.0
         assert 0.0 <= columns["faithfulness_n15"] <= 1.0
-    report = judge_report(results)
+    report = judge_report(results, judge="evaluator-judge 2 (terms)")
+    assert report["judge"] == "evaluator-judge 2 (terms)"
+    assert {r.judge for r in results} == {"evaluator-judge 2 (terms)"}
     assert report["n"] == len(results)
     assert set(report["queries"]) == {q.id for q in example.queries}
     json.dumps(report)  # serialisable
@@ -116,13 +118,47 @@ def test_no_embedding_column_is_one_for_another_questions_context(example, model
     pairs = right_and_wrong(example)[::3]  # every third query: the model is slow on 2 CPUs
     right_recall = []
     for query, right, wrong in pairs:
-        got = score_context(query, wrong, documents=[wrong], embed=embed)
+        got = score_context(query, wrong, documents=[wrong], embed=embed, columns=True)
         assert got.context_recall is not None and got.context_recall < 1.0, query.id
         assert got.context_precision is not None and got.context_precision < 1.0, query.id
         assert got.answer_relevance is None
         assert got.faithfulness_embed is not None and got.faithfulness_embed < 1.0, query.id
-        right_recall.append(score_context(query, right, embed=embed).context_recall)
+        right_recall.append(score_context(query, right, embed=embed,
+                                          columns=True).context_recall)
     assert sum(r or 0 for r in right_recall) / len(right_recall) > 0.5
+
+
+@pytest.mark.model
+def test_the_headline_judge_with_the_model_separates_on_the_example(example, model_dir):
+    """With the model (the similarity route on) the example's goals still hold: the route
+    is calibrated to add no fact to another question's source there."""
+    check = judging.self_check(example, example_root(), embed=minilm_embedder(model_dir))
+    assert check.separation is not None and check.separation >= 0.9
+    assert check.wrong_mean is not None and check.wrong_mean <= 0.1
+    plain = judging.self_check(example, example_root())
+    assert check.wrong_mean == plain.wrong_mean  # no fact added to a wrong context
+
+
+@pytest.mark.model
+def test_the_similarity_route_finds_a_paraphrase_the_terms_miss(example, model_dir):
+    """A prose fact whose words the context does not hold, stated by it in other words."""
+    from evaluator.core.groundtruth import Query
+
+    query = Query(id="q", question="what happens to old sessions?", shape="focused",
+                  grades={}, gold_facts=("expired sessions are purged every night",))
+    context = ("def nightly_cleanup():\n"
+               "    # Every night, delete the login sessions that have timed out.\n"
+               "    db.delete_sessions(older_than=SESSION_TTL)\n")
+    embed = minilm_embedder(model_dir)
+    plain = score_context(query, context)
+    routed = score_context(query, context, embed=embed)
+    assert plain.faithfulness == 0.0
+    assert routed.faithfulness == 1.0
+    assert routed.found_by == ("similarity",)
+    assert routed.judge == "evaluator-judge 2 (terms+minilm)"
+    unrelated = score_context(query, "def add(a, b):\n    return a + b  # sum two numbers\n",
+                              embed=embed)
+    assert unrelated.faithfulness == 0.0
 
 
 def test_run_judge(tmp_path, example):

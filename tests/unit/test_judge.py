@@ -12,12 +12,17 @@ from neuralmind import ragas
 
 from evaluator.core.judge import (
     COVERAGE_THRESHOLD,
+    FACT_SIMILARITY_THRESHOLD,
+    JUDGE_VERSION,
     SPAN_PER_TERM,
     JudgeConfig,
+    candidate_segments,
     cosine,
     idf_weights,
     is_prose,
+    is_prose_fact,
     judge,
+    judge_id,
     segments,
     similarity_verdict,
     split_identifier,
@@ -235,3 +240,113 @@ def test_cosine_and_similarity_verdict():
     assert verdict.fact_recall == 0.5
     assert similarity_verdict([], [[1.0]]).fact_recall == 0.0
     assert similarity_verdict([[1.0]], []).similarities == (0.0,)
+
+
+# ----------------------------------------------------------------- the similarity route
+
+
+class FakeSimilarity:
+    """Records every batch it is asked and answers a fixed cosine per (fact, segment)."""
+
+    def __init__(self, cosine_of=lambda fact, segment: 0.9):
+        self.batches: list[list[tuple[str, str]]] = []
+        self.cosine_of = cosine_of
+
+    def __call__(self, pairs):
+        self.batches.append(list(pairs))
+        return [self.cosine_of(f, s) for f, s in pairs]
+
+
+@pytest.mark.parametrize(("fact", "prose"), [
+    ("The session keeps cookies between requests.", True),
+    ("thread-local connection to the fixture", True),
+    ("Canonical user record", True),
+    ("hmac.compare_digest(plain.encode(), hashed.encode())", False),
+    ("def deactivate_user(user_id: int) -> None", False),
+    ("JWT_SECRET = \"change-me-in-prod\"", False),
+    ("GET /api/billing/invoices", False),
+    ("password_hash: str", False),
+    ("@dataclass class User", False),
+    ("Soft-delete a user by flipping is_active", False),
+    ("the getUser helper", False),
+    ("raise BillingError", False),
+    ("", False),
+    ("   ", False),
+])
+def test_prose_facts_are_plain_sentences(fact, prose):
+    assert is_prose_fact(fact) is prose
+
+
+def test_a_prose_fact_the_terms_miss_is_found_by_similarity():
+    similar = FakeSimilarity(lambda f, s: FACT_SIMILARITY_THRESHOLD)
+    context = "def purge():\n    # remove stale sessions each night\n    db.clear()\n"
+    fact = "Expired sessions are deleted nightly."
+    assert judge(context, [fact]).faithfulness == 0.0
+    verdict = judge(context, [fact], similar=similar)
+    assert verdict.faithfulness == verdict.fact_recall == 1.0
+    assert verdict.facts[0].by_similarity
+    assert verdict.facts[0].similarity == pytest.approx(FACT_SIMILARITY_THRESHOLD)
+    assert similar.batches == [[(fact, context.rstrip("\n"))]]
+
+
+def test_below_the_threshold_the_fact_stays_missing():
+    similar = FakeSimilarity(lambda f, s: FACT_SIMILARITY_THRESHOLD - 0.001)
+    verdict = judge("sessions are kept", ["Expired sessions are deleted nightly."],
+                    similar=similar)
+    assert verdict.fact_recall == 0.0
+    assert not verdict.facts[0].by_similarity
+    assert verdict.facts[0].similarity is not None
+
+
+def test_code_facts_found_facts_and_facts_without_a_candidate_are_never_asked():
+    similar = FakeSimilarity()
+    context = "the session follows redirects\n"
+    facts = ["client.mount(prefix, adapter)",           # code: terms alone
+             "the session follows redirects",           # found by its terms
+             "cookies expire at midnight"]              # no segment holds a term of it
+    verdict = judge(context, facts, similar=similar)
+    assert similar.batches == []
+    assert [f.found for f in verdict.facts] == [False, True, False]
+    assert verdict.facts[2].similarity == 0.0
+
+
+def test_a_contradicted_fact_is_not_rescued_by_similarity():
+    similar = FakeSimilarity()
+    verdict = judge("# the session does not follow redirects",
+                    ["the session follows redirects"], similar=similar)
+    assert verdict.contradiction == 1.0 and verdict.faithfulness == 0.0
+    assert similar.batches == []
+
+
+def test_an_empty_context_asks_nothing():
+    similar = FakeSimilarity()
+    assert judge("", ["Expired sessions are deleted nightly."], similar=similar).fact_recall == 0
+    assert judge("  \n ", ["Expired sessions are deleted nightly."],
+                 similar=similar).fact_recall == 0
+    assert similar.batches == []
+
+
+def test_the_candidate_is_the_segment_with_most_fact_terms():
+    filler = "\n".join(f"x{i} = {i}" for i in range(40))
+    best = "# expired sessions are removed by the nightly job"
+    weak = "# sessions"
+    context = "\n".join([weak, filler, best, filler])
+    (candidate,) = candidate_segments(context, ["Expired sessions are deleted nightly."])
+    assert candidate is not None and best in candidate
+    assert candidate_segments("nothing relevant here", ["cookies expire"]) == (None,)
+
+
+def test_all_asked_facts_go_in_one_batch_and_a_bad_answer_is_refused():
+    similar = FakeSimilarity(lambda f, s: 0.0)
+    facts = ["Expired sessions are deleted nightly.", "Old sessions vanish overnight."]
+    judge("sessions\n", facts, similar=similar)
+    assert len(similar.batches) == 1 and len(similar.batches[0]) == 2
+    with pytest.raises(ValueError, match="returned 1 values for 2 pairs"):
+        judge("sessions\n", facts, similar=lambda pairs: [0.5])
+    nan = judge("sessions\n", facts[:1], similar=lambda pairs: [float("nan")])
+    assert nan.fact_recall == 0.0
+
+
+def test_judge_id_names_the_route():
+    assert judge_id(similarity=True) == f"evaluator-judge {JUDGE_VERSION} (terms+minilm)"
+    assert judge_id(similarity=False) == f"evaluator-judge {JUDGE_VERSION} (terms)"
