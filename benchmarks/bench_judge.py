@@ -129,6 +129,7 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
     from neuralmind import ragas
 
     cache: dict[str, list[list[float]]] = {}
+    similar = similarity_of(embed)
 
     def vectors(text: str) -> list[list[float]]:
         if text not in cache:
@@ -145,7 +146,7 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
 
     names = ("MiniLM max-sim fact recall ≥ 0.4", "MiniLM max-sim fact recall ≥ 0.5",
              "MiniLM max-sim fact recall ≥ 0.6", "context_precision (new, docs = modules)",
-             "faithfulness_embed (judge or sim ≥ 0.5)", "context_precision_n15",
+             "faithfulness_embed (headline judge or sim ≥ 0.5)", "context_precision_n15",
              "context_recall_n15", "answer_relevance_n15")
     cols: dict[str, tuple[list[float], list[float]]] = {n: ([], []) for n in names}
     for q, right, wrong in pairs:
@@ -158,10 +159,10 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
             per_doc = [max_similarities(fact_vectors, vectors(d)) for d in docs]
             cols["context_precision (new, docs = modules)"][side].append(
                 sum(sum(x >= 0.5 for x in s) / len(s) for s in per_doc) / len(per_doc))
-            verdict = judge(ctx, q.gold_facts)
+            verdict = judge(ctx, q.gold_facts, similar=similar)  # as the evaluator does
             combo = [(f.found and not f.contradicted) or sim >= 0.5
                      for f, sim in zip(verdict.facts, sims, strict=True)]
-            cols["faithfulness_embed (judge or sim ≥ 0.5)"][side].append(
+            cols["faithfulness_embed (headline judge or sim ≥ 0.5)"][side].append(
                 sum(combo) / len(combo))
             old = ragas.score(query=q.question, retrieved=docs, answer=ctx,
                               gold_facts=list(q.gold_facts), embed_fn=single)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,22 +120,51 @@ def embed_segments(text: str) -> tuple[str, ...]:
 
 
 _EMBEDDERS: dict[str, BatchEmbed] = {}
+MEMO_TEXTS = 4096
+
+
+def memoized(embed: BatchEmbed, *, size: int = MEMO_TEXTS) -> BatchEmbed:
+    """``embed`` with the vectors of the last ``size`` distinct texts kept: NeuralMind's
+    contexts share passages across questions (and the self-check rereads modules), so a
+    candidate segment is embedded once per run."""
+    memo: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+
+    def embed_memo(texts: Sequence[str]) -> list[tuple[float, ...]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in memo]
+        if missing:
+            for text, vector in zip(missing, embed(missing), strict=True):
+                memo[text] = tuple(float(x) for x in vector)
+        out = []
+        for text in texts:
+            memo.move_to_end(text)
+            out.append(memo[text])
+        while len(memo) > size:
+            memo.popitem(last=False)
+        return out
+    return embed_memo
 
 
 def cached_embedder(model_dir: Path | None) -> BatchEmbed:
     """One MiniLM embedder per model folder for the whole process (the ONNX session is
-    loaded once, however many contexts, systems and self-checks are judged)."""
+    loaded once, however many contexts, systems and self-checks are judged), memoized."""
     key = str(model_dir or "")
     if key not in _EMBEDDERS:
-        _EMBEDDERS[key] = minilm_embedder(model_dir)
+        _EMBEDDERS[key] = memoized(minilm_embedder(model_dir))
     return _EMBEDDERS[key]
 
 
 def similarity_of(embed: BatchEmbed) -> Similarity:
-    """The judge's similarity route through ``embed``: every distinct text embedded once."""
+    """The judge's similarity route through ``embed``: every distinct text embedded once.
+
+    The model pads a batch to its longest text, so the (short) facts go in one batch and
+    each (long) candidate segment alone: mixing them made a fact cost as much as a segment
+    and doubled the route's time."""
     def similar(pairs: Sequence[tuple[str, str]]) -> list[float]:
-        texts = list(dict.fromkeys(text for pair in pairs for text in pair))
-        vectors = dict(zip(texts, embed(texts), strict=True))
+        facts = list(dict.fromkeys(fact for fact, _ in pairs))
+        vectors = dict(zip(facts, embed(facts), strict=True))
+        for segment in dict.fromkeys(segment for _, segment in pairs):
+            if segment not in vectors:
+                vectors[segment] = embed([segment])[0]
         return [cosine(vectors[fact], vectors[segment]) for fact, segment in pairs]
     return similar
 

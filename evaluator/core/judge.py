@@ -33,9 +33,11 @@ The similarity route (when the run has the embedding model)
 ---------------------------------------------------------
 A *prose* fact (a plain sentence: no code syntax — brackets, ``=``, quotes, ``->``,
 ``a.b``/``a_b``/``a/b`` joins, camelCase, ``CONSTANT_NAMES``, a leading ``def``/``class``/
-``import``/``@``; see :func:`is_prose_fact`) that the terms do not find is also looked for
-by meaning: the context is cut into :func:`segments` of :data:`EMBED_SEGMENT_LINES` lines
-(at most :data:`EMBED_SEGMENT_CHARS` characters, overlapping by half, nothing dropped);
+``import``/``@``; see :func:`is_prose_fact`) that the terms do not find, but whose best
+span holds at least :data:`ROUTE_MIN_COVERAGE` of its terms (some support in words), is
+also looked for by meaning: the context is cut into :func:`segments` of
+:data:`EMBED_SEGMENT_LINES` lines (at most :data:`EMBED_SEGMENT_CHARS` characters,
+overlapping by half, nothing dropped);
 the *candidate* is the segment holding the most distinct terms of the fact (the first on
 a tie; none when no segment holds any). The fact is **found by similarity** when the
 cosine between the MiniLM embeddings of the fact and its candidate reaches
@@ -45,11 +47,13 @@ fact's own words). Code-fragment facts are judged by their terms alone: a senten
 cosine between two code lines measures how alike they look (``hmac.compare_digest(a, b)``
 against ``hmac.compare_digest(c, d)`` scores 0.55), not whether one states the other.
 
-Calibration (the bundled example only): the span and coverage threshold are the values at
-which every gold fact of the example is found in its right source; the similarity threshold
-is the smallest 0.01 step above every cosine of an example prose fact with its candidate in
-*another* question's source (the highest is 0.37), so on the example the model adds no
-fact to a wrong context. How these carry to real repositories is in the README.
+Calibration (the bundled example only): the span and coverage threshold are the most
+lenient setting that meets the example's goals (separation ≥ 0.9, wrong ≤ 0.1); the
+similarity threshold is the smallest 0.01 step above every cosine of an example prose fact
+with its candidate in *another* question's source (the highest is 0.37), so on the example
+the model adds no fact to a wrong context. :data:`ROUTE_MIN_COVERAGE` changes nothing on the
+example; it spares the model the facts with no support in words (its cost). How these carry
+to real repositories is in the README.
 
 Per query: ``fact_recall`` = found facts / facts, ``contradiction`` = contradicted facts /
 facts, ``faithfulness`` = facts found and not contradicted / facts. No facts or an empty
@@ -93,6 +97,7 @@ SIMILARITY_THRESHOLD = 0.5
 EMBED_SEGMENT_LINES = 8
 EMBED_SEGMENT_CHARS = 800
 FACT_SIMILARITY_THRESHOLD = 0.38
+ROUTE_MIN_COVERAGE = 0.3
 # The judge's identity as results record it: a change of definition bumps the number, and a
 # baseline judged otherwise is refused (:mod:`evaluator.core.comparability`).
 JUDGE_VERSION = 2
@@ -453,7 +458,8 @@ def candidate_segments(context: str, facts: Sequence[str]) -> tuple[str | None, 
 def _with_similarity(context: str, verdicts: tuple[FactVerdict, ...],
                      similar: Similarity) -> tuple[FactVerdict, ...]:
     """The similarity route over the prose facts the terms did not find (one batch)."""
-    asked = [i for i, v in enumerate(verdicts) if not v.found and is_prose_fact(v.fact)]
+    asked = [i for i, v in enumerate(verdicts) if not v.found and is_prose_fact(v.fact)
+             and v.coverage >= ROUTE_MIN_COVERAGE - 1e-12]
     if not asked:
         return verdicts
     candidates = candidate_segments(context, [verdicts[i].fact for i in asked])

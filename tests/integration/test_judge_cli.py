@@ -64,8 +64,9 @@ def test_judge_with_the_model_is_the_evaluators_code_path(cli, tmp_path, model_d
     monkeypatch.setenv(ENV, str(model_dir))
     gt = example()
     contexts = {q.id: (example_root() / q.modules_with_grade(3)[0]).read_text(encoding="utf-8")
-                for q in gt.queries[:3]}
-    contexts[gt.queries[3].id] = "the token's expiry is checked before the claims are used"
+                for q in gt.queries[2:4]}
+    assert gt.queries[1].id == "focused-02"  # "schema is created lazily on first access"
+    contexts["focused-02"] = "# the schema is only built the first time the database is opened"
     run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
               contexts_file(tmp_path, contexts))
     assert run.code == EXIT_OK, run.stderr

@@ -14,6 +14,7 @@ from evaluator.core.judge import (
     COVERAGE_THRESHOLD,
     FACT_SIMILARITY_THRESHOLD,
     JUDGE_VERSION,
+    ROUTE_MIN_COVERAGE,
     SPAN_PER_TERM,
     JudgeConfig,
     candidate_segments,
@@ -291,7 +292,7 @@ def test_a_prose_fact_the_terms_miss_is_found_by_similarity():
 
 def test_below_the_threshold_the_fact_stays_missing():
     similar = FakeSimilarity(lambda f, s: FACT_SIMILARITY_THRESHOLD - 0.001)
-    verdict = judge("sessions are kept", ["Expired sessions are deleted nightly."],
+    verdict = judge("sessions expire", ["Expired sessions are deleted nightly."],
                     similar=similar)
     assert verdict.fact_recall == 0.0
     assert not verdict.facts[0].by_similarity
@@ -307,7 +308,7 @@ def test_code_facts_found_facts_and_facts_without_a_candidate_are_never_asked():
     verdict = judge(context, facts, similar=similar)
     assert similar.batches == []
     assert [f.found for f in verdict.facts] == [False, True, False]
-    assert verdict.facts[2].similarity == 0.0
+    assert verdict.facts[2].similarity is None  # no term of it: not asked
 
 
 def test_a_contradicted_fact_is_not_rescued_by_similarity():
@@ -339,12 +340,24 @@ def test_the_candidate_is_the_segment_with_most_fact_terms():
 def test_all_asked_facts_go_in_one_batch_and_a_bad_answer_is_refused():
     similar = FakeSimilarity(lambda f, s: 0.0)
     facts = ["Expired sessions are deleted nightly.", "Old sessions vanish overnight."]
-    judge("sessions\n", facts, similar=similar)
+    context = "old expired sessions\n"
+    judge(context, facts, similar=similar)
     assert len(similar.batches) == 1 and len(similar.batches[0]) == 2
     with pytest.raises(ValueError, match="returned 1 values for 2 pairs"):
-        judge("sessions\n", facts, similar=lambda pairs: [0.5])
-    nan = judge("sessions\n", facts[:1], similar=lambda pairs: [float("nan")])
+        judge(context, facts, similar=lambda pairs: [0.5])
+    nan = judge(context, facts[:1], similar=lambda pairs: [float("nan")])
     assert nan.fact_recall == 0.0
+
+
+def test_a_fact_without_support_in_words_is_not_asked():
+    """Below ROUTE_MIN_COVERAGE of its terms in any span, the model is not asked."""
+    similar = FakeSimilarity()
+    fact = "Expired login sessions are deleted every night."  # 6 terms
+    assert judge("sessions\n", [fact], similar=similar).facts[0].similarity is None  # 1/6
+    assert similar.batches == []
+    assert judge("login sessions\n", [fact], similar=similar).fact_recall == 1.0  # 2/6
+    assert len(similar.batches) == 1
+    assert pytest.approx(0.3) == ROUTE_MIN_COVERAGE
 
 
 def test_judge_id_names_the_route():
