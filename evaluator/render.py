@@ -640,7 +640,8 @@ def _verdict_context(results: Results, comparison: BaselineComparison | None, ex
     deltas: Mapping[str, MetricDelta] = comparison.overall if comparison else {}
     floor_for = ({f.metric: _floor_text(f) for f in extras.floors.aggregate}
                  if extras.floors else {})
-    trend = (list(history_doc.trend(extras.history, primary, extras.history_count))
+    trend = (list(history_doc.trend(extras.history, primary, extras.history_count,
+                                    judge=results.run.judge))
              if extras.history is not None else [])
     return {
         "lead": _lead(results, comparison, primary),

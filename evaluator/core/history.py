@@ -5,7 +5,12 @@ Format (``history: FILE`` in the options; the workflow keeps the file between ru
 
     {"schema": "retrieval-eval-history", "version": 1,
      "entries": [{"commit": "0123abc…", "date": "2026-01-01T00:00:00+00:00", "n": 18,
+                  "judge": "evaluator-judge 2 (terms+minilm)",
                   "metrics": {"ndcg@5": 0.786, "recall@5": 0.81, ...}}, ...]}
+
+``judge`` (optional; files written before it have none) names the faithfulness judge of the
+entry: a trend of a metric the judge scores (:data:`JUDGED`) only joins entries scored by the
+same judge, so a change of judge never shows as a change of quality.
 
 Entries are oldest first; :func:`append` keeps the newest :data:`MAX_ENTRIES`. The file may
 come from a cache any earlier workflow run could write, so :func:`parse` treats it as
@@ -32,6 +37,8 @@ VERSION = 1
 MAX_BYTES = 1024 * 1024
 MAX_ENTRIES = 200
 TRACKED = ("ndcg@5", "recall@5", "mrr", "hit_rate", "precision@5", "faithfulness")
+JUDGED = frozenset({"faithfulness"})
+_JUDGE = re.compile(r"[\w .()+:/-]{1,80}")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
                    r"(?:Z|[+-]\d{2}:\d{2})?)?")
@@ -44,6 +51,7 @@ class Entry:
     date: str
     n: int
     metrics: Mapping[str, float]
+    judge: str | None = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +92,10 @@ def _entry(raw: Any, where: str, source: str) -> Entry:
                 or not math.isfinite(value) or not 0.0 <= value <= _MAX_VALUE):
             raise _fail(source, f"{where}.metrics.{name}", "expected a finite number ≥ 0")
         values[name] = float(value)
-    return Entry(commit, date, n, values)
+    judge = raw.get("judge")
+    if judge is not None and (not isinstance(judge, str) or not _JUDGE.fullmatch(judge)):
+        raise _fail(source, f"{where}.judge", "expected a judge name")
+    return Entry(commit, date, n, values, judge)
 
 
 def parse(text: str, source: str) -> History:
@@ -110,7 +121,9 @@ def parse(text: str, source: str) -> History:
 def dumps(history: History) -> str:
     doc = {"schema": SCHEMA, "version": VERSION,
            "entries": [{"commit": e.commit, "date": e.date, "n": e.n,
-                        "metrics": dict(e.metrics)} for e in history.entries]}
+                        "metrics": dict(e.metrics)}
+                       | ({"judge": e.judge} if e.judge is not None else {})
+                       for e in history.entries]}
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
 
@@ -123,7 +136,8 @@ def entry_for(results: Results) -> Entry | None:
     metrics = {m: float(v) for m in TRACKED
                if (v := results.overall.metrics.get(m)) is not None and math.isfinite(v)
                and 0.0 <= v <= _MAX_VALUE}
-    return Entry(commit, date or "1970-01-01", len(results.queries), metrics)
+    judge = results.run.judge if _JUDGE.fullmatch(results.run.judge or "") else None
+    return Entry(commit, date or "1970-01-01", len(results.queries), metrics, judge)
 
 
 def append(history: History, entry: Entry, *, keep: int = MAX_ENTRIES) -> History:
@@ -133,9 +147,12 @@ def append(history: History, entry: Entry, *, keep: int = MAX_ENTRIES) -> Histor
     return History(tuple(kept[-max(1, min(keep, MAX_ENTRIES)):]))
 
 
-def trend(history: History, metric: str, count: int) -> tuple[tuple[str, float], ...]:
-    """``(short commit, value)`` for the last ``count`` entries that recorded ``metric``."""
-    points = [(e.commit[:7], e.metrics[metric]) for e in history.entries if metric in e.metrics]
+def trend(history: History, metric: str, count: int, *,
+          judge: str | None = None) -> tuple[tuple[str, float], ...]:
+    """``(short commit, value)`` for the last ``count`` entries that recorded ``metric``;
+    for a metric the judge scores (:data:`JUDGED`), only the entries scored by ``judge``."""
+    points = [(e.commit[:7], e.metrics[metric]) for e in history.entries if metric in e.metrics
+              and (metric not in JUDGED or e.judge == judge)]
     return tuple(points[-count:]) if count > 0 else ()
 
 

@@ -43,6 +43,29 @@ def test_append_keeps_the_newest():
     assert history.trend(h, "ndcg@5", 2) == (("0000008", 0.8), ("0000009", 0.9))
 
 
+def test_a_faithfulness_trend_joins_only_entries_of_the_same_judge():
+    new, old = "evaluator-judge 2 (terms+minilm)", "neuralmind.ragas 4.22"
+    h = history.History()
+    for i, judge in enumerate([None, old, new, old, new]):
+        h = history.append(h, history.Entry(f"{i:07x}", "2026-01-01", 1,
+                                            {"ndcg@5": i / 10, "faithfulness": i / 10}, judge))
+    assert history.values(history.trend(h, "faithfulness", 9, judge=new)) == (0.2, 0.4)
+    assert history.values(history.trend(h, "faithfulness", 9, judge=old)) == (0.1, 0.3)
+    # Ranking metrics do not depend on the judge: every entry joins.
+    assert len(history.trend(h, "ndcg@5", 9, judge=new)) == 5
+    again = history.parse(history.dumps(h), "h.json")
+    assert again == h and again.entries[0].judge is None and again.entries[2].judge == new
+
+
+def test_an_entry_records_its_judge():
+    from dataclasses import replace
+
+    results = make_results(seed=3)
+    results = replace(results, run=replace(results.run, judge="evaluator-judge 2 (terms)"))
+    entry = history.entry_for(results)
+    assert entry is not None and entry.judge == "evaluator-judge 2 (terms)"
+
+
 def test_working_tree_results_have_no_entry():
     results = make_results(seed=3, commit="")
     assert history.entry_for(results) is None
@@ -58,6 +81,9 @@ def test_working_tree_results_have_no_entry():
     (_doc([GOOD | {"commit": "@admin"}]), "entries[0].commit"),
     (_doc([GOOD | {"date": "yesterday\n::error::x"}]), "entries[0].date"),
     (_doc([GOOD | {"n": -1}]), "entries[0].n"),
+    (_doc([GOOD | {"judge": "x\n::error::pwned"}]), "entries[0].judge"),
+    (_doc([GOOD | {"judge": 3}]), "entries[0].judge"),
+    (_doc([GOOD | {"judge": "j" * 81}]), "entries[0].judge"),
     (_doc([GOOD | {"metrics": {"ndcg@5": float("nan")}}]), "ndcg@5"),
     (_doc([GOOD | {"metrics": {"ndcg@5": 1e300}}]), "ndcg@5"),
     (_doc([GOOD | {"metrics": {"ndcg@5": True}}]), "ndcg@5"),
