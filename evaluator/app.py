@@ -578,6 +578,7 @@ class Judged:
 
     report: dict[str, Any]
     target: Path | None
+    notes: tuple[str, ...] = ()
 
 
 def run_judge(settings: Settings, deps: Deps) -> Judged:
@@ -589,12 +590,16 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
     # The headline judge as the evaluator's default run has it: with the model (its
     # similarity route) when a model folder is found; without one the judge is the terms
     # rule alone, which the report's "judge" names. --embed needs the model.
-    embed = None
+    embed, notes = None, ()
     if settings.backend != "in_memory" or settings.embed:
         model = deps.resolve_model(ensure_writable(cache_dir_of(settings, deps.env)))
         if model.path is not None or settings.embed:
             embed = cached_embedder(model.path)
+        else:
+            notes = ("no embedding model folder was found, so the judge used its terms rule "
+                     "alone (as --backend in_memory does); install the `model` extra or set "
+                     "NEURALMIND_ONNX_MODEL_DIR for the headline judge",)
     report = judge_contexts(ground_truth=ground_truth, contexts_path=Path(settings.contexts),
                             embed=embed, columns=settings.embed)
     target = Path(settings.judge_output) if settings.judge_output else None
-    return Judged(report, target)
+    return Judged(report, target, notes)

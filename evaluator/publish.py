@@ -480,6 +480,8 @@ def write_draft(drafted: Drafted, deps: Deps) -> None:
 def write_judged(judged: Judged, deps: Deps) -> None:
     """The ``judge`` report as JSON: to ``--output`` (atomically) or to stdout."""
     text = json.dumps(judged.report, indent=2, ensure_ascii=False) + "\n"
+    for note in judged.notes:
+        print(neutralize(f"warning: {note}"), file=deps.stderr)
     if judged.target is None:
         deps.stdout.write(text)
         return

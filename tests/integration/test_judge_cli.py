@@ -95,3 +95,17 @@ def test_judge_bad_input_exits_2_with_one_message(cli, tmp_path):
     run = cli("judge", "--queries", str(tmp_path / "missing.json"), "--contexts",
               contexts_file(tmp_path, {}))
     assert run.code == EXIT_INPUT and "does not exist" in run.stderr
+
+
+def test_judge_without_a_model_says_it_used_the_terms_rule(cli, tmp_path, monkeypatch):
+    """No model folder anywhere: the report names the terms judge and stderr says why."""
+    from evaluator import model, neuralmind_index
+
+    monkeypatch.setattr(model, "assemble_packaged", lambda cache_dir: None)
+    monkeypatch.setattr(neuralmind_index, "cached_model_dir", lambda: None)
+    gt = example()
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, {gt.queries[0].id: "x"}))
+    assert run.code == EXIT_OK, run.stderr
+    assert json.loads(run.stdout)["judge"] == judge_id(similarity=False)
+    assert "terms rule alone" in run.stderr and "Traceback" not in run.stderr
