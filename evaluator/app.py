@@ -59,7 +59,7 @@ from evaluator.evaluate import (
     load_ground_truth_file,
     read_ground_truth,
 )
-from evaluator.judging import cached_embedder
+from evaluator.judging import BatchEmbed, cached_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
@@ -590,7 +590,8 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
     # The headline judge as the evaluator's default run has it: with the model (its
     # similarity route) when a model folder is found; without one the judge is the terms
     # rule alone, which the report's "judge" names. --embed needs the model.
-    embed, notes = None, ()
+    embed: BatchEmbed | None = None
+    notes: tuple[str, ...] = ()
     if settings.backend != "in_memory" or settings.embed:
         model = deps.resolve_model(ensure_writable(cache_dir_of(settings, deps.env)))
         if model.path is not None or settings.embed:
