@@ -57,6 +57,7 @@ from evaluator.evaluate import (
     ensure_writable,
     evaluate,
     load_ground_truth_file,
+    planned_judge,
     read_ground_truth,
 )
 from evaluator.judging import BatchEmbed, cached_embedder
@@ -283,10 +284,10 @@ def precheck_baseline(baseline: Results, settings: Settings, library_version: st
     planned = replace(
         baseline.run, graph_source=settings.graph_source, neuralmind_version=library_version,
         k_values=effective_k(settings.k), gain=settings.gain.value,
-        threshold=settings.relevance_threshold, judge=None)
+        threshold=settings.relevance_threshold, judge=planned_judge(settings))
     if settings.backend == "in_memory" or baseline.run.backend == "in_memory":
         planned = replace(planned, backend=settings.backend)
-    require_comparable(baseline.run, replace(planned, judge=baseline.run.judge))
+    require_comparable(baseline.run, planned)
 
 
 def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: BaselinePlan,

@@ -81,6 +81,12 @@ def _needs_model(options: Options) -> bool:
                for spec in parse_systems(str(options.systems)))
 
 
+def planned_judge(options: Options) -> str:
+    """The judge a run with these options will record (known before the build, for the
+    baseline precheck; the build's own record is compared again afterwards)."""
+    return judge_id(similarity=_needs_model(options))
+
+
 def _model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
     """The embedding model, resolved only when the run needs it (:func:`_needs_model`)."""
     if _needs_model(options):

@@ -12,11 +12,13 @@ difference in any of them makes the comparison meaningless:
 * ``graph source`` — where the code graph comes from (built-in or graphify);
 * ``NeuralMind version`` — compared on major.minor (a patch release keeps the numbers);
 * ``k values``, ``gain`` (nDCG's gain function) and the relevance ``threshold``;
-* ``judge`` — the faithfulness judge's version, when both sides record it (it ships with
-  NeuralMind, whose version is compared anyway).
+* ``judge`` — the faithfulness judge (``evaluator-judge 2 (terms+minilm)``, or ``… (terms)``
+  for a run without the model): faithfulness from two judges is not comparable.
 
-Any other setting recorded on one side only (an older results file) counts as a difference:
-it cannot be shown to be the same. The ground truth is *not* a setting: the head's questions
+A setting recorded on one side only (an older results file) counts as a difference: it
+cannot be shown to be the same. For the judge this is certain, not just cautious: results
+that record none, or ``neuralmind.ragas …``, were scored by NeuralMind's judge, which is
+no longer the headline one. The ground truth is *not* a setting: the head's questions
 are used on both sides and added or removed questions are listed by the comparison.
 """
 
@@ -74,9 +76,7 @@ def settings_differences(base: RunInfo, head: RunInfo) -> tuple[SettingDifferenc
         ("gain", base.gain, head.gain),
         ("relevance threshold", str(base.threshold), str(head.threshold)),
     ]
-    if base.judge is not None and head.judge is not None:
-        # Older results do not record the judge; it ships with NeuralMind, compared above.
-        pairs.append(("judge", base.judge, head.judge))
+    pairs.append(("judge", base.judge, head.judge))
     return tuple(SettingDifference(name, _shown(b), _shown(h))
                  for name, b, h in pairs if _shown(b) != _shown(h))
 

@@ -75,10 +75,17 @@ def test_each_setting_difference_is_named(field, base_value, head_value, name):
     assert name in mismatch_message(diffs)
 
 
-def test_judge_recorded_on_one_side_only_is_not_a_difference():
+def test_a_baseline_that_records_no_judge_is_not_comparable():
+    """Results without a judge were scored by NeuralMind's judge (issue 12 replaced it as
+    the headline), so the old exemption for a judge recorded on one side only is gone."""
     base, head = _runs({})
-    assert settings_differences(replace(base.run, judge=None),
-                                replace(head.run, judge="neuralmind.ragas 4.22")) == ()
+    diffs = settings_differences(replace(base.run, judge=None),
+                                 replace(head.run, judge="evaluator-judge 2 (terms+minilm)"))
+    assert [d.message for d in diffs] == [
+        "judge: baseline not recorded, head evaluator-judge 2 (terms+minilm)"]
+    old = settings_differences(replace(base.run, judge="neuralmind.ragas 4.22"),
+                               replace(head.run, judge="evaluator-judge 2 (terms+minilm)"))
+    assert [d.setting for d in old] == ["judge"]
 
 
 def test_patch_versions_and_k_order_do_not_matter():
