@@ -27,6 +27,7 @@ Nothing is asserted; figures are printed.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -40,6 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.judge import (
+    FACT_SIMILARITY_THRESHOLD,
     JudgeConfig,
     idf_weights,
     judge,
@@ -160,7 +162,7 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
             cols["context_precision (new, docs = modules)"][side].append(
                 sum(sum(x >= 0.5 for x in s) / len(s) for s in per_doc) / len(per_doc))
             verdict = judge(ctx, q.gold_facts, similar=similar)  # as the evaluator does
-            combo = [(f.found and not f.contradicted) or sim >= 0.5
+            combo = [(f.found or sim >= 0.5) and not f.contradicted  # as evaluator.judging
                      for f, sim in zip(verdict.facts, sims, strict=True)]
             cols["faithfulness_embed (headline judge or sim ≥ 0.5)"][side].append(
                 sum(combo) / len(combo))
@@ -170,6 +172,27 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
             cols["context_recall_n15"][side].append(old.context_recall or 0)
             cols["answer_relevance_n15"][side].append(old.answer_relevance or 0)
     return [(name, r, w) for name, (r, w) in cols.items()]
+
+
+def calibration(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]) -> None:
+    """The similarity threshold's calibration rule, shown on ``suite``: the highest cosine of
+    a prose fact the route asks about with its candidate in *another* question's source;
+    the threshold is the smallest 0.01 step above it on the bundled example."""
+    asked: list[float] = []
+    inner = similarity_of(embed)
+
+    def recording(pairs: Sequence[tuple[str, str]]) -> list[float]:
+        cosines = list(inner(pairs))
+        asked.extend(cosines)
+        return cosines
+
+    for q, _right, (wrong, _docs) in contexts(suite):
+        judge(wrong, q.gold_facts, similar=recording)
+    top = max(asked, default=0.0)
+    step = math.floor(top * 100 + 1) / 100
+    print(f"\ncalibration on {suite.name}: {len(asked)} prose facts asked on another "
+          f"question's source, highest cosine {top:.3f} → threshold {step:.2f} "
+          f"(in use: {FACT_SIMILARITY_THRESHOLD})")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -193,6 +216,8 @@ def main(argv: list[str] | None = None) -> None:
         rows = suite_rows(suite, embed, args.grid)
         table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
                     f"({time.perf_counter() - t:.1f}s)")
+        if embed is not None:
+            calibration(suite, embed)
 
 
 if __name__ == "__main__":

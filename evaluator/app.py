@@ -56,11 +56,13 @@ from evaluator.evaluate import (
     cache_dir_of,
     ensure_writable,
     evaluate,
+    judge_model_dir,
     load_ground_truth_file,
+    model_for,
     planned_judge,
     read_ground_truth,
 )
-from evaluator.judging import BatchEmbed, cached_embedder
+from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
@@ -260,8 +262,10 @@ def run_evaluate(settings: Settings, deps: Deps, *,
                          if spec and ":" not in spec else None)
     baseline = load_results(regular_file(plan.file, what="baseline file")) \
         if plan.file is not None else None
-    if baseline is not None:
-        precheck_baseline(baseline, settings, deps.library_version())
+    if baseline is not None and settings.baseline_mismatch != "warn":
+        model = model_for(settings, ensure_writable(cache_dir_of(settings, deps.env)), deps)
+        precheck_baseline(baseline, settings, deps.library_version(),
+                          judge=planned_judge(settings, model))
     prepare_output_dir(settings.output_dir)
     evaluation = _evaluate(root, queries, settings, deps, progress, plan)
     if evaluation.results.is_partial:
@@ -275,16 +279,18 @@ def run_evaluate(settings: Settings, deps: Deps, *,
         raise
 
 
-def precheck_baseline(baseline: Results, settings: Settings, library_version: str) -> None:
+def precheck_baseline(baseline: Results, settings: Settings, library_version: str, *,
+                      judge: str) -> None:
     """Refuse a baseline file measured differently, before any work, on what is known before
-    the build (all but the model fingerprint and the backend ``auto`` resolves to, which
-    are checked once the head is built)."""
+    the build — ``judge`` is the one the run will record (:func:`planned_judge`); all but
+    the model fingerprint and the backend ``auto`` resolves to, which are checked once the
+    head is built."""
     if settings.baseline_mismatch == "warn":
         return
     planned = replace(
         baseline.run, graph_source=settings.graph_source, neuralmind_version=library_version,
         k_values=effective_k(settings.k), gain=settings.gain.value,
-        threshold=settings.relevance_threshold, judge=planned_judge(settings))
+        threshold=settings.relevance_threshold, judge=judge)
     if settings.backend == "in_memory" or baseline.run.backend == "in_memory":
         planned = replace(planned, backend=settings.backend)
     require_comparable(baseline.run, planned)
@@ -592,16 +598,20 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
     # similarity route) when a model folder is found; without one the judge is the terms
     # rule alone, which the report's "judge" names. --embed needs the model.
     embed: BatchEmbed | None = None
+    columns: BatchEmbed | None = None
     notes: tuple[str, ...] = ()
     if settings.backend != "in_memory" or settings.embed:
         model = deps.resolve_model(ensure_writable(cache_dir_of(settings, deps.env)))
-        if model.path is not None or settings.embed:
-            embed = cached_embedder(model.path)
+        folder = judge_model_dir(settings, model)
+        if folder is not None:
+            embed = checked_embedder(folder, purpose="the faithfulness judge")
         else:
             notes = ("no embedding model folder was found, so the judge used its terms rule "
                      "alone (as --backend in_memory does); install the `model` extra or set "
                      "NEURALMIND_ONNX_MODEL_DIR for the headline judge",)
+        if settings.embed:
+            columns = checked_embedder(model.path, purpose="--embed")
     report = judge_contexts(ground_truth=ground_truth, contexts_path=Path(settings.contexts),
-                            embed=embed, columns=settings.embed)
+                            embed=embed, columns=columns)
     target = Path(settings.judge_output) if settings.judge_output else None
     return Judged(report, target, notes)

@@ -104,7 +104,7 @@ class BM25Index:
 
 
 def retrievals(index: BM25Index, queries: Sequence[Query], *, embed: Any = None,
-               columns: bool = False) -> tuple[dict[str, Retrieval], float]:
+               columns: Any = None) -> tuple[dict[str, Retrieval], float]:
     """Ask every question; the retrievals (the context judged like NeuralMind's: every
     judge column, through :func:`evaluator.judging.score_context`) and the seconds spent
     ranking. ``context_tokens`` counts the context's characters / 4 (NeuralMind's fallback

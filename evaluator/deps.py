@@ -16,7 +16,7 @@ from typing import Any, Protocol, TextIO
 from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Retrieval
 from evaluator.model import ModelSource
-from evaluator.neuralmind_index import BuildInfo
+from evaluator.neuralmind_index import BatchEmbed, BuildInfo
 
 
 class Index(Protocol):
@@ -25,7 +25,12 @@ class Index(Protocol):
     def build(self, *, user_config: Path | None = None,
               cache_key: str | None = None) -> BuildInfo: ...
 
-    def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]: ...
+    def ask(self, query: Query, *, judge: BatchEmbed | None = None,
+            columns: BatchEmbed | None = None) -> tuple[Retrieval, float]:
+        """Ask ``query`` read-only and judge the context: ``judge`` is the run's judge
+        model (its similarity route; ``None``: the terms rule alone); ``columns`` computes
+        the ``--embed`` columns."""
+        ...
 
     def rank(self, question: str) -> tuple[str, ...]: ...
 

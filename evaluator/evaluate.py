@@ -81,32 +81,45 @@ def _needs_model(options: Options) -> bool:
                for spec in parse_systems(str(options.systems)))
 
 
-def planned_judge(options: Options) -> str:
-    """The judge a run with these options will record (known before the build, for the
-    baseline precheck; the build's own record is compared again afterwards)."""
-    return judge_id(similarity=_needs_model(options))
+def judge_model_dir(options: Options, model: ModelSource) -> Path | None:
+    """The model folder the run's judge embeds with (its similarity route), or ``None``
+    (the terms rule alone). Decided once per run, so every system, side and self-check of
+    the run is judged alike: the run needs the model (:func:`_needs_model`) and it resolved
+    to a folder on disk (the ``model`` extra, ``NEURALMIND_ONNX_MODEL_DIR`` or NeuralMind's
+    cache). A model NeuralMind would download during the build is not used by the judge:
+    whether it is there must not depend on what the build fetched."""
+    return model.path if _needs_model(options) and model.path is not None else None
 
 
-def _model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
+def planned_judge(options: Options, model: ModelSource) -> str:
+    """The judge a run with these options and this model will record (for the baseline
+    precheck, before any work)."""
+    return judge_id(similarity=judge_model_dir(options, model) is not None)
+
+
+def model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
     """The embedding model, resolved only when the run needs it (:func:`_needs_model`)."""
     if _needs_model(options):
         return deps.resolve_model(cache_dir)
     return ModelSource(None, "not needed")
 
 
-def _has_model(setup: _Setup, backend: str) -> bool:
-    """The judge's similarity route is on: the run has the model (the same rule as
-    :attr:`evaluator.neuralmind_index.NeuralMindIndex.has_model`)."""
-    return backend != "in_memory" or setup.model.path is not None
-
-
-def _judge_embed(setup: _Setup, backend: str) -> BatchEmbed | None:
-    """The embedder of the judge's similarity route, when the run has the model."""
-    if not _has_model(setup, backend):
+def _judge_embed(setup: _Setup) -> BatchEmbed | None:
+    """The embedder of the run's judge (:func:`judge_model_dir`), or ``None``."""
+    if setup.judge_model is None:
         return None
-    from evaluator.judging import cached_embedder
+    from evaluator.judging import checked_embedder
 
-    return cached_embedder(setup.model.path)
+    return checked_embedder(setup.judge_model, purpose="the faithfulness judge")
+
+
+def _columns_embed(setup: _Setup) -> BatchEmbed | None:
+    """The embedder of the ``--embed`` columns (the run's model), or ``None``."""
+    if not setup.options.embed:
+        return None
+    from evaluator.judging import checked_embedder
+
+    return checked_embedder(setup.model.path, purpose="--embed")
 
 
 def _snapshot_for(options: Options, cache_dir: Path, root: Path) -> Path:
@@ -209,6 +222,7 @@ class _Setup:
     deps: Deps
     universe: Universe
     select_files: Callable[[str], bool] | None = None  # a section's module universe
+    judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
 
 
 def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
@@ -232,8 +246,9 @@ def _ask_all(setup: _Setup, index: Index, label: str,
     retrievals: dict[str, Retrieval] = {}
     query_seconds = 0.0
     queries = setup.ground_truth.queries
+    judge, columns = _judge_embed(setup), _columns_embed(setup)
     for i, query in enumerate(queries, start=1):
-        retrieval, seconds = index.ask(query, embed=setup.options.embed)
+        retrieval, seconds = index.ask(query, judge=judge, columns=columns)
         # The ranking is over the module universe: a retrieved test, doc or CI file
         # neither earns nor costs a rank (a base commit's files by the same rules).
         retrievals[query.id] = replace(retrieval, ranked_modules=tuple(
@@ -247,6 +262,7 @@ def _ask_all(setup: _Setup, index: Index, label: str,
 def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None,
               ref: str | None, timings: dict[str, float], notes: Sequence[str]) -> RunInfo:
     options = setup.options
+    uses_model = options.backend != "in_memory" or setup.judge_model is not None
     return RunInfo(
         tool_version=__version__,
         neuralmind_version=setup.deps.library_version(),
@@ -260,10 +276,10 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         root=setup.root.name,
         commit=commit,
         ref=ref,
-        model=setup.model.describe() if options.backend != "in_memory" else None,
-        model_fingerprint=(model_fingerprint(setup.model) if options.backend != "in_memory"
-                           else None),
-        judge=judge_id(similarity=_has_model(setup, build.backend)),
+        # The model is a setting of the run when the index or the judge embeds with it.
+        model=setup.model.describe() if uses_model else None,
+        model_fingerprint=model_fingerprint(setup.model) if uses_model else None,
+        judge=judge_id(similarity=setup.judge_model is not None),
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
@@ -373,13 +389,13 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     if select_queries is not None:
         ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
-    model = _model_for(options, cache_dir, deps)
+    model = model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
                    started_at=started_at, deps=deps, universe=modules,
-                   select_files=select_files)
+                   select_files=select_files, judge_model=judge_model_dir(options, model))
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
@@ -411,7 +427,7 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
     if options.judge_check or options.example:
         t0 = time.perf_counter()
         check = references.judge_check(setup.ground_truth, setup.root,
-                                       embed=_judge_embed(setup, results.run.backend))
+                                       embed=_judge_embed(setup))
         extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
         progress(f"judge self-check: {check.sentence}")
         if check.warning:
@@ -441,12 +457,11 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], name: str,
                              threshold=options.relevance_threshold)
     if name == "bm25":
         return references.bm25_run(setup.root, files, setup.ground_truth, scoring,
-                                   embed=_judge_embed(setup, options.backend),
-                                   columns=options.embed)
+                                   embed=_judge_embed(setup), columns=_columns_embed(setup))
     variant = options.replace(backend=settings.get("backend", options.backend),
                               graph_source=settings.get("graph", options.graph_source))
     # The run's model, whatever the variant's backend: every system is judged alike.
-    model = setup.model if setup.model.path is not None else _model_for(
+    model = setup.model if setup.model.path is not None else model_for(
         variant, setup.cache_dir, setup.deps)
     snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
     vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
@@ -533,8 +548,9 @@ class _LockedIndex:
               cache_key: str | None = None) -> BuildInfo:
         return self._index.build(user_config=user_config, cache_key=cache_key)
 
-    def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]:
-        return self._index.ask(query, embed=embed)
+    def ask(self, query: Query, *, judge: BatchEmbed | None = None,
+            columns: BatchEmbed | None = None) -> tuple[Retrieval, float]:
+        return self._index.ask(query, judge=judge, columns=columns)
 
     def rank(self, question: str) -> tuple[str, ...]:
         return self._index.rank(question)
@@ -554,7 +570,7 @@ def build_index(root: Path, files: tuple[str, ...], options: Options, *,
     The snapshot stays locked until the caller closes the index. ``files`` inside the cache
     directory are left out (a cache inside the checkout would copy itself)."""
     cache_dir = ensure_writable(cache_dir_of(options, deps.env))
-    model = _model_for(options, cache_dir, deps)
+    model = model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root.resolve())
     files = without_folders(root, files, [cache_dir.resolve()])
     lock = contextlib.ExitStack()

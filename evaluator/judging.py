@@ -11,9 +11,9 @@ Columns per query:
 * ``faithfulness_n15``, ``fact_recall_n15``, ``contradiction_n15`` — NeuralMind's own judge
   (``neuralmind.ragas``), kept so numbers stay comparable with its N-15 runner and with
   results written before the new judge;
-* with ``columns`` (``--embed``): ``faithfulness_embed`` — the share of facts found by the
-  judge *or* by similarity (below), and not contradicted; ``context_recall`` — the share of
-  facts whose best context segment reaches cosine
+* with ``columns`` (the model, ``--embed``): ``faithfulness_embed`` — the share of facts
+  found by the judge *or* by similarity (below), and not contradicted; ``context_recall``
+  — the share of facts whose best context segment reaches cosine
   :data:`~evaluator.core.judge.SIMILARITY_THRESHOLD` with the MiniLM model the index
   uses, the context segmented so nothing is truncated; and
   ``context_precision`` — over the retrieved documents (when given), the mean share of the
@@ -53,10 +53,12 @@ from evaluator.core.judge import (
 )
 from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
 from evaluator.core.scoring import Faithfulness
-from evaluator.errors import InputError
+from evaluator.errors import BuildError, InputError
+from evaluator.model import HOW_TO_PROVIDE
 from evaluator.neuralmind_index import minilm_embedder, n15_columns
 
-__all__ = ["JUDGE_COLUMNS", "JudgeResult", "cached_embedder", "faithfulness_of",
+__all__ = ["JUDGE_COLUMNS", "JudgeResult", "cached_embedder", "checked_embedder",
+           "faithfulness_of",
            "judge_contexts", "judge_report", "minilm_embedder", "n15_columns",
            "read_contexts", "run_judge", "score_context", "self_check", "similarity_of"]
 
@@ -144,6 +146,20 @@ def memoized(embed: BatchEmbed, *, size: int = MEMO_TEXTS) -> BatchEmbed:
     return embed_memo
 
 
+def checked_embedder(model_dir: Path | None, *, purpose: str) -> BatchEmbed:
+    """:func:`cached_embedder`, loaded now: a model folder that cannot be loaded is one
+    :class:`BuildError` naming what needed it, not a crash in the middle of judging."""
+    embed = cached_embedder(model_dir)
+    try:
+        embed(["probe"])
+    except Exception as err:
+        _EMBEDDERS.pop(str(model_dir or ""), None)
+        raise BuildError(f"{purpose} needs the embedding model, which could not be loaded "
+                         f"from {model_dir or 'NeuralMind default'}: "
+                         f"{type(err).__name__}: {err}", hint=HOW_TO_PROVIDE) from None
+    return embed
+
+
 def cached_embedder(model_dir: Path | None) -> BatchEmbed:
     """One MiniLM embedder per model folder for the whole process (the ONNX session is
     loaded once, however many contexts, systems and self-checks are judged), memoized."""
@@ -170,26 +186,27 @@ def similarity_of(embed: BatchEmbed) -> Similarity:
 
 
 def score_context(query: Query, context: str, *, documents: Sequence[str] | None = None,
-                  embed: BatchEmbed | None = None, columns: bool = False) -> JudgeResult:
+                  embed: BatchEmbed | None = None,
+                  columns: BatchEmbed | None = None) -> JudgeResult:
     """Every judge column of ``context`` against ``query``'s gold facts. With ``embed`` (the
-    run has the model) the headline judge takes its similarity route; with ``columns`` as
-    well, the ``--embed`` columns are computed."""
+    run's judge model) the headline judge takes its similarity route; with ``columns`` (the
+    model, ``--embed``) the embedding columns are computed."""
     facts = list(query.gold_facts)
     verdict = judge(context, facts, similar=similarity_of(embed) if embed else None)
     faith_n15, recall_n15, contra_n15 = n15_columns(context, facts)
     precision = recall = combined = None
     sims: tuple[float, ...] | None = None
-    if embed is not None and columns:
+    if columns is not None:
         pieces = embed_segments(context)
-        fact_vectors = list(embed(facts)) if facts else []
-        piece_vectors = list(embed(list(pieces))) if pieces else []
+        fact_vectors = list(columns(facts)) if facts else []
+        piece_vectors = list(columns(list(pieces))) if pieces else []
         sims = max_similarities(fact_vectors, piece_vectors)
         recall = sum(s >= SIMILARITY_THRESHOLD for s in sims) / len(sims) if sims else 0.0
         supported = [(f.found or s >= SIMILARITY_THRESHOLD) and not f.contradicted
                      for f, s in zip(verdict.facts, sims, strict=True)]
         combined = sum(supported) / len(supported) if supported else 0.0
         if documents is not None:
-            precision = _document_precision(documents, fact_vectors, embed)
+            precision = _document_precision(documents, fact_vectors, columns)
     return JudgeResult(
         query_id=query.id, judge=judge_id(similarity=embed is not None),
         faithfulness=verdict.faithfulness, fact_recall=verdict.fact_recall,
@@ -210,7 +227,7 @@ def _found_by(fact: FactVerdict) -> str | None:
 
 
 def faithfulness_of(query: Query, context: str, *, documents: Sequence[str] | None = None,
-                    embed: BatchEmbed | None = None, columns: bool = False,
+                    embed: BatchEmbed | None = None, columns: BatchEmbed | None = None,
                     ) -> tuple[Faithfulness, dict[str, float | None]]:
     """The evaluator's view of :func:`score_context`: the headline :class:`Faithfulness`
     and the further columns (the N-15 judge's, ``faithfulness_embed``) by measure name."""
@@ -275,7 +292,7 @@ def read_contexts(path: Path, ground_truth: GroundTruth) -> dict[str, str]:
 
 
 def judge_contexts(ground_truth: GroundTruth, contexts: Mapping[str, str], *,
-                   embed: BatchEmbed | None = None, columns: bool = False,
+                   embed: BatchEmbed | None = None, columns: BatchEmbed | None = None,
                    ) -> list[JudgeResult]:
     """Score each given context against its query (in ground-truth order)."""
     return [score_context(q, contexts[q.id], embed=embed, columns=columns)
@@ -293,7 +310,8 @@ def judge_report(results: Sequence[JudgeResult], *, judge: str) -> dict[str, Any
 
 
 def run_judge(*, ground_truth: GroundTruth, contexts_path: Path,
-              embed: BatchEmbed | None = None, columns: bool = False) -> dict[str, Any]:
+              embed: BatchEmbed | None = None,
+              columns: BatchEmbed | None = None) -> dict[str, Any]:
     """The ``judge`` command: every judge column of each given context, as JSON."""
     contexts = read_contexts(contexts_path, ground_truth)
     return judge_report(judge_contexts(ground_truth, contexts, embed=embed, columns=columns),

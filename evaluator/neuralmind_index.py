@@ -211,8 +211,6 @@ class NeuralMindIndex:
         self.graph_source = graph_source
         self.model = model
         self._mind: Any = None
-        self._embed: BatchEmbed | None = None
-        self.built_backend = backend  # the backend NeuralMind reports once built
 
     @property
     def _stamp(self) -> Path:
@@ -269,7 +267,6 @@ class NeuralMindIndex:
         self._mind = mind
         graph = stats.get("graph") or {}
         backend = str(stats.get("backend", self.backend))
-        self.built_backend = backend
         if persistent and cache_key:
             self._stamp.write_text(json.dumps({"key": cache_key, "nodes": nodes,
                                                "backend": backend,
@@ -298,9 +295,8 @@ class NeuralMindIndex:
                 self._mind = self._new_mind(io.StringIO())
             except Exception as err:
                 raise self._build_error(err) from None
-        self.built_backend = str(stamp.get("backend", self.backend))
         return BuildInfo(
-            backend=self.built_backend,
+            backend=str(stamp.get("backend", self.backend)),
             graph_source=self.graph_source, nodes=int(stamp.get("nodes", 0)),
             nodes_embedded=0, nodes_reused=int(stamp.get("nodes", 0)),
             graph_kind=str(stamp.get("graph_kind", "unknown")),
@@ -350,28 +346,8 @@ class NeuralMindIndex:
                               hint="choose a writable --cache-dir")
         return BuildError(f"NeuralMind failed to build the index: {text}")
 
-    @property
-    def has_model(self) -> bool:
-        """Whether this run has the embedding model (the judge's similarity route is on):
-        the backend embeds with it, or a model folder was resolved (``--embed``)."""
-        return self.built_backend != "in_memory" or self.model.path is not None
-
-    def embedder(self) -> BatchEmbed:
-        """The same MiniLM ONNX embedder the index uses (the judge's similarity route and
-        the ``--embed`` columns)."""
-        if self._embed is None:
-            from evaluator.judging import cached_embedder
-
-            embed = cached_embedder(self.model.path)
-            try:
-                embed(["probe"])
-            except Exception as err:
-                raise BuildError(f"--embed needs the embedding model: {err}",
-                                 hint=HOW_TO_PROVIDE) from None
-            self._embed = embed
-        return self._embed
-
-    def ask(self, query: Query, *, embed: bool = False) -> tuple[Retrieval, float]:
+    def ask(self, query: Query, *, judge: BatchEmbed | None = None,
+            columns: BatchEmbed | None = None) -> tuple[Retrieval, float]:
         """Run one question read-only; returns the retrieval and the seconds NeuralMind took."""
         if self._mind is None:
             raise RuntimeError("build() first")
@@ -390,9 +366,8 @@ class NeuralMindIndex:
         library_seconds = time.perf_counter() - started
         context = str(getattr(result, "context", "") or "")
         documents = [str(h.get("document", "")) for h in (result.top_search_hits or [])]
-        faith, columns = faithfulness_of(query, context, documents=documents,
-                                         embed=self.embedder() if self.has_model else None,
-                                         columns=embed)
+        faith, extra = faithfulness_of(query, context, documents=documents, embed=judge,
+                                       columns=columns)
         budget = getattr(result, "budget", None)
         tokens = int(getattr(budget, "total", 0) or 0)
         reduction = getattr(result, "reduction_ratio", None)
@@ -404,7 +379,7 @@ class NeuralMindIndex:
             token_reduction=float(reduction) if reduction else None,
             latency_ms=library_seconds * 1000.0,
             faithfulness=faith,
-            columns=columns,
+            columns=extra,
         )
         return retrieval, library_seconds
 

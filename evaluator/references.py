@@ -32,7 +32,7 @@ def judge_check(ground_truth: GroundTruth, root: Path, *,
 
 def bm25_run(root: Path, files: Sequence[str], ground_truth: GroundTruth,
              scoring: ScoringOptions, *, embed: BatchEmbed | None = None,
-             columns: bool = False) -> SystemRun:
+             columns: BatchEmbed | None = None) -> SystemRun:
     """The ``bm25`` system's block: built over the checkout, asked every question, scored
     (its contexts judged like the evaluated index's: ``embed`` for the similarity route,
     ``columns`` for the ``--embed`` columns)."""

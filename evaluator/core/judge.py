@@ -42,10 +42,14 @@ the *candidate* is the segment holding the most distinct terms of the fact (the 
 a tie; none when no segment holds any). The fact is **found by similarity** when the
 cosine between the MiniLM embeddings of the fact and its candidate reaches
 :data:`FACT_SIMILARITY_THRESHOLD`. A fact the terms find but a negation contradicts stays
-contradicted, and a fact found by similarity is never contradicted (the cue rule needs the
-fact's own words). Code-fragment facts are judged by their terms alone: a sentence model's
-cosine between two code lines measures how alike they look (``hmac.compare_digest(a, b)``
-against ``hmac.compare_digest(c, d)`` scores 0.55), not whether one states the other.
+contradicted (the model is not asked); a fact found by similarity is contradicted by the
+same cue rule applied to the spans that hold its best share of terms: when every such span
+has a negation cue before one of the fact's terms (and the fact itself holds none). A
+sentence model scores "the client does not retry" close to "the client retries", so the
+cue must be read before its cosine counts as support. Code-fragment facts are judged by
+their terms alone: a sentence model's cosine between two code lines measures how alike they
+look (``hmac.compare_digest(a, b)`` against ``hmac.compare_digest(c, d)`` scores 0.55), not
+whether one states the other.
 
 Calibration (the bundled example only): the span and coverage threshold are the most
 lenient setting that meets the example's goals (separation ≥ 0.9, wrong ≤ 0.1); the
@@ -321,6 +325,7 @@ class FactVerdict:
     missing_terms: tuple[str, ...] = ()
     similarity: float | None = None  # cosine with its candidate, when the route asked
     by_similarity: bool = False  # found by the similarity route, not by its terms
+    negated_at_best: bool = False  # every span at its best coverage negates a fact term
 
 
 @dataclass(frozen=True)
@@ -394,7 +399,13 @@ def judge_fact(context: PreparedContext, fact: str, *, config: JudgeConfig = Jud
     covered = 0.0
     best, best_present = 0.0, frozenset[str]()
     covering, affirmed = False, False
+    best_affirmed = False  # some span at the best coverage has no negated fact term
     lo = 0
+
+    def negated(first: int, last: int) -> bool:
+        return any(context.negated[i] for i in range(first, last + 1)
+                   if context.terms[i] in wanted)
+
     for pos, term in occurrences:
         counts[term] = counts.get(term, 0) + 1
         if counts[term] == 1:
@@ -409,22 +420,29 @@ def judge_fact(context: PreparedContext, fact: str, *, config: JudgeConfig = Jud
         coverage = covered / total if total > 0 else 0.0
         if coverage > best + 1e-12:
             best, best_present = coverage, frozenset(counts)
+            best_affirmed = not negated(occurrences[lo][0], pos)
+        elif coverage > best - 1e-12 and not best_affirmed:
+            best_affirmed = not negated(occurrences[lo][0], pos)
         if coverage >= config.coverage_threshold - 1e-12:
             covering = True
-            window = range(occurrences[lo][0], pos + 1)
-            if not any(context.negated[i] for i in window if context.terms[i] in wanted):
+            if not negated(occurrences[lo][0], pos):
                 affirmed = True
     contradicted = covering and not affirmed and not fact_negated
     return FactVerdict(fact, round(min(best, 1.0), 6), covering, contradicted,
-                       tuple(sorted(wanted - best_present)))
+                       tuple(sorted(wanted - best_present)),
+                       negated_at_best=not best_affirmed and not fact_negated)
 
 
 # (fact, candidate segment) pairs in, one cosine per pair out: the MiniLM model, batched.
 Similarity = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
 
+# Code syntax in a fact: brackets, operators, quotes (an apostrophe inside a word, as in
+# "doesn't" or "click's", is prose), backticks, ``a.b`` / ``a_b`` joins of identifiers (not a
+# decimal "0.5", nor "e.g."), ``a/b`` paths, camelCase, CONSTANT_NAMES and a decorator.
 _CODE_SYNTAX = re.compile(
-    r"""[()\[\]{}=<>"'`|]|->|\w[._]\w|\w/\w|[a-z][A-Z]|\b[A-Z0-9]+_[A-Z0-9_]+\b"""
-    r"|^\s*(?:def|class|from|import|raise|return|@)\b|^\s*@")
+    r"""[()\[\]{}=<>"`|\\]|->|(?<![^\W\d_])'|'(?![^\W\d_])"""
+    r"|[^\W\d]\w*\.[^\W\d]\w+|[^\W\d]\w+\.[^\W\d]\w*|\w_\w|\w/\w"
+    r"|[a-z][A-Z]|\b[A-Z0-9]+_[A-Z0-9_]+\b|^\s*@")
 
 
 def is_prose_fact(fact: str) -> bool:
@@ -476,7 +494,8 @@ def _with_similarity(context: str, verdicts: tuple[FactVerdict, ...],
         if not math.isfinite(cosine):
             cosine = 0.0
         hit = cosine >= FACT_SIMILARITY_THRESHOLD
-        out[i] = replace(out[i], similarity=round(cosine, 6), found=hit, by_similarity=hit)
+        out[i] = replace(out[i], similarity=round(cosine, 6), found=hit, by_similarity=hit,
+                         contradicted=hit and out[i].negated_at_best)
     return tuple(out)
 
 

@@ -59,6 +59,7 @@ _SAME_RUN: tuple[tuple[str, Callable[[Results], object]], ...] = (
     ("k-value list", lambda r: r.run.k_values),
     ("gain", lambda r: r.run.gain),
     ("relevance threshold", lambda r: r.run.threshold),
+    ("faithfulness judge", lambda r: r.run.judge),
 )
 
 

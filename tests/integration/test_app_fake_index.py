@@ -24,7 +24,7 @@ class FakeIndex:
     def build(self, *, user_config=None, cache_key=None) -> BuildInfo:
         return BuildInfo("fake", "builtin", 3, 3, 0, "fake", 0.0)
 
-    def ask(self, query, *, embed=False):
+    def ask(self, query, *, judge=None, columns=None):
         graded = sorted((m for m, g in query.grades.items() if g > 0),
                         key=lambda m: (-query.grades[m], m))
         ranked = tuple(graded) if self.perfect else ()

@@ -109,3 +109,19 @@ def test_judge_without_a_model_says_it_used_the_terms_rule(cli, tmp_path, monkey
     assert run.code == EXIT_OK, run.stderr
     assert json.loads(run.stdout)["judge"] == judge_id(similarity=False)
     assert "terms rule alone" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_judge_with_a_model_folder_that_cannot_load_is_one_clear_message(cli, tmp_path,
+                                                                        monkeypatch):
+    broken = tmp_path / "model"
+    broken.mkdir()
+    (broken / "model.onnx").write_bytes(b"not an onnx model")
+    (broken / "tokenizer.json").write_text("{}", encoding="utf-8")
+    monkeypatch.setenv(ENV, str(broken))
+    gt = example()
+    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+              contexts_file(tmp_path, {gt.queries[0].id: "x"}))
+    assert run.code == EXIT_INPUT, run.stderr
+    assert "the faithfulness judge needs the embedding model" in run.stderr
+    assert str(broken) in run.stderr
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr

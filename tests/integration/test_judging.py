@@ -118,13 +118,13 @@ def test_no_embedding_column_is_one_for_another_questions_context(example, model
     pairs = right_and_wrong(example)[::3]  # every third query: the model is slow on 2 CPUs
     right_recall = []
     for query, right, wrong in pairs:
-        got = score_context(query, wrong, documents=[wrong], embed=embed, columns=True)
+        got = score_context(query, wrong, documents=[wrong], embed=embed, columns=embed)
         assert got.context_recall is not None and got.context_recall < 1.0, query.id
         assert got.context_precision is not None and got.context_precision < 1.0, query.id
         assert got.answer_relevance is None
         assert got.faithfulness_embed is not None and got.faithfulness_embed < 1.0, query.id
         right_recall.append(score_context(query, right, embed=embed,
-                                          columns=True).context_recall)
+                                          columns=embed).context_recall)
     assert sum(r or 0 for r in right_recall) / len(right_recall) > 0.5
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaluator.app import load_results
 from evaluator.errors import EXIT_FLOORS, EXIT_INPUT, EXIT_OK
 from evaluator.neuralmind_index import example_root
@@ -87,3 +89,66 @@ def test_systems_from_the_options_file(cli, sample_repo, tmp_path):
     assert run.code == expected_code(doc)
     assert [s["label"] for s in doc["systems"]] == ["neuralmind", "bm25"]
     assert json.dumps(doc)  # serialisable
+
+
+def _record_judges(monkeypatch) -> tuple[list, list]:
+    """Wrap the judging entry points: the model each context was judged with (``embed``),
+    and the model each similarity route was built on (contexts and self-check alike)."""
+    from evaluator import judging
+
+    contexts, routes = [], []
+    score, similarity = judging.score_context, judging.similarity_of
+
+    def score_context(query, context, **kwargs):
+        contexts.append(kwargs.get("embed"))
+        return score(query, context, **kwargs)
+
+    def similarity_of(embed):
+        routes.append(embed)
+        return similarity(embed)
+
+    monkeypatch.setattr(judging, "score_context", score_context)
+    monkeypatch.setattr(judging, "similarity_of", similarity_of)
+    return contexts, routes
+
+
+SYSTEMS = ("--systems", "neuralmind,bm25,neuralmind:backend=in_memory", "--judge-check")
+
+
+def test_a_run_without_the_model_judges_every_system_by_terms(cli, sample_repo, tmp_path,
+                                                              monkeypatch):
+    contexts, routes = _record_judges(monkeypatch)
+    out = tmp_path / "out"
+    run = cli("evaluate", str(sample_repo), "--backend", "in_memory", "--output-dir", str(out),
+              "--quiet", *SYSTEMS)
+    doc = run.results(out)
+    assert run.code == expected_code(doc), run.stderr
+    n = len(doc["queries"])
+    assert len(contexts) == 3 * n and set(contexts) == {None}  # three systems, no model
+    assert routes == []
+    assert doc["run"]["judge"] == "evaluator-judge 2 (terms)"
+    assert doc["run"]["model_fingerprint"] is None
+
+
+@pytest.mark.model
+def test_a_run_with_the_model_judges_every_system_with_the_same_one(cli, sample_repo,
+                                                                    tmp_path, monkeypatch,
+                                                                    model_dir):
+    """in_memory + --embed: the run has the model, so NeuralMind, bm25, the in_memory variant
+    and the self-check all take the similarity route through one embedder."""
+    from evaluator.model import ENV
+
+    monkeypatch.setenv(ENV, str(model_dir))
+    contexts, routes = _record_judges(monkeypatch)
+    out = tmp_path / "out"
+    run = cli("evaluate", str(sample_repo), "--backend", "in_memory", "--embed",
+              "--output-dir", str(out), "--quiet", *SYSTEMS)
+    doc = run.results(out)
+    assert run.code == expected_code(doc), run.stderr
+    n = len(doc["queries"])
+    assert len(contexts) == 3 * n
+    assert len({id(e) for e in contexts}) == 1 and contexts[0] is not None
+    assert {id(e) for e in routes} == {id(contexts[0])}
+    assert len(routes) == 3 * n + 1  # every context, and the self-check
+    assert doc["run"]["judge"] == "evaluator-judge 2 (terms+minilm)"
+    assert doc["run"]["model_fingerprint"]  # the judge's model is a setting of the run

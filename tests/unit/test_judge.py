@@ -271,8 +271,20 @@ class FakeSimilarity:
     ("Soft-delete a user by flipping is_active", False),
     ("the getUser helper", False),
     ("raise BillingError", False),
+    ("the `verify` flag", False),
+    ("the 'x' option", False),
+    ("Path(__file__).parent", False),
     ("", False),
     ("   ", False),
+    # prose that looks a little like code: apostrophes in words, decimals, abbreviations,
+    # a sentence starting with a Python keyword, versions, typographic apostrophes
+    ("the session's cookies persist", True),
+    ("it doesn't follow redirects", True),
+    ("the timeout defaults to 0.5 seconds", True),
+    ("raise an error when the token expired", True),
+    ("from the environment, e.g. the proxy settings", True),
+    ("requests 2.34.2 reads the netrc file", True),
+    ("l’été est là", True),
 ])
 def test_prose_facts_are_plain_sentences(fact, prose):
     assert is_prose_fact(fact) is prose
@@ -301,14 +313,35 @@ def test_below_the_threshold_the_fact_stays_missing():
 
 def test_code_facts_found_facts_and_facts_without_a_candidate_are_never_asked():
     similar = FakeSimilarity()
-    context = "the session follows redirects\n"
-    facts = ["client.mount(prefix, adapter)",           # code: terms alone
+    context = "the session follows redirects\nclient adapters\n"
+    facts = ["client.mount(prefix, adapter)",           # code (2 of 4 terms): terms alone
              "the session follows redirects",           # found by its terms
              "cookies expire at midnight"]              # no segment holds a term of it
     verdict = judge(context, facts, similar=similar)
     assert similar.batches == []
     assert [f.found for f in verdict.facts] == [False, True, False]
     assert verdict.facts[2].similarity is None  # no term of it: not asked
+
+
+def test_a_fact_found_by_similarity_is_still_read_for_negation():
+    """Cosine does not see "not": the cue rule runs on the spans that hold the fact's best
+    share of terms."""
+    similar = FakeSimilarity(lambda f, s: 0.9)
+    fact = "the client retries failed connections automatically"
+    negated = judge("# The client does not retry connections.", [fact], similar=similar)
+    assert negated.facts[0].by_similarity and negated.facts[0].contradicted
+    assert negated.faithfulness == 0.0 and negated.contradiction == 1.0
+    plain = judge("# The client will retry connections.", [fact], similar=similar)
+    assert plain.faithfulness == 1.0 and plain.contradiction == 0.0
+    # One affirming span at the best coverage is enough, as for the terms rule.
+    both = judge("# The client does not retry connections.\n"
+                 + "\n".join("total = price + tax" for _ in range(30))  # 90 terms apart
+                 + "\n# The client will retry connections.", [fact], similar=similar)
+    assert both.faithfulness == 1.0
+    # A negated fact is never contradicted by a negated context.
+    neg_fact = judge("# The client does not retry connections.",
+                     ["the client never retries failed connections"], similar=similar)
+    assert neg_fact.contradiction == 0.0
 
 
 def test_a_contradicted_fact_is_not_rescued_by_similarity():
