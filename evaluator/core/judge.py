@@ -74,11 +74,14 @@ highest cosine over the segments; it is found at ≥ :data:`SIMILARITY_THRESHOLD
 
 Blind spots
 -----------
-It checks that the words of a fact are present close together, not that the context
-*states* the fact: a segment holding the words in another relation passes, and a paraphrase
-with other words (synonyms the stemmer does not join) fails. Negation is a word-level
-heuristic: contradictions expressed without a cue word ("is disabled" against "is
-enabled"), or a negated fact against an affirming context, are not detected.
+The terms rule checks that the words of a fact are present close together, not that the
+context *states* the fact: a segment holding the words in another relation passes. A
+paraphrase with other words (synonyms the stemmer does not join) is left to the similarity
+route, which needs the model, a prose fact, 0.3 of its terms in some span, and the saying
+in the candidate segment; cosine is not entailment, so a segment on the same subject that
+says something else can pass. Negation is a word-level heuristic: contradictions expressed
+without a cue word ("is disabled" against "is enabled"), or a negated fact against an
+affirming context, are not detected.
 """
 
 from __future__ import annotations
