@@ -18,16 +18,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.measures import lower_is_better
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
 from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
-
-if TYPE_CHECKING:
-    from evaluator.core.verdict import QuestionMove
+from evaluator.core.verdict import QuestionMove, question_moves, tally
 
 MOVER_METRIC = "ndcg@5"
 HIT_METRIC = "hit_rate"
@@ -165,20 +163,18 @@ def compare_results(
     _ids, deltas = paired_deltas(
         {i: q.metrics.get(primary_metric) for i in common if (q := base.query(i)) is not None},
         {i: q.metrics.get(primary_metric) for i in common if (q := head.query(i)) is not None})
-    worse = sum(1 for d in deltas if d < -1e-12)
-    better = sum(1 for d in deltas if d > 1e-12)
+    moves = question_moves(base, head, metric=primary_metric)
+    counts = tally(moves)  # worse/better by the metric's direction (lower-is-better too)
     detectable = (minimum_detectable_effect(statistics.stdev(deltas), len(deltas), alpha=alpha)
                   if len(deltas) >= 2 and statistics.stdev(deltas) > 0 else None)
-    from evaluator.core.verdict import question_moves  # verdict builds on this module
-
     return BaselineComparison(
         source=source, overall=overall, shapes=shapes, newly_failing=tuple(failing),
         newly_passing=tuple(passing), movers=tuple(moved[:movers]), added=added,
         removed=removed, primary=primary,
         notes=_notes([*notes, *universe_notes(base, head)], base, head, common=len(common),
                      added=added, removed=removed),
-        detectable=detectable, moves=question_moves(base, head, metric=primary_metric),
-        alpha=alpha, worse=worse, better=better,
+        detectable=detectable, moves=moves, alpha=alpha, worse=counts.worse,
+        better=counts.better,
     )
 
 

@@ -25,13 +25,15 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from evaluator.core.compare import BaselineComparison
 from evaluator.core.measures import lower_is_better
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
 from evaluator.core.stats import changes_needed, min_p_value
+
+if TYPE_CHECKING:  # compare builds on this module
+    from evaluator.core.compare import BaselineComparison
 
 Direction = Literal["worse", "better", "unchanged"]
 TOP_K = 5

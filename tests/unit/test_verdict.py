@@ -331,3 +331,21 @@ def test_fingerprint_follows_the_baseline_through_the_comparison():
     assert comment_fingerprint(head, passed=True, comparison=one) == \
         comment_fingerprint(head, passed=True, comparison=compare_results(
             base, head, source="other label", metrics=["ndcg@5"]))
+
+
+def test_stored_worse_and_better_follow_the_metrics_direction():
+    """A lower-is-better primary metric: a drop is *better*, in the stored counts (the
+    section table) exactly as in the lead line's tally (they disagreed before)."""
+    from dataclasses import replace as dc_replace
+
+    base, head = _runs({})
+    rows = list(head.queries)
+    rows[0] = dc_replace(rows[0], metrics={**rows[0].metrics, "contradiction": 0.0})
+    base_rows = list(base.queries)
+    base_rows[0] = dc_replace(base_rows[0], metrics={**base_rows[0].metrics,
+                                                      "contradiction": 0.5})
+    head, base = dc_replace(head, queries=tuple(rows)), dc_replace(base, queries=tuple(base_rows))
+    comparison = compare_results(base, head, source="base", metrics=["contradiction"],
+                                 primary_metric="contradiction")
+    counts = tally(comparison.moves)
+    assert (comparison.worse, comparison.better) == (counts.worse, counts.better) == (0, 1)
