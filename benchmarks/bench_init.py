@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import statistics
@@ -89,21 +88,11 @@ def fetch(spec: str, cache: Path) -> Path:
     return root
 
 
-def _env() -> dict[str, str]:
-    """The children's environment; unlike the other benchmarks this one keeps
-    NEURALMIND_ONNX_MODEL_DIR (both sides of the time ratio use the same model folder, so
-    the model's assembly is in neither)."""
-    env = child_env()
-    if os.environ.get("NEURALMIND_ONNX_MODEL_DIR"):
-        env["NEURALMIND_ONNX_MODEL_DIR"] = os.environ["NEURALMIND_ONNX_MODEL_DIR"]
-    return env
-
-
 def run(args: list[str], *, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str],
                                                                 float]:
     start = time.perf_counter()
-    proc = subprocess.run(args, cwd=cwd, env=_env(), capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(args, cwd=cwd, env=child_env(keep_model=True), capture_output=True,
+                          text=True, check=False)
     return proc, time.perf_counter() - start
 
 

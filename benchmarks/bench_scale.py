@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import monorepo
-from benchlib import machine_line, table
+from benchlib import child_env, cli_command, machine_line, table
 
 ORDER = ("tomli", "itsdangerous", "attrs", "click")  # small to large
 _DEF = re.compile(r"^\s*def ([A-Za-z_][A-Za-z0-9_]*)\(", re.MULTILINE)
@@ -40,13 +39,6 @@ _DEF = re.compile(r"^\s*def ([A-Za-z_][A-Za-z0-9_]*)\(", re.MULTILINE)
 _WRAP = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:]); "
          "print('maxrss_kb', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, "
          "file=sys.stderr); sys.exit(p.returncode)")
-_DROP_ENV = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_EVENT_PATH",
-             "GITHUB_EVENT_NAME", "RETRIEVAL_EVAL_DEBUG")
-
-
-def cli() -> list[str]:
-    script = Path(sys.executable).with_name("retrieval-eval")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "evaluator"]
 
 
 def questions(root: Path, count: int) -> dict[str, Any]:
@@ -70,8 +62,8 @@ def questions(root: Path, count: int) -> dict[str, Any]:
 
 
 def evaluate(root: Path, queries: Path, cache: Path, out: Path) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
-    argv = [sys.executable, "-c", _WRAP, *cli(), "evaluate", str(root), "--queries",
+    env = child_env(keep_model=True)
+    argv = [sys.executable, "-c", _WRAP, *cli_command(), "evaluate", str(root), "--queries",
             str(queries), "--cache-dir", str(cache), "--output-dir", str(out), "--quiet",
             "--no-fail-on-floors"]
     start = time.perf_counter()

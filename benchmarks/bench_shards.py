@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -31,23 +30,16 @@ from pathlib import Path
 from typing import Any
 
 import monorepo
-from benchlib import machine_line, table
+from benchlib import child_env, cli_command, machine_line, table
 
-_DROP_ENV = ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_EVENT_PATH",
-             "GITHUB_EVENT_NAME", "RETRIEVAL_EVAL_DEBUG")
 _NOT_METRICS = ("timings", "started_at")
-
-
-def cli() -> list[str]:
-    script = Path(sys.executable).with_name("retrieval-eval")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "evaluator"]
 
 
 def run(*args: str) -> float:
     """Run the CLI; its wall time. Exit 0 or 1 (a floor missed) is fine."""
-    env = {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
+    env = child_env(keep_model=True)
     start = time.perf_counter()
-    proc = subprocess.run([*cli(), *args], env=env, capture_output=True, text=True,
+    proc = subprocess.run([*cli_command(), *args], env=env, capture_output=True, text=True,
                           check=False)
     wall = time.perf_counter() - start
     if proc.returncode not in (0, 1):

@@ -63,29 +63,27 @@ def metrics(rankings: dict[str, tuple[str, ...]], gt: GroundTruth) -> str:
 def cli_ratio(cache: Path) -> None:
     """NeuralMind-only vs NeuralMind + bm25 through the CLI, each cold."""
     import json
-    import os
     import subprocess
+
+    from benchlib import child_env, cli_command, make_checkout
 
     suite = load_suite("click", cache)
     work = Path(tempfile.mkdtemp(prefix="bench-systems-cli-"))
     try:
         repo = work / "click"
         shutil.copytree(suite.root, repo)
-        for args in (["init", "-q", "-b", "main"], ["add", "-A"],
-                     ["-c", "user.email=b@example.com", "-c", "user.name=b", "commit", "-q",
-                      "-m", "click"]):
-            subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+        make_checkout(repo, "click")
         queries = SUITES / "click" / "retrieval_queries.json"
         rows = []
         for label, extra in (("neuralmind", []), ("neuralmind,bm25",
                                                   ["--systems", "neuralmind,bm25"])):
             out, cache_dir = work / f"out-{len(rows)}", work / f"cache-{len(rows)}"
-            argv = [sys.executable, "-m", "evaluator", "evaluate", str(repo), "--queries",
+            argv = [*cli_command(), "evaluate", str(repo), "--queries",
                     str(queries), "--cache-dir", str(cache_dir), "--output-dir", str(out),
                     "--quiet", *extra]
             t = time.perf_counter()
-            proc = subprocess.run(argv, cwd=REPO, env=dict(os.environ), capture_output=True,
-                                  text=True, check=False)
+            proc = subprocess.run(argv, cwd=REPO, env=child_env(keep_model=True),
+                                  capture_output=True, text=True, check=False)
             wall = time.perf_counter() - t
             if proc.returncode not in (0, 1):
                 raise SystemExit(proc.stderr)

@@ -42,8 +42,12 @@ def cli_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "evaluator"]
 
 
-def child_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in _DROP_ENV}
+def child_env(*, keep_model: bool = False) -> dict[str, str]:
+    """The environment of a benchmarked child: no GitHub runner variables; with
+    ``keep_model`` the caller's NEURALMIND_ONNX_MODEL_DIR stays (a ratio whose two sides use
+    the same model folder, so its assembly is in neither)."""
+    keep = ("NEURALMIND_ONNX_MODEL_DIR",) if keep_model else ()
+    return {k: v for k, v in os.environ.items() if k not in _DROP_ENV or k in keep}
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -441,6 +441,7 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
         return (_validation(queries, files, settings, universe(settings, files)),)
     validations = []
     for section in sections:
+        sharding.confine_section(root, section)
         mine = section.files(files)
         validations.append(_validation(root / section.queries, mine, settings,
                                        universe(settings, mine)))

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -104,10 +106,10 @@ def read_zip(data: bytes, *, max_members: int = MAX_MEMBERS,
             try:
                 with archive.open(info) as handle:
                     content = handle.read(limit + 1)  # the header's size may lie
-            except (zipfile.BadZipFile, NotImplementedError, ValueError, OSError,
-                    EOFError) as err:
-                raise _refuse(f"the member {shown} cannot be read "
-                              f"({type(err).__name__})") from None
+            except (zipfile.BadZipFile, NotImplementedError, ValueError, OSError, EOFError,
+                    zlib.error, lzma.LZMAError):
+                raise _refuse(f"the member {shown} cannot be read: corrupt, or an "
+                              "unsupported compression") from None
             if len(content) > limit:
                 raise _refuse(f"the member {shown} unpacks to more than {limit:,} bytes")
             members[name] = content

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from evaluator.errors import InputError
@@ -28,6 +29,24 @@ def write_bytes(path: Path, data: bytes) -> None:
     if path.is_dir():
         raise InputError(f"cannot write {path}: it is a directory",
                          hint="remove it or choose another output folder")
+    _write(path, data, Path.replace)
+
+
+def write_new(path: Path, text: str, *, hint: str | None = None) -> None:
+    """Create ``path`` with ``text`` (UTF-8), never over an existing file: the complete
+    file appears at once (a hard link of the flushed temp file), or not at all."""
+    def link(temp: Path, target: Path) -> None:
+        try:
+            os.link(temp, target)
+        except FileExistsError:
+            raise InputError(f"{target} already exists; it is never overwritten",
+                             hint=hint) from None
+        temp.unlink()
+    _write(path, text.encode("utf-8", errors="surrogateescape"), link)
+
+
+def _write(path: Path, data: bytes, publish: Callable[[Path, Path], object]) -> None:
+    """``data`` into a flushed temp file beside ``path``, then ``publish(temp, path)``."""
     name = None
     try:
         fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -35,7 +54,7 @@ def write_bytes(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        Path(name).replace(path)
+        publish(Path(name), path)
         name = None
     except OSError as err:
         raise InputError(f"cannot write {path}: {err.strerror or err}",

@@ -46,7 +46,7 @@ from evaluator.progress import Progress
 def _public_names(source: str) -> list[str]:
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
         return []
     return [node.name for node in tree.body
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
@@ -63,17 +63,23 @@ def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
     """Short phrases from the module's docstring and its public names (to be reviewed)."""
     path = root / module
     facts: list[str] = []
-    doc = " ".join(_docstring(path).split())
+    try:
+        text: str | None = path.read_bytes().decode("utf-8")
+    except OSError:
+        text = None
+    except UnicodeDecodeError:
+        raise InputError(f"{module} is not UTF-8 text; drafting reads every module of the "
+                         "module universe as UTF-8",
+                         hint="save it as UTF-8, or leave it out with the exclude "
+                              "option") from None
+    doc = " ".join(_docstring(path).split()) if text is not None else ""
     if doc:
         first = re.split(r"(?<=[.!?])\s", doc)[0].rstrip(".!?")
         words = first.split()
         if len(words) >= 2:
             facts.append(" ".join(words[:8]))
-    if path.suffix == ".py":
-        try:
-            names = _public_names(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            names = []
+    if path.suffix == ".py" and text is not None:
+        names = _public_names(text)
         facts += [f"{name}" for name in names[: max(0, limit - len(facts))]]
     return facts[:limit] or [Path(module).stem.replace("_", " ")]
 

@@ -64,8 +64,6 @@ class BM25Index:
     """BM25 over the modules of a checkout (built once, asked many questions)."""
 
     def __init__(self, root: Path, files: Sequence[str]) -> None:
-        started = time.perf_counter()
-        self.root = root
         self.modules: list[str] = []
         self.texts: list[str] = []
         corpus: list[list[str]] = []
@@ -83,10 +81,10 @@ class BM25Index:
             self.texts.append(text)
             corpus.append(tokens(text))
         self._bm25 = _okapi(corpus) if corpus and any(corpus) else None
-        self.build_seconds = time.perf_counter() - started
+        self._position = {m: i for i, m in enumerate(self.modules)}
 
     def text_of(self, module: str) -> str:
-        return self.texts[self.modules.index(module)]
+        return self.texts[self._position[module]]
 
     def ask(self, query: Query) -> BM25Answer:
         started = time.perf_counter()

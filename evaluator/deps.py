@@ -7,6 +7,7 @@ index. Below ``main`` nothing reads or sets the process environment: the environ
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -86,6 +87,8 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
     from evaluator.snapshot import GitRepo
 
     return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=NeuralMindIndex,
-                git=GitRepo(), resolve_model=lambda cache: model.resolve_model(cache, env),
+                git=GitRepo(),
+                # Once per run: a baseline precheck, sides and sections ask again.
+                resolve_model=functools.cache(lambda cache: model.resolve_model(cache, env)),
                 session_factory=session_factory or github.new_session,
                 library_version=neuralmind_version)

@@ -4,7 +4,7 @@ Reads the Python modules of the module universe with :mod:`ast` (never imports t
 builds:
 
 * a *code map*: every module's public functions, classes and methods with their signature
-  line and docstring, its constants, ``__all__``, and its imports resolved to the modules of
+  line and docstring, its ``__all__``, and its imports resolved to the modules of
   the universe; the package's public API (the top-level ``__init__`` exports and
   ``[project.scripts]`` entry points);
 * a *call graph* between modules: a call inside a function to a name imported from another
@@ -29,14 +29,17 @@ import posixpath
 import re
 import tomllib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from evaluator.core.groundtruth import DEFAULT_MIX, KNOWN_SHAPES, fact_problem
 from evaluator.errors import InputError
+from evaluator.snapshot import MAX_FILE_BYTES
 
 SHAPES = KNOWN_SHAPES
+_Item = TypeVar("_Item")
 MAX_FACT_CHARS = 80
 HUB_CALLS = 6  # a function called from more places than this is a hub, not a path step
 MAX_SENTENCE_WORDS = 18
@@ -90,16 +93,11 @@ class ModuleInfo:
     dotted: str
     source: str
     symbols: dict[str, Symbol] = field(default_factory=dict)
-    constants: list[str] = field(default_factory=list)
     all_names: tuple[str, ...] | None = None
     imported: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     """Local name → (module path, name in it; ``None`` when the name is the module)."""
     identifiers: frozenset[str] = frozenset()
     """Every name the code uses (names, attributes, imported names), docstrings left out."""
-
-    def by_short(self, name: str) -> Symbol | None:
-        return self.symbols.get(name) or next(
-            (s for s in self.symbols.values() if s.short == name), None)
 
 
 @dataclass(frozen=True)
@@ -224,7 +222,7 @@ def _read_module(path: str, dotted: str, source: str, by_dotted: Mapping[str, st
     info = ModuleInfo(path=path, dotted=dotted, source=source)
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
         return info, None
     lines = source.splitlines()
     is_package = path.endswith("__init__.py")
@@ -257,10 +255,6 @@ def _read_module(path: str, dotted: str, source: str, by_dotted: Mapping[str, st
                 info.all_names = tuple(e.value for e in node.value.elts
                                        if isinstance(e, ast.Constant)
                                        and isinstance(e.value, str))
-            elif names and names[0].isupper() and node.lineno == node.end_lineno:
-                line = lines[node.lineno - 1].strip()
-                if len(line) <= MAX_FACT_CHARS:
-                    info.constants.append(line)
         if isinstance(node, ast.ImportFrom):
             target = _resolve(dotted, is_package, node.level, node.module)
             for alias in node.names:
@@ -329,8 +323,13 @@ def _call_edges(info: ModuleInfo, tree: ast.Module, modules: Mapping[str, Module
 def _entry_points(root: Path, by_dotted: Mapping[str, str]) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     scripts: dict[str, str] = {}
+    project = root / "pyproject.toml"
     with contextlib.suppress(OSError, ValueError, tomllib.TOMLDecodeError):
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        # A committed file may be a link anywhere (/dev/zero): only a small regular file.
+        if project.is_symlink() or not project.is_file() or \
+                project.stat().st_size > MAX_FILE_BYTES:
+            return out
+        data = tomllib.loads(project.read_text(encoding="utf-8"))
         raw = data.get("project", {}).get("scripts", {})
         if isinstance(raw, dict):
             scripts.update({str(k): str(v) for k, v in raw.items()})
@@ -391,7 +390,8 @@ def build_code_map(root: Path, modules: Sequence[str]) -> CodeMap:
 
 def verbatim(fact: str, source: str) -> bool:
     """Whether ``fact`` occurs in ``source``, case-insensitively, on word boundaries."""
-    index = source.lower().find(fact.lower())
+    low, key = source.lower(), fact.lower()  # once: a module may hold many near misses
+    index = low.find(key)
     while index >= 0:
         before = source[index - 1] if index > 0 else " "
         after_i = index + len(fact)
@@ -399,7 +399,7 @@ def verbatim(fact: str, source: str) -> bool:
         if not (fact[0].isalnum() and (before.isalnum() or before == "_")) and not (
                 fact[-1].isalnum() and (after.isalnum() or after == "_")):
             return True
-        index = source.lower().find(fact.lower(), index + 1)
+        index = low.find(key, index + 1)
     return False
 
 
@@ -531,6 +531,25 @@ class _Grading:
             self.grades[module] = grade
             self.reasons[module] = reason
 
+    def candidate(self, shape: str, question: str, facts: Sequence[str],
+                  key: str) -> Candidate | None:
+        """The candidate with these grades, or ``None`` with fewer than 2 distinct facts."""
+        kept = _dedupe(list(facts))
+        if len(kept) < 2:
+            return None
+        return Candidate(shape, question, self.grades, self.reasons, tuple(kept), key)
+
+
+def _round_robin(groups: dict[str, list[_Item]], order: Callable[[str], Any]) -> list[_Item]:
+    """One item of each group in turn (groups sorted by ``order`` before every round), so
+    the drafted questions spread over the package's modules."""
+    out: list[_Item] = []
+    while any(groups.values()):
+        for name in sorted(groups, key=order):
+            if groups[name]:
+                out.append(groups[name].pop(0))
+    return out
+
 
 def _neighbours(code: CodeMap, grading: _Grading, module: str, name: str,
                 limit: int = 3) -> None:
@@ -589,12 +608,8 @@ def _identity_items(code: CodeMap) -> list[tuple[str, str, str, str]]:
     per_module: dict[str, list[tuple[str, str, str, str]]] = defaultdict(list)
     for name, (module, sym) in ranked:
         per_module[module].append((name, module, sym, "export"))
-    while any(per_module.values()):
-        for module in sorted(per_module, key=lambda m: (
-                m in code.export_modules.values(), -len(per_module[m]), m)):
-            if per_module[module]:
-                items.append(per_module[module].pop(0))
-    return items
+    return items + _round_robin(per_module, lambda m: (
+        m in code.export_modules.values(), -len(per_module[m]), m))
 
 
 def _identity_candidate(code: CodeMap, public: str, symbol: Symbol,
@@ -627,11 +642,7 @@ def _identity_candidate(code: CodeMap, public: str, symbol: Symbol,
                    if s.name.startswith(f"{name}.") and s.public and s.doc_line]
         for method in methods[:2]:
             facts += symbol_facts(method, source)
-    facts = _dedupe(facts)
-    if len(facts) < 2:
-        return None
-    return Candidate("identity", question, grading.grades, grading.reasons, tuple(facts),
-                     f"{module}:{name}")
+    return grading.candidate("identity", question, facts, f"{module}:{name}")
 
 
 def identity_candidates(code: CodeMap) -> list[Candidate]:
@@ -655,27 +666,19 @@ def focused_candidates(code: CodeMap, *, skip: set[str]) -> list[Candidate]:
                                 -(refs[(s.module, s.name)] + 3 * ((s.module, s.name)
                                                                   in exported)),
                                 s.module, s.line))
-    # Round-robin over modules so the questions spread over the package.
     per_module: dict[str, list[Symbol]] = defaultdict(list)
     for s in symbols:
         per_module[s.module].append(s)
-    order: list[Symbol] = []
-    while any(per_module.values()):
-        for module in sorted(per_module, key=lambda m: -len(per_module[m])):
-            if per_module[module]:
-                order.append(per_module[module].pop(0))
     out = []
-    for symbol in order:
-        source = code.modules[symbol.module].source
-        facts = symbol_facts(symbol, source)
-        facts = _dedupe(facts)
-        if len(facts) < 2:
-            continue
+    for symbol in _round_robin(per_module, lambda m: -len(per_module[m])):
+        facts = symbol_facts(symbol, code.modules[symbol.module].source)
         grading = _Grading()
         grading.set(symbol.module, 3, f"defines `{symbol.name}`")
         _neighbours(code, grading, symbol.module, symbol.name)
-        out.append(Candidate("focused", focused_question(symbol), grading.grades,
-                             grading.reasons, tuple(facts), f"{symbol.module}:{symbol.name}"))
+        candidate = grading.candidate("focused", focused_question(symbol), facts,
+                                      f"{symbol.module}:{symbol.name}")
+        if candidate is not None:
+            out.append(candidate)
     return out
 
 
@@ -739,11 +742,7 @@ def _path_candidate(code: CodeMap, path: Sequence[Edge]) -> Candidate | None:
     else:
         question = (f"How does {start.mention()} in `{a}` use {mid.mention()} from "
                     f"`{b}`, and what does {mid.mention()} do for it?")
-    facts = _dedupe(facts)
-    if len(facts) < 2:
-        return None
-    return Candidate("cross-file", question, grading.grades, grading.reasons, tuple(facts),
-                     f"{first.src}:{first.caller}")
+    return grading.candidate("cross-file", question, facts, f"{first.src}:{first.caller}")
 
 
 def cross_file_candidates(code: CodeMap) -> list[Candidate]:
@@ -778,8 +777,6 @@ class Plan:
     """The drafted candidates and, per missing slot, why it could not be filled."""
 
     chosen: tuple[Candidate, ...]
-    asked: int
-    targets: Mapping[str, int]
     shortfall: tuple[str, ...]
 
 
@@ -850,7 +847,7 @@ def plan(candidates: Mapping[str, Sequence[Candidate]], count: int,
                 lent.append(f"{shape} slot left empty: {_WHY_NONE[shape]}, and no other "
                             "shape has candidates left")
     ordered = tuple(c for s in SHAPES for c in chosen[s])
-    return Plan(chosen=ordered, asked=count, targets=targets, shortfall=tuple(lent))
+    return Plan(chosen=ordered, shortfall=tuple(lent))
 
 
 def all_candidates(code: CodeMap) -> dict[str, list[Candidate]]:

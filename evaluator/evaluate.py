@@ -47,6 +47,7 @@ from evaluator.model import ModelSource, model_fingerprint
 from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import (
+    MAX_FILE_BYTES,
     checkout_files,
     snapshot_dir,
     snapshot_lock,
@@ -225,17 +226,30 @@ class _Setup:
     judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
 
 
+def project_config(source: Path) -> Path | None:
+    """The checkout's ``.neuralmind.yaml`` (NeuralMind's project settings), when it is a
+    small regular file: a committed link is never followed, like any other file of the
+    checkout (:func:`evaluator.snapshot.checkout_files`)."""
+    path = source / ".neuralmind.yaml"
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+    except OSError:
+        return None
+    return path
+
+
 def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
     """What the built index depends on: file contents, NeuralMind version, backend, graph
     source, model and NeuralMind's project config."""
-    config = source / ".neuralmind.yaml"
+    config = project_config(source)
     parts = {
         "tree": tree_digest(source, files),
         "neuralmind": setup.deps.library_version(),
         "backend": setup.options.backend,
         "graph_source": setup.options.graph_source,
         "model": model_fingerprint(setup.model),
-        "config": config.read_text(encoding="utf-8") if config.is_file() else "",
+        "config": hashlib.sha256(config.read_bytes()).hexdigest() if config else "",
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -306,10 +320,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     index = setup.deps.index_factory(setup.tree, backend=options.backend,
                                      graph_source=options.graph_source, model=setup.model)
     try:
-        user_config = source / ".neuralmind.yaml"
         key = index_cache_key(source, files, setup) if options.backend != "in_memory" else None
-        build = index.build(user_config=user_config if user_config.is_file() else None,
-                            cache_key=key)
+        build = index.build(user_config=project_config(source), cache_key=key)
         notes = [build.fallback] if build.fallback else []
         if build.fallback:
             progress.warn(build.fallback)

@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 from urllib.parse import quote, urljoin, urlsplit
 
 import requests
@@ -349,6 +349,54 @@ def _parse_number(value: str | None) -> float | None:
     return number if math.isfinite(number) else None
 
 
+
+_T = TypeVar("_T")
+MAX_API_BYTES = 16 * 1024 * 1024  # one API answer (a page of comments is far smaller)
+
+
+def _abandonable(call: Callable[[], _T], seconds: float | None,
+                 late: Callable[[], GitHubError]) -> _T:
+    """``call()`` in a worker thread that is abandoned after ``seconds`` (``late()`` is then
+    raised): a server that trickles bytes or never answers cannot hold the job. ``None``:
+    no deadline, called inline. The call's own exception is re-raised as it is."""
+    if seconds is None:
+        return call()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, daemon=True, name="github-request")
+    worker.start()
+    worker.join(seconds + 0.5)
+    if worker.is_alive():
+        raise late()
+    if "error" in box:
+        raise box["error"]
+    value: _T = box["value"]
+    return value
+
+
+def _read_capped(response: requests.Response, max_bytes: int, what: str) -> bytes:
+    """A streamed body, refused past ``max_bytes`` (declared or actually sent)."""
+    declared = _parse_number(response.headers.get("content-length"))
+    if declared is not None and declared > max_bytes:
+        raise GitHubError(f"{what} is {int(declared):,} bytes, over the limit of "
+                          f"{max_bytes:,}; not downloaded")
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_content(chunk_size=65_536):
+        size += len(chunk)
+        if size > max_bytes:
+            raise GitHubError(f"{what} is over the limit of {max_bytes:,} bytes; download "
+                              "stopped")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 class GitHubClient:
     """The sticky PR comment over GitHub's REST API, on an injected ``requests.Session``.
 
@@ -488,29 +536,16 @@ class GitHubClient:
 
     def _download_once(self, url: str, what: str, max_bytes: int) -> bytes:
         left = self._remaining(what)
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["data"] = self._fetch_zip(url, what, max_bytes)
-            except BaseException as exc:
-                box["error"] = exc
-
-        if left is None:
-            work()
-        else:
-            worker = threading.Thread(target=work, daemon=True, name="github-download")
-            worker.start()
-            worker.join(left + 0.5)
-            if worker.is_alive():
-                raise GitHubError(f"GitHub API {what}: the artifact did not arrive within the "
-                                  f"{self._budget_s:g} s deadline",
-                                  hint="GitHub or the network is too slow; raise "
-                                       "comment-timeout")
-        if "error" in box:
-            error = box["error"]
+        try:
+            return _abandonable(
+                lambda: self._fetch_zip(url, what, max_bytes), left,
+                lambda: GitHubError(f"GitHub API {what}: the artifact did not arrive within "
+                                    f"the {self._budget_s:g} s deadline",
+                                    hint="GitHub or the network is too slow; raise "
+                                         "comment-timeout"))
+        except BaseException as error:
             if isinstance(error, GitHubError):
-                raise error
+                raise
             if isinstance(error, requests.Timeout) and self._deadline is not None \
                     and self._deadline - time.monotonic() <= 1.0:
                 raise GitHubError(f"GitHub API {what}: the artifact did not arrive within the "
@@ -524,9 +559,7 @@ class GitHubClient:
             if isinstance(error, requests.RequestException):
                 raise GitHubError(f"GitHub API {what} failed: "
                                   f"{self._clean(str(error))}") from None
-            raise error
-        data: bytes = box["data"]
-        return data
+            raise
 
     def _fetch_zip(self, url: str, what: str, max_bytes: int) -> bytes:
         for _hop in range(5):
@@ -562,19 +595,7 @@ class GitHubClient:
                         else None
                     raise GitHubError(f"downloading the artifact failed: {where} answered "
                                       f"{detail}", hint=hint)
-                declared = _parse_number(response.headers.get("content-length"))
-                if declared is not None and declared > max_bytes:
-                    raise GitHubError(f"the artifact zip is {int(declared):,} bytes, over the "
-                                      f"limit of {max_bytes:,}; not downloaded")
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_content(chunk_size=65_536):
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise GitHubError(f"the artifact zip is over the limit of "
-                                          f"{max_bytes:,} bytes; download stopped")
-                    chunks.append(chunk)
-                return b"".join(chunks)
+                return _read_capped(response, max_bytes, "the artifact zip")
         raise GitHubError(f"GitHub API {what}: too many redirects")
 
     def _check_postable(self, full: str) -> None:
@@ -932,30 +953,21 @@ class GitHubClient:
     def _exchange(self, method: str, url: str, body: dict[str, Any] | None, timeout: float,
                   what: str) -> requests.Response:
         def call() -> requests.Response:
-            return self._session.request(method, url, headers=self._headers(), json=body,
-                                         timeout=timeout, allow_redirects=False)
+            response = self._session.request(method, url, headers=self._headers(), json=body,
+                                             timeout=timeout, allow_redirects=False,
+                                             stream=True)
+            with response:  # the body, read here under the deadline and the size cap
+                response._content = _read_capped(response, MAX_API_BYTES,
+                                                 f"the answer to {what}")
+            return response
 
-        if self._deadline is None:
-            return call()
-        box: dict[str, Any] = {}
-
-        def work() -> None:
-            try:
-                box["response"] = call()
-            except BaseException as exc:
-                box["error"] = exc
-
-        worker = threading.Thread(target=work, daemon=True, name="github-request")
-        worker.start()
-        worker.join(timeout + 0.5)
-        if worker.is_alive():
-            raise GitHubError(f"GitHub API {what}: no complete answer within the deadline "
-                              f"({timeout:.0f} s of the {self._budget_s:g} s comment-timeout)",
-                              hint="GitHub or the network is too slow; raise comment-timeout")
-        if "error" in box:
-            raise box["error"]
-        response: requests.Response = box["response"]
-        return response
+        return _abandonable(
+            call, None if self._deadline is None else timeout,
+            lambda: GitHubError(f"GitHub API {what}: no complete answer within the deadline "
+                                f"({timeout:.0f} s of the {self._budget_s:g} s "
+                                "comment-timeout)",
+                                hint="GitHub or the network is too slow; raise "
+                                     "comment-timeout"))
 
     def _pause(self, seconds: float, *, dictated: bool, what: str, why: str = "") -> None:
         left = self._remaining(what)

@@ -9,14 +9,14 @@ file in the same folder, then a rename: a reader never sees half a history.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
+from evaluator import atomic
 from evaluator.core import history
 from evaluator.core.results import Results
+from evaluator.errors import InputError
 
 
 def load(path: Path) -> history.History:
@@ -48,17 +48,13 @@ def load(path: Path) -> history.History:
 
 
 def save(path: Path, doc: history.History) -> None:
-    """Write ``doc`` to ``path`` atomically (temporary file + rename in the same folder)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``doc`` to ``path`` atomically (:func:`evaluator.atomic.write_text`); a folder
+    or file that cannot be written is one :class:`InputError` naming it."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(history.dumps(doc))
-        Path(name).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(name).unlink()
-        raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"{path}: cannot create its folder ({err.strerror or err})") from None
+    atomic.write_text(path, history.dumps(doc))
 
 
 def record(path: Path, results: Results, *, keep: int = history.MAX_ENTRIES) -> history.History:

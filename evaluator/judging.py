@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,15 +55,14 @@ from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
 from evaluator.core.scoring import Faithfulness
 from evaluator.errors import BuildError, InputError
 from evaluator.model import HOW_TO_PROVIDE
-from evaluator.neuralmind_index import minilm_embedder, n15_columns
+from evaluator.neuralmind_index import BatchEmbed, minilm_embedder, n15_columns
 
-__all__ = ["JUDGE_COLUMNS", "JudgeResult", "cached_embedder", "checked_embedder",
+__all__ = ["JUDGE_COLUMNS", "BatchEmbed", "JudgeResult", "cached_embedder", "checked_embedder",
            "faithfulness_of",
            "judge_contexts", "judge_report", "minilm_embedder", "n15_columns",
            "read_contexts", "run_judge", "score_context", "self_check", "similarity_of"]
 
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
-BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
 MAX_CONTEXTS_BYTES = 64 * 1024 * 1024
 JUDGE_COLUMNS: tuple[str, ...] = (
@@ -328,7 +327,7 @@ def read_modules(tree: Path, modules: Sequence[str]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for module in modules:
         path = (root / module).resolve()
-        if not path.is_relative_to(root) or path.is_symlink():
+        if not path.is_relative_to(root):  # resolved: a link out of the tree is refused
             continue
         try:
             if not path.is_file() or path.stat().st_size > MAX_MODULE_BYTES:

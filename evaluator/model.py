@@ -29,16 +29,17 @@ the folder appears complete or not at all (renamed into place).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluator.errors import BuildError
+from evaluator import atomic
+from evaluator.errors import BuildError, InputError
 from evaluator.snapshot import exclusive_lock
 
 ENV = "NEURALMIND_ONNX_MODEL_DIR"
@@ -175,6 +176,18 @@ def resolve_model(cache_dir: Path, env_vars: Mapping[str, str]) -> ModelSource:
     return ModelSource(None, "download")
 
 
+@functools.lru_cache(maxsize=8)
+def _hashed(path: str, size: int, mtime_ns: int) -> str:
+    return _sha256(Path(path))
+
+
+def _content_sha256(path: Path) -> str:
+    """:func:`_sha256`, once per process for an unchanged file (a run asks for the model's
+    fingerprint on every side, variant and section)."""
+    info = path.stat()
+    return _hashed(str(path), info.st_size, info.st_mtime_ns)
+
+
 def model_fingerprint(source: ModelSource) -> str:
     """A short content hash of ``model.onnx`` (part of the index cache key)."""
     if source.path is None:
@@ -187,20 +200,13 @@ def model_fingerprint(source: ModelSource) -> str:
             saved = stamp.read_text().strip()
             if len(saved) == 64:
                 return saved[:16]
-        digest = _sha256(onnx)
+        digest = _content_sha256(onnx)
         if source.origin != "packaged":
             # A folder the user supplied (NEURALMIND_ONNX_MODEL_DIR, NeuralMind's own cache) is
             # never written to: hash it every run instead of leaving a stamp there.
             return digest[:16]
-        with contextlib.suppress(OSError):
-            # Written aside and renamed: a concurrent reader never sees half a stamp.
-            fd, name = tempfile.mkstemp(dir=source.path, prefix=".sha256.")
-            try:
-                with os.fdopen(fd, "w") as handle:
-                    handle.write(digest)
-                Path(name).replace(stamp)
-            finally:
-                Path(name).unlink(missing_ok=True)
+        with contextlib.suppress(InputError):
+            atomic.write_text(stamp, digest)  # a concurrent reader never sees half a stamp
         return digest[:16]
     except OSError:
         return "unknown"

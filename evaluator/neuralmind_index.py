@@ -33,6 +33,7 @@ from typing import Any
 
 import yaml
 
+from evaluator import atomic
 from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Retrieval
 from evaluator.errors import BuildError, InputError
@@ -160,8 +161,12 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
     if user_config is not None and user_config.is_file():
         try:
             loaded = yaml.safe_load(user_config.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as err:
-            raise BuildError(f"{user_config} is not valid YAML: {err}") from None
+        except OSError as err:
+            raise BuildError(f"cannot read {user_config}: {err.strerror or err}") from None
+        except yaml.YAMLError as err:  # its line, never a snippet of the file
+            mark = getattr(err, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            raise BuildError(f"{user_config}{where} is not valid YAML") from None
         except UnicodeDecodeError:
             raise InputError(f"{user_config} is not UTF-8 text",
                              hint="save .neuralmind.yaml as UTF-8") from None
@@ -268,10 +273,9 @@ class NeuralMindIndex:
         graph = stats.get("graph") or {}
         backend = str(stats.get("backend", self.backend))
         if persistent and cache_key:
-            self._stamp.write_text(json.dumps({"key": cache_key, "nodes": nodes,
-                                               "backend": backend,
-                                               "graph_kind": graph.get("kind", "unknown")}),
-                                   encoding="utf-8")
+            atomic.write_text(self._stamp, json.dumps({
+                "key": cache_key, "nodes": nodes, "backend": backend,
+                "graph_kind": graph.get("kind", "unknown")}))
         return BuildInfo(
             backend=backend, graph_source=self.graph_source, nodes=nodes,
             nodes_embedded=int(stats.get("nodes_added", 0) or 0)
@@ -341,7 +345,7 @@ class NeuralMindIndex:
         ):
             return BuildError(f"the embedding model all-MiniLM-L6-v2 is missing and could not "
                               f"be downloaded ({text})", hint=HOW_TO_PROVIDE)
-        if isinstance(err, PermissionError | OSError) and getattr(err, "filename", None):
+        if isinstance(err, OSError) and getattr(err, "filename", None):
             return BuildError(f"cannot write the index: {err.strerror} ({err.filename})",
                               hint="choose a writable --cache-dir")
         return BuildError(f"NeuralMind failed to build the index: {text}")

@@ -38,7 +38,10 @@ def check_not_root(folder: str | os.PathLike[str], root: Path, *, setting: str) 
     """A folder this tool writes (output, cache) may not be the indexed root nor hold it:
     the next run would index the reports and snapshots themselves."""
     top = root.resolve()
-    target = Path(folder).resolve()
+    try:
+        target = Path(folder).resolve()
+    except (OSError, RuntimeError) as err:  # a symlink loop
+        raise InputError(f"{setting}: cannot resolve {str(folder)!r}: {err}") from None
     if target == top or target in top.parents:
         raise InputError(f"{setting}: {str(folder)!r} is the checkout being evaluated or a "
                          "folder above it; the evaluator would index its own output",

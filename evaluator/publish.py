@@ -21,13 +21,14 @@ from evaluator import atomic, github, history_file
 from evaluator.app import Drafted, Judged, Outcome, Validation
 from evaluator.baseline import _pr_shas
 from evaluator.core import verdict
-from evaluator.core.history import History, HistoryError
+from evaluator.core.history import History
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, to_dict
 from evaluator.deps import Deps
 from evaluator.errors import EvaluatorError, GitHubError, InputError
+from evaluator.paths import confine, regular_file
 from evaluator.progress import Progress
 from evaluator.render import (
     COMMENT_LIMIT,
@@ -153,7 +154,7 @@ def _history(outcome: Outcome, deps: Deps, progress: Progress) -> History | None
                      f"to {path}")
             return history_file.record(path, outcome.results)
         return history_file.load(path)
-    except HistoryError as err:
+    except InputError as err:  # a bad history file, or one that cannot be written
         progress.warn(f"no trend: {err.message}")
         return None
 
@@ -397,11 +398,16 @@ def _annotate_worse(outcome: Outcome, runner: Runner, relative_to: Path | None) 
     """A ``::warning`` on the ground-truth line of each question that got worse."""
     if outcome.comparison is None or not runner.in_actions:
         return
-    queries = Path(outcome.settings.path or ".") / outcome.results.run.queries_file
+    root = Path(outcome.settings.path or ".")
+    # The name comes from a results file (in comment and merge modes, an artifact): only a
+    # regular file inside the checkout is read.
+    queries = root / outcome.results.run.queries_file
     try:
+        regular_file(confine(queries, root, setting="the results' queries_file"),
+                     what="ground-truth file")
         with queries.open("rb") as handle:
             text = handle.read(MAX_GROUND_TRUTH_BYTES).decode("utf-8", errors="replace")
-    except OSError:
+    except (OSError, InputError):
         text = ""
     lines = verdict.question_lines(text)
     shown = _relative(queries, relative_to.resolve() if relative_to else Path.cwd())
@@ -466,14 +472,8 @@ def print_lines(lines: Sequence[str], deps: Deps) -> None:
 def write_draft(drafted: Drafted, deps: Deps) -> None:
     """Write the drafted ground truth (never over an existing file) and say so."""
     doc: dict[str, Any] = drafted.document
-    try:
-        with drafted.target.open("x", encoding="utf-8") as handle:
-            handle.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    except FileExistsError:
-        raise InputError(f"{drafted.target} already exists; it is never overwritten",
-                         hint="choose another --output, or move the file away") from None
-    except OSError as err:
-        raise InputError(f"cannot write {drafted.target}: {err.strerror}") from None
+    atomic.write_new(drafted.target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
+                     hint="choose another --output, or move the file away")
     print(neutralize(f"wrote {drafted.target}: {drafted.summary}"), file=deps.stdout)
 
 

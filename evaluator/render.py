@@ -48,6 +48,7 @@ from evaluator.core.verdict import (
     touched_questions,
 )
 from evaluator.errors import InputError
+from evaluator.paths import confine, regular_file
 
 COMMENT_LIMIT = 65_536
 COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
@@ -320,11 +321,34 @@ _SIZED_FILTERS = ("center", "indent", "wordwrap", "truncate", "format", "batch",
                   "filesizeformat", "round")
 
 
+TEMPLATE_MAX_BYTES = 1024 * 1024
+
+
+class _ConfinedLoader(jinja2.FileSystemLoader):
+    """A repository's template folder. Every file a template loads from it (``include``,
+    ``import``, ``extends``) must be a regular file inside the folder once symlinks are
+    followed, and at most :data:`TEMPLATE_MAX_BYTES`: a committed link to
+    ``/proc/self/environ`` must not put the runner's environment into the comment."""
+
+    def get_source(self, environment: jinja2.Environment,
+                   template: str) -> tuple[str, str, Callable[[], bool]]:
+        root = Path(self.searchpath[0])
+        path = root.joinpath(*jinja2.loaders.split_template_path(template))
+        if not path.exists() and not path.is_symlink():
+            raise jinja2.TemplateNotFound(template)
+        confine(path, root, setting=f"template {template!r}")
+        regular_file(path, what="template")
+        if path.stat().st_size > TEMPLATE_MAX_BYTES:
+            raise InputError(f"template {template!r} is larger than "
+                             f"{TEMPLATE_MAX_BYTES // 1024} KiB")
+        return super().get_source(environment, template)
+
+
 def environment(template: Path | None = None, *, markdown: bool = True) -> jinja2.Environment:
     builtin = jinja2.FileSystemLoader(str(templates_dir()))
     loaders: list[jinja2.BaseLoader] = []
     if template is not None:
-        loaders.append(jinja2.FileSystemLoader(str(template.parent)))
+        loaders.append(_ConfinedLoader(str(template.parent)))
     loaders += [jinja2.PrefixLoader({"builtin": builtin}), builtin]
     # Sandboxed: a template from the repository under test must not reach Python internals.
     env = _BudgetSandbox(
@@ -698,6 +722,13 @@ def render(results: Results, *, comparison: BaselineComparison | None = None,
         raise InputError(f"template {target} is not allowed: {err}") from None
     except jinja2.TemplateError as err:
         raise InputError(f"template {target} failed to render: {err}") from None
+    except InputError:
+        raise
+    except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError) as err:
+        if template is None:  # a built-in template: a bug of ours, shown as one
+            raise
+        raise InputError(f"template {target} failed to render: {err}",
+                         hint="fix the expression in the template") from None
 
 
 def render_text(results: Results, *, comparison: BaselineComparison | None = None) -> str:

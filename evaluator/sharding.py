@@ -33,6 +33,7 @@ from evaluator.core.shards import Shard, ShardInfo, fingerprint, plan, policy_to
 from evaluator.deps import Deps
 from evaluator.errors import InputError
 from evaluator.evaluate import BaseRequest, evaluate
+from evaluator.paths import confine
 from evaluator.progress import Progress
 from evaluator.snapshot import checkout_files
 
@@ -132,11 +133,19 @@ class SectionWork:
     ground_truth_sha256: str
 
 
+def confine_section(root: Path, section: Section) -> None:
+    """A section's folder and ground truth must stay inside the checkout once symlinks are
+    followed (the options file only checked the text of the paths)."""
+    confine(root / section.path, root, setting=f"section {section.name}: path")
+    confine(root / section.queries, root, setting=f"section {section.name}: queries")
+
+
 def plan_sections(root: Path, settings: Settings, sections: Sequence[Section],
                   files: Sequence[str]) -> SectionWork:
     """The chosen sections (``--section``), and with ``--shard`` the ones this shard owns."""
     chosen = tuple(sections) if not settings.section else (select(sections, settings.section),)
     for section in chosen:
+        confine_section(root, section)
         if not (root / section.path).is_dir():
             raise InputError(f"section {section.name}: {section.path} is not a folder of "
                              f"{root}")

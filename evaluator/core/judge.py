@@ -165,7 +165,6 @@ NEGATION_CUES: frozenset[str] = frozenset({
 # Python's ``not`` is an operator on a line of code, not a statement about the fact.
 _CODE_LINE = re.compile(r"^\s*(?:if|elif|while|return|assert|and|or|for|lambda|yield|raise)\b"
                         r"|[=(\[{]|:\s*$")
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|_+", re.UNICODE)
 _RAW = re.compile(r"[\w'’]+", re.UNICODE)
 
 _STEMMER = snowballstemmer.stemmer("english")

@@ -33,7 +33,7 @@ from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
 from evaluator.core.scoring import DEFAULT_K
 from evaluator.core.shards import Shard
-from evaluator.core.systems import parse_systems
+from evaluator.core.systems import DEFAULT_SYSTEMS, parse_systems
 from evaluator.core.universe import invalid_globs
 from evaluator.errors import ConfigError
 
@@ -365,7 +365,7 @@ OPTIONS: tuple[Option, ...] = (
        "(always on for --example)", default=False),
     _o("systems", "text", "retrieval systems to evaluate side by side, the first being the "
        "reference: neuralmind, bm25, neuralmind:graph=graphify, neuralmind:backend=in_memory "
-       "(comma separated)", default="neuralmind", metavar="SYSTEMS"),
+       "(comma separated)", default=DEFAULT_SYSTEMS, metavar="SYSTEMS"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
        commands=("evaluate", "comment", "merge")),

@@ -36,6 +36,7 @@ version 1, and this reader reads both versions:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -403,10 +404,12 @@ def _read_run(r: _Reader, value: Any, where: str = "run") -> RunInfo:
     raw = r.mapping(value, where)
     known = set(RunInfo.__dataclass_fields__)
     data = {k: _run_field(r, k, v, where) for k, v in raw.items() if k in known}
-    try:
-        return RunInfo(**data)
-    except TypeError as err:
-        raise r.fail(where, f"missing or wrong fields ({err})") from None
+    missing = [f.name for f in dataclasses.fields(RunInfo) if f.name not in data
+               and f.default is dataclasses.MISSING
+               and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise r.fail(where, f"missing fields: {', '.join(missing)}")
+    return RunInfo(**data)
 
 
 def _read_violations(r: _Reader, value: Any, where: str) -> tuple[Violation, ...]:

@@ -116,7 +116,8 @@ def policy_from_dict(data: Any) -> FloorPolicy:
             raise ValueError(f"{key} must be a list")
         out = []
         for item in items:
-            if not isinstance(item, Mapping) or not isinstance(item.get("metric"), str):
+            if not isinstance(item, Mapping) or not isinstance(item.get("metric"), str) \
+                    or item.get("op") is None or item.get("value") is None:
                 raise ValueError(f"{key}: each floor needs a metric, op and value")
             out.append(Floor.parse(item["metric"], f"{item.get('op')} {item.get('value')}"))
         return tuple(out)

@@ -403,7 +403,7 @@ def min_p_value(changed: int) -> float:
         raise ValueError(f"changed must be a non-negative integer, got {changed!r}")
     if changed <= 1:
         return 1.0
-    return 2.0 / float(2**changed)
+    return math.ldexp(2.0, -changed)  # 2 / 2**m, without overflow past m = 1023
 
 
 def changes_needed(alpha: float = 0.05) -> int:

@@ -215,9 +215,17 @@ def glob_regex(pattern: str) -> tuple[re.Pattern[str], bool]:
 
 def glob_matches(pattern: str, path: str) -> bool:
     """Whether ``pattern`` matches the file ``path`` or one of the folders above it."""
-    regex, dir_only = glob_regex(pattern)
+    return _matches(pattern, path, _folders(path))
+
+
+def _folders(path: str) -> tuple[str, ...]:
+    """The folders above ``path`` (``a/b/c.py`` → ``a``, ``a/b``)."""
     parts = path.split("/")
-    folders = ("/".join(parts[:i]) for i in range(1, len(parts)))
+    return tuple("/".join(parts[:i]) for i in range(1, len(parts)))
+
+
+def _matches(pattern: str, path: str, folders: tuple[str, ...]) -> bool:
+    regex, dir_only = glob_regex(pattern)
     if any(regex.match(folder) for folder in folders):
         return True
     return not dir_only and regex.match(path) is not None
@@ -245,12 +253,13 @@ def classify(path: str, spec: UniverseSpec, *,
     no exclude rule matches it; the reason is the first exclude rule that matches, else
     ``not source code`` / ``not matched by include``. The decision depends on the path
     alone, so it holds for any commit's files."""
+    folders = _folders(path)  # once per path, for every rule
     rule = next((r for r in (rules if rules is not None else spec.exclude_rules())
-                 if glob_matches(r.pattern, path)), None)
+                 if _matches(r.pattern, path, folders)), None)
     if rule is not None:
         return LeftOut(path, rule.category, rule.pattern)
     if spec.include:
-        if not any(glob_matches(p, path) for p in spec.include):
+        if not any(_matches(p, path, folders) for p in spec.include):
             return LeftOut(path, "not matched by include")
     elif posixpath.splitext(path)[1].lower() not in source_suffixes:
         return LeftOut(path, "not source code")
