@@ -165,6 +165,9 @@ def _first_sentence(doc: str) -> str:
     return match.group(1)
 
 
+_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{1,2}(?=[\"'])")  # r""", u'…': not a word's letters
+
+
 def _doc_line(node: ast.AST, lines: Sequence[str]) -> str:
     body = getattr(node, "body", None)
     first = body[0] if body else None
@@ -173,7 +176,7 @@ def _doc_line(node: ast.AST, lines: Sequence[str]) -> str:
         return ""
     start = first.lineno - 1
     for raw in lines[start:start + 4]:
-        text = raw.strip().lstrip("rRbBuU").strip("\"'").strip()
+        text = _STRING_PREFIX.sub("", raw.strip()).strip("\"'").strip()
         if len(text.split()) >= 3:
             return text
     return ""

@@ -292,3 +292,19 @@ def test_a_hub_helper_is_not_a_path_step(tmp_path: Path) -> None:
     cross = all_candidates(code)["cross-file"]
     assert cross[0].key == "pkg/report.py:summary"
     assert all("reach" not in c.question for c in cross)  # no path through the hub
+
+
+def test_a_docstring_starting_on_its_second_line_keeps_its_first_letter(tmp_path: Path) -> None:
+    """A string prefix (r, b, u) is stripped only before a quote: "Return …" on the line
+    after the opening quotes is not "eturn …"."""
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "m.py").write_text(
+        'def total(items):\n    """\n    Return the sum of every item price.\n    """\n'
+        '    return sum(items)\n\n\ndef raw():\n    r"""Builds a raw pattern here."""\n',
+        encoding="utf-8")
+    code = build_code_map(tmp_path, ["pkg/__init__.py", "pkg/m.py"])
+    symbols = code.modules["pkg/m.py"].symbols
+    assert symbols["total"].doc_line == "Return the sum of every item price."
+    assert symbols["raw"].doc_line == "Builds a raw pattern here."
