@@ -584,6 +584,95 @@ TEMPLATES = [
 ]
 
 
+# Issue 19 item 1: actions/checkout keeps the workflow's token in .git/config; no path a PR,
+# a template or an input can set may read it (or write .git/hooks).
+def checkout_token(w: World) -> None:
+    header = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
+    with (w.ws / ".git" / "config").open("a") as config:
+        config.write(f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic '
+                     f"{header}\n")
+
+
+def in_checkout(setup: Setup) -> Setup:
+    """``setup`` in a checkout whose .git/config holds the token, as actions/checkout leaves it."""
+    def wrapped(w: World) -> tuple[list[str], dict[str, str]]:
+        checkout_token(w)
+        return setup(w)
+    return wrapped
+
+
+def link(name: str, target: str, then: Setup) -> Setup:
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        (w.ws / name).unlink(missing_ok=True)
+        (w.ws / name).symlink_to(target)
+        return then(w)
+    return setup
+
+
+CREDENTIALS = [
+    Case("vcs-template-git-config", in_checkout(options("template: .git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-git-upper", in_checkout(options("template: .GIT/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-dot-slash", in_checkout(options("template: ./.git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-dotdot", in_checkout(options("template: a/../.git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-symlink", in_checkout(link("t.md.j2", ".git/config",
+                                                  options("template: t.md.j2\n"))), 2,
+         ("template", ".git")),
+    Case("vcs-template-dir-symlink", in_checkout(link("meta", ".git",
+                                                      options("template: meta/config\n"))), 2,
+         ("template", ".git")),
+    Case("vcs-include-git-config", in_checkout(tpl('{% include ".git/config" %}')["setup"]), 2,
+         (".git/config", ".git")),
+    Case("vcs-import-git-config", in_checkout(tpl('{% import ".git/config" as c %}x')["setup"]),
+         2, (".git/config", ".git")),
+    Case("vcs-extends-git-config", in_checkout(tpl('{% extends "./.git/config" %}')["setup"]),
+         2, (".git/config", ".git")),
+    Case("vcs-include-git-symlink", in_checkout(link(
+        "inc.txt", ".git/config", tpl('{% include "inc.txt" %}')["setup"])), 2,
+         ("inc.txt", ".git")),
+    Case("vcs-history-git-hooks", in_checkout(options("history: .git/hooks/post-checkout\n")),
+         2, ("history", ".git")),
+    Case("vcs-history-hg", options("history: .hg/hgrc\n"), 2, ("history", ".hg")),
+    Case("vcs-history-svn", options("history: .svn/entries\n"), 2, ("history", ".svn")),
+    Case("vcs-output-dir-git", options("output-dir: .git/hooks\n", out=False), 2,
+         ("output-dir", ".git")),
+    Case("vcs-cache-dir-git", options("cache-dir: .git/x\n", cache=False), 2,
+         ("cache-dir", ".git")),
+    Case("vcs-queries-git", in_checkout(options("queries: .git/config\n")), 2,
+         ("queries", ".git")),
+    Case("vcs-baseline-file-git", in_checkout(options("baseline: file:.git/config\n")), 2,
+         ("baseline", ".git")),
+    Case("vcs-default-queries-symlink", in_checkout(gt_symlink(lambda w: ".git/config")), 2,
+         ("retrieval_queries.json", ".git")),
+    Case("vcs-default-options-symlink", in_checkout(link(".retrieval-eval.yml", ".git/config",
+                                                         lambda w: (ev(w), {}))), 2,
+         (".retrieval-eval.yml", ".git")),
+    # The runner's own files are refused even where a self-hosted runner keeps them inside
+    # the checkout (GitHub's runners keep them outside, where confinement already stops them).
+    Case("runner-summary-as-template", lambda w: (
+        w.write(".retrieval-eval.yml", "template: _runner/summary.md\n"),
+        w.write("_runner/summary.md", "summary"),
+        (ev(w), {"GITHUB_STEP_SUMMARY": str(w.ws / "_runner" / "summary.md")}))[-1], 2,
+         ("template", "runner")),
+    Case("runner-temp-as-history", lambda w: (
+        w.write(".retrieval-eval.yml", "history: _temp/history.json\n"),
+        (ev(w), {"RUNNER_TEMP": str(w.ws / "_temp")}))[-1], 2, ("history", "runner")),
+    Case("runner-command-folder-as-action-input", lambda w: (
+        action(history="_cmds/next.json")(w)[0],
+        {**action(history="_cmds/next.json")(w)[1],
+         "GITHUB_ENV": str(w.ws / "_cmds" / "set_env_1")}), 2, ("history", "runner")),
+    Case("vcs-action-template", in_checkout(action(template=".git/config")), 2,
+         ("template", ".git")),
+    Case("vcs-action-history", in_checkout(action(history=".git/hooks/post-checkout")), 2,
+         ("history", ".git")),
+    Case("vcs-action-options-template", in_checkout(action_with_options(
+        "template: .git/config\n")), 2, ("template", ".git")),
+]
+
+
 def fault(*faults: Fault, forever: Fault | None = None) -> Callable[[object], None]:
     def serve(server: object) -> None:
         assert isinstance(server, FaultServer)
@@ -672,6 +761,10 @@ GITHUB = [
     Case("gh-echo-token-422", comment, 2, ("422",),
          serve=fault(forever=S(status=422, method="POST",
                                body={"message": "bad", "errors": [B64(TOKEN)]}))),
+    # actions/checkout's header form, basic base64(user:TOKEN), at every byte alignment.
+    *(Case(f"gh-echo-token-basic-{user}", comment, 2, ("401",), serve=fault(forever=echo(
+        lambda t, u=user: "AUTHORIZATION: basic " + B64(f"{u}:{t}")))) for user in
+      ("x", "xy", "xyz", "x-access-token", "pat-user")),
     Case("gh-post-no-html-url", comment, 2, ("html_url",),
          serve=fault(forever=S(status=201, method="POST", body={"id": 1}))),
     Case("gh-list-not-list", comment, 2, ("list",),
@@ -680,7 +773,7 @@ GITHUB = [
 
 
 ALL: list[Case] = [*GROUND_TRUTH, *OPTIONS, *RESULTS, *REPOS, *OUTPUT, *RUNNER, *ACTION,
-                   *TEMPLATES, *GITHUB]
+                   *TEMPLATES, *GITHUB, *CREDENTIALS]
 
 # Cases that wait for a deadline or a budget to pass (4-5 s each): `pytest -m slow`.
 SLOW = frozenset({"tpl-nested-range-loops", "tpl-nested-list-loops", "tpl-macro-loops",
