@@ -9,6 +9,7 @@ import json
 import os
 from collections.abc import Callable
 
+from evaluator.github import DEFAULT_KEY, marker, state_marker
 from tests.hostile.faults import Fault, FaultServer
 from tests.hostile.harness import TOKEN, Case, Outcome, World
 
@@ -289,6 +290,21 @@ RESULTS = [
 def _posted(server: object, n: int = 1) -> None:
     assert isinstance(server, FaultServer)
     assert len(server.posted) == n, f"{len(server.posted)} comments posted, expected {n}"
+
+
+def _sent_no(server: object, what: str) -> None:
+    assert isinstance(server, FaultServer)
+    sent = [f"{method} {path}" for method, path in server.requests]
+    assert not [r for r in sent if what in r], f"sent {what}: {sent}"
+
+
+def foreign_bot_comment() -> dict:
+    """Another app's bot comment carrying our marker and a state line."""
+    body = (f"{marker(DEFAULT_KEY)}\n{state_marker('0123456789abcdef', '0123456789abcdef')}"
+            "\nnot ours")
+    return {"id": 99, "node_id": "IC_foreign", "body": body, "created_at": "2030-01-01T00:00:00Z",
+            "user": {"login": "other-app[bot]", "type": "Bot"},
+            "html_url": "https://github.com/octo/widgets/pull/7#issuecomment-99"}
 
 
 def _not_posted(server: object) -> None:
@@ -765,6 +781,17 @@ GITHUB = [
     *(Case(f"gh-echo-token-basic-{user}", comment, 2, ("401",), serve=fault(forever=echo(
         lambda t, u=user: "AUTHORIZATION: basic " + B64(f"{u}:{t}")))) for user in
       ("x", "xy", "xyz", "x-access-token", "pat-user")),
+    # Issue 19 item 5: another app's bot pasting our marker is not us.
+    Case("gh-foreign-bot-marker-not-edited", comment, 0, ("comment created",),
+         serve=fault(forever=S(status=200, method="GET", path="/comments",
+                               body=[foreign_bot_comment()])),
+         check=lambda w, o, s: (_posted(s), _sent_no(s, "PATCH"))),
+    Case("gh-foreign-bot-marker-not-hidden",
+         lambda w: (comment(w)[0] + ["--hide-previous"], comment(w)[1]), 0,
+         ("comment created",),
+         serve=fault(forever=S(status=200, method="GET", path="/comments",
+                               body=[foreign_bot_comment()])),
+         check=lambda w, o, s: (_posted(s), _sent_no(s, "/graphql"))),
     Case("gh-post-no-html-url", comment, 2, ("html_url",),
          serve=fault(forever=S(status=201, method="POST", body={"id": 1}))),
     Case("gh-list-not-list", comment, 2, ("list",),
