@@ -68,7 +68,6 @@ from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
 from evaluator.render import check_template
-from evaluator.snapshot import checkout_files
 
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
 
@@ -434,7 +433,7 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    files = checkout_files(root)
+    files = deps.git.checkout_files(root)
     sections = sharding.sections_of(settings)
     if not sections:
         queries = resolve_queries(root, settings)
@@ -467,8 +466,8 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
-    files = checkout_files(root, exclude=_own_folders(settings, cache_dir_of(settings,
-                                                                           deps.env)))
+    own = _own_folders(settings, cache_dir_of(settings, deps.env))
+    files = deps.git.checkout_files(root, exclude=own)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")
     if not modules.modules:
@@ -549,7 +548,7 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     fmt = settings.source_format
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
-    modules = universe(settings, checkout_files(root)).modules
+    modules = universe(settings, deps.git.checkout_files(root)).modules
     if fmt == "neuralmind-eval":
         source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
                              fmt)

@@ -48,7 +48,6 @@ from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
-    checkout_files,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -385,8 +384,8 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
     unindexable: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
-                           unindexable=unindexable)
+    files = deps.git.checkout_files(root, exclude=_own_folders(options, cache_dir),
+                                    skipped=skipped, unindexable=unindexable)
     files = tuple(f for f in files if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
     if unindexable:

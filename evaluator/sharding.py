@@ -35,7 +35,6 @@ from evaluator.errors import InputError
 from evaluator.evaluate import BaseRequest, evaluate
 from evaluator.paths import confine
 from evaluator.progress import Progress
-from evaluator.snapshot import checkout_files
 
 PART_GLOBS = ("results.part-*-of-*.json", "baseline-results.part-*-of-*.json")
 # The settings that change what a part holds: parts to be merged must agree on all of them.
@@ -206,7 +205,7 @@ def evaluate_sections(root: Path, settings: Settings, sections: Sequence[Section
                       base: BaseRequest | None) -> SectionsEvaluation:
     """This job's sections, one after the other (each its own snapshot and index), pooled;
     with ``base`` each section's base side too (see :func:`evaluator.evaluate.evaluate`)."""
-    work = plan_sections(root, settings, sections, checkout_files(root))
+    work = plan_sections(root, settings, sections, deps.git.checkout_files(root))
     if work.info is not None:
         progress(f"shard {work.info.shard}: section(s) "
                  f"{', '.join(s.name for s in work.sections) or 'none'}")

@@ -7,9 +7,11 @@ import base64
 import dataclasses
 import json
 import os
+import subprocess
 from collections.abc import Callable
 
 from evaluator.github import DEFAULT_KEY, marker, state_marker
+from tests.conftest import make_repo
 from tests.hostile.faults import Fault, FaultServer
 from tests.hostile.harness import TOKEN, Case, Outcome, World
 
@@ -290,6 +292,17 @@ RESULTS = [
 def _posted(server: object, n: int = 1) -> None:
     assert isinstance(server, FaultServer)
     assert len(server.posted) == n, f"{len(server.posted)} comments posted, expected {n}"
+
+
+def _absent(path: os.PathLike[str]) -> None:
+    assert not os.path.lexists(path), f"{path} was created"
+
+
+def _commit_is(w: World, repo: os.PathLike[str]) -> None:
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    run = json.loads((w.out / "results.json").read_text())["run"]
+    assert run["commit"] == head, f"results name commit {run['commit']}, the checkout is {head}"
 
 
 def _sent_no(server: object, what: str) -> None:
@@ -680,6 +693,17 @@ CREDENTIALS = [
         action(history="_cmds/next.json")(w)[0],
         {**action(history="_cmds/next.json")(w)[1],
          "GITHUB_ENV": str(w.ws / "_cmds" / "set_env_1")}), 2, ("history", "runner")),
+    # Issue 19 item 6: git gets a minimal environment, not the runner's (which can carry
+    # GIT_CONFIG_* from an earlier step's $GITHUB_ENV: a command git would run).
+    Case("env-git-config-command", lambda w: (ev(w), {
+        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_0": f"touch {w.root / 'pwned'}; false"}), 0, (), results=True,
+         check=lambda w, o, s: _absent(w.root / "pwned")),
+    Case("env-git-dir-elsewhere", lambda w: (
+        make_repo(w.root / "other", {"other.py": "x = 1\n"}, sample=False),
+        (ev(w), {"GIT_DIR": str(w.root / "other" / ".git"),
+                 "GIT_WORK_TREE": str(w.root / "other")}))[-1], 0, (), results=True,
+         check=lambda w, o, s: _commit_is(w, w.ws)),
     Case("vcs-action-template", in_checkout(action(template=".git/config")), 2,
          ("template", ".git")),
     Case("vcs-action-history", in_checkout(action(history=".git/hooks/post-checkout")), 2,
