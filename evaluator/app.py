@@ -458,6 +458,8 @@ class Drafted:
 
 def _target(settings: Settings, root: Path) -> Path:
     target = Path(settings.output) if settings.output else root / "retrieval_queries.json"
+    if not settings.output and target.is_symlink():  # a committed link: the default name
+        confine(target, root, setting=f"the default output {target.name}")
     if target.exists():
         raise InputError(f"{target} already exists; it is never overwritten",
                          hint="choose another --output, or move the file away")
@@ -550,8 +552,10 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     target = _target(settings, root)
     modules = universe(settings, deps.git.checkout_files(root)).modules
     if fmt == "neuralmind-eval":
-        source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
-                             fmt)
+        default = root / ".neuralmind.eval.yaml"
+        if not settings.input and (default.exists() or default.is_symlink()):
+            confine(default, root, setting=f"the default input {default.name}")
+        source, text = _read(settings.input or str(default), "--input", fmt)
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError:

@@ -704,6 +704,14 @@ CREDENTIALS = [
         (ev(w), {"GIT_DIR": str(w.root / "other" / ".git"),
                  "GIT_WORK_TREE": str(w.root / "other")}))[-1], 0, (), results=True,
          check=lambda w, o, s: _commit_is(w, w.ws)),
+    Case("vcs-import-default-input-symlink", in_checkout(link(
+        ".neuralmind.eval.yaml", ".git/config", lambda w: (
+            ["import", "neuralmind-eval", str(w.ws), "--output", str(w.out / "imp.json")],
+            {}))), 2, (".neuralmind.eval.yaml", ".git")),
+    Case("vcs-init-default-output-symlink", link(
+        "retrieval_queries.json", ".git/hooks/post-checkout",
+        lambda w: (["init", str(w.ws), "--no-review"], {})), 2,
+         ("retrieval_queries.json", ".git")),
     Case("vcs-action-template", in_checkout(action(template=".git/config")), 2,
          ("template", ".git")),
     Case("vcs-action-history", in_checkout(action(history=".git/hooks/post-checkout")), 2,
