@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 KEYS = ("hang", "traceback", "leak", "wrong_code", "lost_results", "outside_writes",
-        "checkout_changed", "message", "extra")
+        "checkout_changed", "unreadable", "message", "extra")
 
 
 def main(paths: list[str]) -> None:

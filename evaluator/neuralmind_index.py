@@ -408,3 +408,6 @@ class NeuralMindIndex:
             with contextlib.suppress(Exception):
                 self._mind.close()
             self._mind = None
+        # NeuralMind creates some of its state 0600 (its audit lock); the cache folder is
+        # saved by ``actions/cache`` as the runner user, after a container ran as root.
+        atomic.share_tree(self.tree / ".neuralmind")
