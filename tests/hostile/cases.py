@@ -679,8 +679,54 @@ GITHUB = [
 ]
 
 
+def alias_bomb(indent: str = "", levels: int = 9) -> str:
+    """Nested aliases ("billion laughs"): ``levels`` lists of nine aliases to the list above
+    (9**9 = 387 million strings when followed), as YAML lines at ``indent``; its first
+    anchor is on the first line."""
+    lines = [f'{indent}- &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{indent}- &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def yaml_queries(w: World, body: str, *, cmd: str = "validate") -> tuple[list[str], dict]:
+    """``q.yaml`` as the ground truth: the sample's queries, then ``body`` (at line 3+)."""
+    doc = w.queries()
+    w.write("q.yaml", "version: 1\nqueries: " + json.dumps(doc["queries"]) + "\n" + body)
+    if cmd == "validate":
+        return ["validate", str(w.ws), "--queries", str(w.ws / "q.yaml")], {}
+    return ev(w, "--queries", str(w.ws / "q.yaml")), {}
+
+
+def eval_yaml(w: World) -> tuple[list[str], dict[str, str]]:
+    w.write("x.eval.yaml", "queries:\n  - id: a\n    question: where?\n    expected:\n"
+                           + alias_bomb("      "))
+    return ["import", "neuralmind-eval", str(w.ws), "--input", str(w.ws / "x.eval.yaml"),
+            "--output", str(w.out / "imp.json")], {}
+
+
+YAML_ALIASES = [  # issue 19 item 2: every YAML the tool reads refuses anchors and aliases
+    Case("gt-yaml-alias-bomb-validate", lambda w: yaml_queries(w, "notes:\n" + alias_bomb()),
+         2, ("q.yaml", ":4", "alias")),
+    Case("gt-yaml-alias-bomb-evaluate",
+         lambda w: yaml_queries(w, "notes:\n" + alias_bomb(), cmd="evaluate"), 2,
+         ("q.yaml", "alias")),
+    Case("gt-yaml-one-anchor", lambda w: yaml_queries(w, "notes: &n [a]\nmore: *n\n"), 2,
+         ("q.yaml", ":3", "anchor")),
+    Case("opt-exclude-alias-bomb", options("alpha: 0.5\nexclude:\n" + alias_bomb("  ")), 2,
+         (".retrieval-eval.yml", "line 3", "alias")),
+    Case("opt-floors-alias", options("floors: &f {mrr: 0.1}\nshape-floors: *f\n"), 2,
+         (".retrieval-eval.yml", "line 1", "alias")),
+    Case("action-options-alias-bomb", action_with_options("exclude:\n" + alias_bomb("  ")), 2,
+         (".retrieval-eval.yml", "alias")),
+    Case("repo-neuralmind-yaml-alias-bomb",
+         with_file(".neuralmind.yaml", "name: x\nlol:\n" + alias_bomb("  ")), 2,
+         (".neuralmind.yaml", "line 3", "alias")),
+    Case("repo-import-eval-yaml-alias-bomb", eval_yaml, 2, ("x.eval.yaml", "line 5", "alias")),
+]
+
+
 ALL: list[Case] = [*GROUND_TRUTH, *OPTIONS, *RESULTS, *REPOS, *OUTPUT, *RUNNER, *ACTION,
-                   *TEMPLATES, *GITHUB]
+                   *TEMPLATES, *GITHUB, *YAML_ALIASES]
 
 # Cases that wait for a deadline or a budget to pass (4-5 s each): `pytest -m slow`.
 SLOW = frozenset({"tpl-nested-range-loops", "tpl-nested-list-loops", "tpl-macro-loops",

@@ -62,3 +62,20 @@ def test_the_readability_check_sees_a_private_file(tmp_path: Path) -> None:
     private.write_text("x")
     private.chmod(0o600)
     assert unreadable([folder]) == [f"{private}: Permission denied"]
+
+
+def test_the_one_yaml_loader_refuses_the_first_anchor_or_alias_by_line() -> None:
+    from evaluator.core import yamlfile
+    from tests.hostile.cases import alias_bomb
+
+    for text, line in [("a: 1\nb: &x [1]\n", 2), ("a: 1\n\nb: *x\n", 3),
+                       ("x:\n" + alias_bomb("  ", levels=40), 2)]:
+        for read in (yamlfile.load, yamlfile.compose):
+            with pytest.raises(yamlfile.AnchorError) as caught:
+                read(text)
+            assert caught.value.line == line
+    assert yamlfile.load("a: [1, {b: c}]\n") == {"a": [1, {"b": "c"}]}
+    shared = ["x"]
+    dumped = yamlfile.dump({"a": shared, "b": shared})
+    assert "&" not in dumped and "*" not in dumped
+    assert yamlfile.load(dumped) == {"a": ["x"], "b": ["x"]}
