@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 import yaml
 
-from evaluator.core import yamlfile
+from evaluator.core import textcheck, yamlfile
 from evaluator.core.universe import Universe
 
 Severity = Literal["error", "warning"]
@@ -160,7 +160,7 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
     )
     if is_json:
         try:
-            return json.loads(text), []
+            return _valid_text(json.loads(text), source)
         except json.JSONDecodeError as err:
             return None, [
                 Problem("error", f"not valid JSON: {err.msg} (column {err.colno})", source,
@@ -170,7 +170,7 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
             return None, [Problem("error", "nested too deeply to be a ground-truth file",
                                   source)]
     try:
-        return yamlfile.load(text), []
+        return _valid_text(yamlfile.load(text), source)
     except RecursionError:
         return None, [Problem("error", "nested too deeply to be a ground-truth file", source)]
     except yaml.YAMLError as err:
@@ -179,6 +179,14 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
         detail = getattr(err, "problem", None) or str(err).splitlines()[0]
         prefix = "" if isinstance(err, yamlfile.AnchorError) else "not valid YAML: "
         return None, [Problem("error", f"{prefix}{detail}", source, line=line)]
+
+
+def _valid_text(data: Any, source: str) -> tuple[Any, list[Problem]]:
+    """``data`` when every string in it is valid Unicode; else one problem naming the field."""
+    bad = textcheck.first_bad_string(data)
+    if bad is None:
+        return data, []
+    return None, [Problem("error", f"{bad} {textcheck.MESSAGE}", source)]
 
 
 def _suggest(module: str, known: Iterable[str]) -> str:

@@ -91,6 +91,29 @@ def lone_surrogate_queries(field: str) -> Setup:
     return setup
 
 
+def nothing_written(w: World, o: Outcome, s: object) -> None:
+    """Refused before any work: no results, no half set of outputs."""
+    assert not (w.out / "results.json").exists(), "results.json was written"
+    assert not (w.out / "report.md").exists(), "report.md was written"
+
+
+def surrogate_fact(doc: dict) -> None:
+    doc["queries"][0]["gold_facts"][0] = "SURROGATE"
+
+
+def surrogate_module(doc: dict) -> None:
+    doc["queries"][0]["relevance_grades"]["SURROGATE"] = 1
+
+
+def gt_surrogate(edit: Callable[[dict], None]) -> Setup:
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        doc = w.queries()
+        edit(doc)
+        w.set_queries(json.dumps(doc).replace('"SURROGATE"', '"x\\udc80y.py"'))
+        return ev(w), {}
+    return setup
+
+
 def many_errors(w: World) -> tuple[list[str], dict[str, str]]:
     doc = w.queries()
     bad = dict(doc["queries"][0], question=7, relevance_grades={"nope.py": 9})
@@ -119,9 +142,17 @@ GROUND_TRUTH = [
     Case("gt-question-number", gt_edit(q0("question", 42)), 2, ("question", "string")),
     Case("gt-question-list", gt_edit(q0("question", ["a"])), 2, ("question", "string")),
     Case("gt-question-empty", gt_edit(q0("question", "  ")), 2, ("question is empty",)),
-    Case("gt-id-lone-surrogate", lone_surrogate_queries("id"), 2, ("id",)),
-    Case("gt-question-lone-surrogate", lone_surrogate_queries("question"), 2, ("question",)),
-    Case("gt-shape-lone-surrogate", lone_surrogate_queries("shape"), 2, ("shape",)),
+    Case("gt-id-lone-surrogate", lone_surrogate_queries("id"), 2,
+         ("retrieval_queries.json", "queries[0].id", "unicode"), check=nothing_written),
+    Case("gt-question-lone-surrogate", lone_surrogate_queries("question"), 2,
+         ("retrieval_queries.json", "queries[0].question", "unicode"), check=nothing_written),
+    Case("gt-shape-lone-surrogate", lone_surrogate_queries("shape"), 2,
+         ("retrieval_queries.json", "queries[0].shape", "unicode"), check=nothing_written),
+    Case("gt-fact-lone-surrogate", gt_surrogate(surrogate_fact), 2,
+         ("retrieval_queries.json", "queries[0].gold_facts[0]", "unicode"),
+         check=nothing_written),
+    Case("gt-module-lone-surrogate", gt_surrogate(surrogate_module), 2,
+         ("retrieval_queries.json", "relevance_grades key", "unicode"), check=nothing_written),
     Case("gt-grade-too-high", gt_edit(lambda d: d["queries"][0]["relevance_grades"].update(
         {next(iter(d["queries"][0]["relevance_grades"])): 7})), 2, ("grade",)),
     Case("gt-grade-string", gt_edit(lambda d: d["queries"][0]["relevance_grades"].update(
@@ -231,6 +262,29 @@ def results_edit(edit: Callable[[dict], None] | None = None, *, raw: str | bytes
     return setup
 
 
+def surrogate_results(edit: Callable[[dict], None], *, baseline: bool = False,
+                      argv: Callable[[World, str], list[str]] | None = None) -> Setup:
+    """A results file (``hostile.json``, or ``base.json`` as the baseline) whose field set by
+    ``edit`` to ``"SURROGATE"`` holds a lone surrogate (a JSON ``\\ud800`` escape)."""
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        doc = json.loads(w.results.read_text())
+        edit(doc)
+        target = w.root / "saved" / ("base.json" if baseline else "hostile.json")
+        target.write_text(json.dumps(doc).replace('"SURROGATE"', '"q\\ud800"'))
+        if argv is not None:
+            return argv(w, str(target)), {}
+        main = str(w.results if baseline else target)
+        return (["comment", "--results", main, "--no-fail-on-floors", *BUDGET]
+                + (["--baseline", str(target)] if baseline else [])), w.gh_env()
+    return setup
+
+
+def first_query(field: str) -> Callable[[dict], None]:
+    def edit(doc: dict) -> None:
+        doc["queries"][0][field] = "SURROGATE"
+    return edit
+
+
 def nan_metric(doc: dict) -> None:
     doc["overall"]["metrics"]["mrr"] = float("nan")
 
@@ -239,6 +293,12 @@ def drop_shape_metric(doc: dict) -> None:
     shapes = doc["by_shape"]
     first = shapes[next(iter(shapes))] if isinstance(shapes, dict) else shapes[0]
     first["metrics"].pop("mrr")
+
+
+def drop_shape_faithfulness(doc: dict) -> None:
+    for entry in (doc["by_shape"].values() if isinstance(doc["by_shape"], dict)
+                  else doc["by_shape"]):
+        entry["metrics"].pop("faithfulness", None)
 
 
 def evaluate_with_baseline(raw_edit: Callable[[dict], None]) -> Setup:
@@ -264,6 +324,8 @@ RESULTS = [
     Case("res-nan-metric", results_edit(nan_metric), 2, ("hostile.json", "mrr")),
     Case("res-missing-shape-metric", results_edit(drop_shape_metric), 2,
          ("hostile.json", "mrr")),
+    Case("res-shape-without-faithfulness", results_edit(drop_shape_faithfulness), 0,
+         ("comment created",), check=lambda w, o, s: _posted(s)),
     Case("res-wrong-version", results_edit(lambda d: d.update(schema_version=99)), 2,
          ("hostile.json",)),
     Case("res-queries-not-list", results_edit(lambda d: d.update(queries=5)), 2,
@@ -273,6 +335,20 @@ RESULTS = [
     Case("res-baseline-nan", results_edit(nan_metric, baseline=True), 2,
          ("base.json", "mrr")),
     Case("res-baseline-deep", results_edit(raw=DEEP, baseline=True), 2, ("base.json",)),
+    Case("res-id-lone-surrogate", surrogate_results(first_query("id")), 2,
+         ("hostile.json", "queries[0].id", "unicode")),
+    Case("res-question-lone-surrogate", surrogate_results(first_query("question")), 2,
+         ("hostile.json", "queries[0].question", "unicode")),
+    Case("res-baseline-lone-surrogate", surrogate_results(first_query("id"), baseline=True), 2,
+         ("base.json", "queries[0].id", "unicode")),
+    Case("eval-baseline-lone-surrogate", surrogate_results(
+        first_query("question"), baseline=True,
+        argv=lambda w, path: ev(w, "--baseline", f"file:{path}")), 2,
+         ("base.json", "queries[0].question", "unicode")),
+    Case("merge-part-lone-surrogate", surrogate_results(
+        first_query("shape"), argv=lambda w, path: ["merge", path, "--output-dir", str(w.out),
+                                                    "--no-fail-on-floors"]), 2,
+         ("hostile.json", "queries[0].shape", "unicode")),
     Case("res-baseline-none", lambda w: (["comment", "--results", str(w.results),
                                           "--baseline", "none", "--no-fail-on-floors",
                                           *BUDGET], w.gh_env()), 0, ("comment created",),
@@ -688,10 +764,15 @@ def alias_bomb(indent: str = "", levels: int = 9) -> str:
     return "\n".join(lines) + "\n"
 
 
-def yaml_queries(w: World, body: str, *, cmd: str = "validate") -> tuple[list[str], dict]:
-    """``q.yaml`` as the ground truth: the sample's queries, then ``body`` (at line 3+)."""
-    doc = w.queries()
-    w.write("q.yaml", "version: 1\nqueries: " + json.dumps(doc["queries"]) + "\n" + body)
+def yaml_queries(w: World, body: str, *, cmd: str = "validate",
+                 fact: str = "") -> tuple[list[str], dict]:
+    """``q.yaml`` as the ground truth: ``body`` (from line 2), then the sample's queries,
+    the first one's ``gold_facts`` replaced by ``fact`` when given (an alias)."""
+    queries = w.queries()["queries"]
+    if fact:
+        queries[0]["gold_facts"] = "FACT"
+    text = json.dumps(queries).replace('"FACT"', fact)
+    w.write("q.yaml", "version: 1\n" + body + "queries: " + text + "\n")
     if cmd == "validate":
         return ["validate", str(w.ws), "--queries", str(w.ws / "q.yaml")], {}
     return ev(w, "--queries", str(w.ws / "q.yaml")), {}
@@ -705,13 +786,14 @@ def eval_yaml(w: World) -> tuple[list[str], dict[str, str]]:
 
 
 YAML_ALIASES = [  # issue 19 item 2: every YAML the tool reads refuses anchors and aliases
-    Case("gt-yaml-alias-bomb-validate", lambda w: yaml_queries(w, "notes:\n" + alias_bomb()),
-         2, ("q.yaml", ":4", "alias")),
+    Case("gt-yaml-alias-bomb-validate",
+         lambda w: yaml_queries(w, "lol:\n" + alias_bomb(), fact="*l8"), 2,
+         ("q.yaml", ":3", "alias")),
     Case("gt-yaml-alias-bomb-evaluate",
-         lambda w: yaml_queries(w, "notes:\n" + alias_bomb(), cmd="evaluate"), 2,
+         lambda w: yaml_queries(w, "lol:\n" + alias_bomb(), cmd="evaluate", fact="[*l8]"), 2,
          ("q.yaml", "alias")),
     Case("gt-yaml-one-anchor", lambda w: yaml_queries(w, "notes: &n [a]\nmore: *n\n"), 2,
-         ("q.yaml", ":3", "anchor")),
+         ("q.yaml", ":2", "anchor")),
     Case("opt-exclude-alias-bomb", options("alpha: 0.5\nexclude:\n" + alias_bomb("  ")), 2,
          (".retrieval-eval.yml", "line 3", "alias")),
     Case("opt-floors-alias", options("floors: &f {mrr: 0.1}\nshape-floors: *f\n"), 2,
