@@ -294,7 +294,8 @@ def judge(case: Case, world: World, argv: list[str], env: Mapping[str, str],
 
 def output_roots(world: World, case: Case) -> list[Path]:
     """The folders whose files a later step of the job reads (as the runner user)."""
-    roots = [world.out, world.ws / ".retrieval-eval", world.root / "runner", *world.allowed]
+    roots = [world.out, world.cache, world.ws / ".retrieval-eval", world.root / "runner",
+             *world.allowed]
     if case.results_dir is not None:
         roots.append(case.results_dir(world))
     return [r for r in dict.fromkeys(roots) if r != world.root]
