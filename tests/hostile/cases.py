@@ -444,6 +444,20 @@ REPOS = [
         ["import", "trec", str(w.ws), "--qrels", str(w.ws / "qrels.txt"), "--queries",
          str(w.ws / "q.jsonl"), "--output", str(w.out / "imp.json")], {}))[-1], 2,
          ("q.jsonl",)),
+    Case("repo-import-jsonl-lone-surrogate", lambda w: (
+        w.write("q.jsonl", '{"_id": "1", "text": "where is caf\\ud800?"}\n'),
+        w.write("qrels.txt", f"1 0 {next(iter(w.queries()['queries'][0]['relevance_grades']))}"
+                             " 1\n"), (
+            ["import", "trec", str(w.ws), "--qrels", str(w.ws / "qrels.txt"), "--queries",
+             str(w.ws / "q.jsonl"), "--output", str(w.out / "imp.json")], {}))[-1], 2,
+         ("q.jsonl", "line 1", "unicode")),
+    Case("repo-judge-contexts-lone-surrogate", lambda w: (
+        w.out.mkdir(), w.write("ctx.json", json.dumps(
+            {q["id"]: "SURROGATE" for q in w.queries()["queries"]}).replace(
+                '"SURROGATE"', '"text \\ud800"')), (
+            ["judge", "--queries", str(w.ws / "retrieval_queries.json"), "--contexts",
+             str(w.ws / "ctx.json"), "--output", str(w.out / "judged.json"), "--cache-dir",
+             str(w.cache)], {}))[-1], 2, ("ctx.json", "unicode")),
     Case("repo-newline-file-name", with_file("bad\nname.py", "x = 1\n"), 0, (), results=True),
 ]
 
