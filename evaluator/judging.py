@@ -279,9 +279,9 @@ def read_contexts(path: Path, ground_truth: GroundTruth) -> dict[str, str]:
     if not isinstance(data, dict):
         raise InputError(f"the contexts file {path} must hold a JSON object "
                          "{query id: context text}")
-    bad = textcheck.first_bad_string(data)
-    if bad is not None:
-        raise InputError(f"the contexts file {path}: {bad} {textcheck.MESSAGE}")
+    where = textcheck.first_bad_string(data)
+    if where is not None:
+        raise InputError(f"the contexts file {path}: {where} {textcheck.MESSAGE}")
     known = {q.id for q in ground_truth.queries}
     unknown = sorted(k for k in data if k not in known)
     if unknown:
