@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evaluator import atomic
-from evaluator.app import compare
+from evaluator.app import compare_with_baseline
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, from_dict
 from evaluator.errors import ResultsError
@@ -161,7 +161,7 @@ def _without(doc: object, path: tuple[object, ...]) -> object:
 
 def _render_all(pairs: list[tuple[Results, Results | None]]) -> None:
     for head, base in pairs:
-        comparison = compare(head, base, "base.json", Settings())
+        comparison = compare_with_baseline(head, base, "base.json", Settings())
         for name in sorted(p.name for p in TEMPLATES.glob("*.j2")):
             assert render(head, comparison=comparison, name=name).strip()
 
