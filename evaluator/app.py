@@ -32,7 +32,7 @@ from evaluator.authoring import (
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
-from evaluator.core import interop
+from evaluator.core import interop, yamlfile
 from evaluator.core.comparability import SettingDifference, require_comparable
 from evaluator.core.compare import (
     BaselineComparison,
@@ -569,9 +569,11 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
             confine(default, root, setting=f"the default input {default.name}")
         source, text = _read(settings.input or str(default), "--input", fmt)
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise InputError(f"{source} is not valid YAML") from None
+            data = yamlfile.load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            raise InputError(f"{source}{where} {yamlfile.what_is_wrong(err)}") from None
         except RecursionError:
             raise InputError(f"{source} is nested too deeply") from None
         drafts = interop.from_neuralmind_eval(data, str(source), modules)

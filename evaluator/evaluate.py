@@ -502,7 +502,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
                                                   skipped=base_skipped)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
-        _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
+        known = set(skipped)  # a set: a checkout may hold thousands of skipped files
+        _warn_skipped(progress, [n for n in base_skipped if n not in known],
                       " at the base commit")
         if not base_files:
             raise InputError(f"the base commit {base.commit[:12]} has no files to index")

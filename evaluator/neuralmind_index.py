@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from evaluator import atomic
+from evaluator.core import yamlfile
 from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Retrieval
 from evaluator.errors import BuildError, InputError
@@ -175,13 +176,13 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
     settings: dict[str, Any] = {}
     if user_config is not None and user_config.is_file():
         try:
-            loaded = yaml.safe_load(user_config.read_text(encoding="utf-8"))
+            loaded = yamlfile.load(user_config.read_text(encoding="utf-8"))
         except OSError as err:
             raise BuildError(f"cannot read {user_config}: {err.strerror or err}") from None
         except yaml.YAMLError as err:  # its line, never a snippet of the file
             mark = getattr(err, "problem_mark", None)
             where = f" line {mark.line + 1}" if mark is not None else ""
-            raise BuildError(f"{user_config}{where} is not valid YAML") from None
+            raise BuildError(f"{user_config}{where} {yamlfile.what_is_wrong(err)}") from None
         except UnicodeDecodeError:
             raise InputError(f"{user_config} is not UTF-8 text",
                              hint="save .neuralmind.yaml as UTF-8") from None
@@ -192,8 +193,7 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
     settings["graph_source"] = graph_source
     # The snapshot is not a git work tree; the file list already honours .gitignore.
     settings["respect_gitignore"] = False
-    (tree / ".neuralmind.yaml").write_text(yaml.safe_dump(settings, sort_keys=True),
-                                           encoding="utf-8")
+    (tree / ".neuralmind.yaml").write_text(yamlfile.dump(settings), encoding="utf-8")
 
 
 def _graphify_command() -> list[str]:
@@ -423,3 +423,6 @@ class NeuralMindIndex:
             with contextlib.suppress(Exception):
                 self._mind.close()
             self._mind = None
+        # NeuralMind creates some of its state 0600 (its audit lock); the cache folder is
+        # saved by ``actions/cache`` as the runner user, after a container ran as root.
+        atomic.share_tree(self.tree / ".neuralmind")

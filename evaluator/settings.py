@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from evaluator import __version__
+from evaluator.core import yamlfile
 from evaluator.core.options import (
     OPTIONS,
     Option,
@@ -92,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def read_yaml(path: Path, what: str = "options file") -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yamlfile.load(path.read_text(encoding="utf-8"))
     except OSError as err:
         raise ConfigError(f"cannot read {what} {path}: {err.strerror}") from None
     except UnicodeDecodeError:
@@ -102,7 +103,7 @@ def read_yaml(path: Path, what: str = "options file") -> Any:
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{what} {path}{where} is not valid YAML") from None
+        raise ConfigError(f"{what} {path}{where} {yamlfile.what_is_wrong(err)}") from None
 
 
 def find_options_file(root: Path | None, config: str | None, *,
