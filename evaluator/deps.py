@@ -83,12 +83,13 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
               session_factory: Callable[[], Any] | None = None) -> Deps:
     """The real adapters (NeuralMind, git, the model resolver, requests)."""
     from evaluator import github, model
-    from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
+    from evaluator.neuralmind_index import NeuralMindIndex, cached_model_dir, neuralmind_version
     from evaluator.snapshot import GitRepo
 
     return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=NeuralMindIndex,
                 git=GitRepo(),
                 # Once per run: a baseline precheck, sides and sections ask again.
-                resolve_model=functools.cache(lambda cache: model.resolve_model(cache, env)),
+                resolve_model=functools.cache(lambda cache: model.resolve_model(
+                    cache, env, cached_model_dir=cached_model_dir)),
                 session_factory=session_factory or github.new_session,
                 library_version=neuralmind_version)
