@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         bm25_rank: dict[str, dict[str, tuple[str, ...]]] = {}
         t = time.perf_counter()
         for name, gt in suites.items():
-            bm25_rank[name] = {q.id: bm25.ask(q).ranked_modules for q in gt.queries}
+            bm25_rank[name] = {q.id: bm25.ask(q.question).ranked_modules for q in gt.queries}
         bm25_queries = time.perf_counter() - t
         nm = build_s + queries_s
         n_questions = sum(len(gt.queries) for gt in suites.values())

@@ -527,7 +527,7 @@ def run_review(settings: Settings, deps: Deps) -> list[str]:
         progress.warn(problem.render())
     index = _built(settings, deps, root, files, progress)
     try:
-        ranked = {q.id: modules.filter_ranking(index.rank(q.question))
+        ranked = {q.id: modules.filter_ranking(index.ask(q.question).ranked_modules)
                   for q in ground_truth.queries}
     finally:
         index.close()

@@ -160,7 +160,7 @@ def options_schema() -> dict[str, Any]:
     for option in OPTIONS:
         if not option.file_key:
             continue
-        schema = {**_typed(option), "description": option.help}
+        schema = {**_typed(option), "description": option.help_text}
         properties[option.file_key] = schema
         properties[option.file_key.replace("-", "_")] = schema
     return {
