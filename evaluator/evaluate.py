@@ -482,7 +482,7 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
 
     entry = SYSTEMS[spec.name]
     if "graph" not in entry.needs:
-        system = load_factory(entry)(setup.root, files)
+        system = load_factory(entry)(setup.root, files, **dict(spec.options))
         retrievals, _seconds = _ask_all(setup, system)
         scoring = ScoringOptions(k_values=effective_k(setup.options.k),
                                  gain=setup.options.gain,

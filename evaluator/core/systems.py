@@ -76,9 +76,11 @@ class SystemEntry:
 
     ``factory`` is ``"module:attribute"``, imported by the application only when the system
     runs (the core imports no adapter): with ``graph`` in ``needs``, an index factory
-    ``(tree, *, backend, graph_source, model) -> Index``; otherwise ``(root, files) ->
-    System``. ``options`` maps each option to its values, the first being the default.
-    ``evaluated``: the entry may be the first, evaluated system (without options)."""
+    ``(tree, *, backend, graph_source, model) -> Index`` (its options are the run's
+    ``backend`` and ``graph_source``); otherwise ``(root, files, **options) -> System``,
+    built on the head checkout's files. ``options`` maps each option to its values, the
+    first being the default. ``evaluated``: the entry may be the first, evaluated system
+    (without options)."""
 
     name: str
     summary: str
