@@ -16,12 +16,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from evaluator import github, sharding
-from evaluator.artifact import RunResults, fetch_run_results
+from evaluator import sharding
 from evaluator.authoring import (
     ask_all,
     candidate_facts,
@@ -65,12 +64,12 @@ from evaluator.evaluate import (
 from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
-from evaluator.paths import check_not_root, confine, regular_file
+from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
 from evaluator.progress import Progress
-from evaluator.render import check_template
 from evaluator.snapshot import checkout_files
 
-EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
+if TYPE_CHECKING:
+    from evaluator.artifact import RunResults
 
 
 @dataclass(frozen=True)
@@ -252,7 +251,7 @@ def run_evaluate(settings: Settings, deps: Deps, *,
     caller keeps them on disk); the failure is raised again."""
     root, queries = _checkout(settings)
     if settings.template:
-        check_template(Path(settings.template))
+        _check_template(Path(settings.template))
     progress = Progress(deps.stderr, quiet=settings.quiet)
     plan = plan_baseline(settings.baseline, root=root, env=deps.env, git=deps.git)
     if plan.file is not None and not plan.file.exists():
@@ -330,7 +329,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
              for path in sharding.part_files(settings.parts)]
     results, merged_base = merge_sides(parts)
     if settings.template:
-        check_template(Path(settings.template))
+        _check_template(Path(settings.template))
     mode, value = parse_baseline(settings.baseline)
     baseline, source, notes = merged_base, "", []
     if merged_base is not None:
@@ -372,7 +371,7 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
     if mode == "file" and value:
         baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
-        check_template(Path(settings.template))
+        _check_template(Path(settings.template))
     mismatch = (require_comparable(baseline.run, results.run,
                                    mismatch=settings.baseline_mismatch)
                 if baseline is not None else ())
@@ -382,8 +381,19 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
                    mismatch=mismatch)
 
 
+def _check_template(path: Path) -> None:
+    """:func:`evaluator.render.check_template` (jinja2 is imported by the commands that
+    render, not by ``validate``)."""
+    from evaluator.render import check_template
+
+    check_template(path)
+
+
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     """The run's artifact through the GitHub API, under the comment phase's deadline."""
+    from evaluator import github
+    from evaluator.artifact import fetch_run_results
+
     if settings.run_id <= 0:
         raise InputError(f"--run-id must be a positive integer, not {settings.run_id}")
     ctx = github.context_from_env(deps.env, pr=settings.pr)

@@ -81,10 +81,18 @@ def load_factory(entry: SystemEntry) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
+def _new_session() -> Any:
+    """:func:`evaluator.github.new_session`, imported when a command first talks to GitHub
+    (requests is not imported by the commands that never do)."""
+    from evaluator import github
+
+    return github.new_session()
+
+
 def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
               session_factory: Callable[[], Any] | None = None) -> Deps:
     """The real adapters (NeuralMind, git, the model resolver, requests)."""
-    from evaluator import github, model
+    from evaluator import model
     from evaluator.neuralmind_index import cached_model_dir, neuralmind_version
     from evaluator.snapshot import GitRepo
 
@@ -94,5 +102,5 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
                 # Once per run: a baseline precheck, sides and sections ask again.
                 resolve_model=functools.cache(lambda cache: model.resolve_model(
                     cache, env, cached_model_dir=cached_model_dir)),
-                session_factory=session_factory or github.new_session,
+                session_factory=session_factory or _new_session,
                 library_version=neuralmind_version)

@@ -16,7 +16,10 @@ the model the index uses) that this adapter lends it.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
+import importlib.util
 import io
 import json
 import logging
@@ -116,10 +119,51 @@ def neuralmind_version() -> str:
     return str(getattr(neuralmind, "__version__", "unknown"))
 
 
+@functools.cache
+def _suffixes_in_source() -> frozenset[str] | None:
+    """``neuralmind.graphgen._CODE_SUFFIXES`` read from the installed module's source, without
+    importing neuralmind (its import takes about 0.6 s, and ``validate`` and ``init`` need
+    only this set): the assignment must be ``frozenset(<literal>)`` or ``frozenset(NAME)``
+    of a module-level literal; anything else is ``None`` and the caller imports the module
+    (a test checks that both ways agree)."""
+    try:
+        spec = importlib.util.find_spec("neuralmind")
+        folders = list(spec.submodule_search_locations or []) if spec else []
+        tree = ast.parse((Path(folders[0]) / "graphgen.py").read_text(encoding="utf-8"))
+    except (ImportError, ValueError, IndexError, OSError, SyntaxError):
+        return None
+    values: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            values[node.target.id] = node.value
+    call = values.get("_CODE_SUFFIXES")
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "frozenset" and len(call.args) == 1 and not call.keywords):
+        return None
+    arg = call.args[0]
+    if isinstance(arg, ast.Name):
+        arg = values.get(arg.id, arg)
+    try:
+        literal = ast.literal_eval(arg)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(literal, dict | set | frozenset | list | tuple) \
+            or not all(isinstance(s, str) for s in literal):
+        return None
+    return frozenset(s.lower() for s in literal) or None
+
+
 def code_suffixes() -> frozenset[str]:
     """The file suffixes NeuralMind parses as code (the default module universe's sources)."""
     from evaluator.core.universe import SOURCE_SUFFIXES
 
+    found = _suffixes_in_source()
+    if found is not None:
+        return found
     try:
         from neuralmind import graphgen
 

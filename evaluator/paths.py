@@ -15,6 +15,9 @@ from pathlib import Path
 
 from evaluator.errors import InputError
 
+# The bundled example's ground truth (``--example``: NeuralMind's sample project).
+EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
+
 
 def confine(path: str | os.PathLike[str], root: Path, *, setting: str,
             base: Path | None = None) -> Path:
