@@ -497,9 +497,6 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
         variant, setup.cache_dir, setup.deps)
     snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
     vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
-    if not entry.evaluated:
-        factory = load_factory(entry)
-        vsetup = replace(vsetup, deps=replace(setup.deps, index_factory=factory))
     with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
                                  label=spec.label, progress=progress)

@@ -198,6 +198,12 @@ def test_a_system_added_to_the_registry_appears_everywhere(with_echo, sample_rep
                                                           capsys):
     from tests.integration.test_app_fake_index import deps_with
 
+    with pytest.raises(ValueError, match="registered twice"):
+        systems.register(with_echo)
+    with pytest.raises(ValueError, match="module:attribute"):
+        systems.SystemEntry("odd", "no factory path", factory="tests.test_design.EchoSystem")
+    with pytest.raises(ValueError, match="only it, is built on a snapshot"):
+        systems.SystemEntry("odd", "a second index", factory="m:f", needs=frozenset({"graph"}))
     assert [s.label for s in systems.parse_systems("neuralmind,echo,echo:case=keep")] == [
         "neuralmind", "echo", "echo:case=keep"]
     with pytest.raises(options.ConfigError, match=r"options: case=…"):

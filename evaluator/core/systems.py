@@ -75,10 +75,12 @@ class SystemEntry:
     """One system of the registry.
 
     ``factory`` is ``"module:attribute"``, imported by the application only when the system
-    runs (the core imports no adapter): with ``graph`` in ``needs``, an index factory
-    ``(tree, *, backend, graph_source, model) -> Index`` (its options are the run's
-    ``backend`` and ``graph_source``); otherwise ``(root, files, **options) -> System``,
-    built on the head checkout's files. ``options`` maps each option to its values, the
+    runs (the core imports no adapter). An entry with ``graph`` in ``needs`` is the
+    evaluated index and its variants: its factory is an index factory ``(tree, *, backend,
+    graph_source, model) -> Index``, the run's (:class:`evaluator.deps.Deps`), and its
+    options ``graph`` and ``backend`` override ``--graph-source`` and ``--backend``. Any
+    other factory is ``(root, files, **options) -> System``, built on the head checkout's
+    files. ``options`` maps each option to its values, the
     first being the default. ``evaluated``: the entry may be the first, evaluated system
     (without options)."""
 
@@ -94,6 +96,9 @@ class SystemEntry:
         if unknown or ":" not in self.factory:
             raise ValueError(f"system {self.name}: unknown needs {unknown} or a factory that "
                              f"is not 'module:attribute' ({self.factory!r})")
+        if ("graph" in self.needs) != self.evaluated:
+            raise ValueError(f"system {self.name}: the evaluated index, and only it, is "
+                             "built on a snapshot (needs graph)")
 
     def variants(self) -> tuple[str, ...]:
         """The spec of each non-default option value (``neuralmind:graph=graphify``)."""
