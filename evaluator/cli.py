@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from evaluator.core.options import Settings
+from evaluator.core.options import ACTION_ORIGIN, Settings
 from evaluator.deps import Deps, real_deps
 from evaluator.errors import (
     EXIT_FLOORS,
@@ -142,7 +142,7 @@ def _action(io: IO) -> tuple[str, Settings, Mapping[str, str]]:
         env["GITHUB_TOKEN"] = token
     command, given, defaults = action_values(env)
     return command, settings_for(command, given, defaults=defaults,
-                                 origin="action inputs"), env
+                                 origin=ACTION_ORIGIN), env
 
 
 def _run(argv: Sequence[str] | None, io: IO) -> int:
