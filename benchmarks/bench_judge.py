@@ -206,8 +206,10 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_embed:
         from evaluator.judging import minilm_embedder
         from evaluator.model import resolve_model
+        from evaluator.neuralmind_index import cached_model_dir
 
-        model = resolve_model(args.cache / "model-cache", os.environ)
+        model = resolve_model(args.cache / "model-cache", os.environ,
+                              cached_model_dir=cached_model_dir)
         os.environ.setdefault("NEURALMIND_ONNX_MODEL_DIR", str(model.path or ""))
         embed = minilm_embedder(model.path)
     for name in args.suites.split(","):

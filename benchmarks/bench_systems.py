@@ -45,7 +45,7 @@ from evaluator.core.judge import judge
 from evaluator.core.metrics import Gain, ndcg_at_k, recall_at_k, reciprocal_rank
 from evaluator.judging import cached_embedder, n15_columns, similarity_of
 from evaluator.model import resolve_model
-from evaluator.neuralmind_index import NeuralMindIndex, model_env
+from evaluator.neuralmind_index import NeuralMindIndex, cached_model_dir, model_env
 from evaluator.snapshot import checkout_files
 
 
@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> None:
                   _ground_truth(SUITES.parent / "click_queries.json")}
     work = Path(tempfile.mkdtemp(prefix="bench-systems-"))
     try:
-        model = resolve_model(work / "model-cache", os.environ)
+        model = resolve_model(work / "model-cache", os.environ,
+                              cached_model_dir=cached_model_dir)
         builds, queries_s, judge_s, n15_s, terms_s = [], 0.0, 0.0, 0.0, 0.0
         asked = facts = 0
         load_s = model_s = 0.0
@@ -180,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         bm25_rank: dict[str, dict[str, tuple[str, ...]]] = {}
         t = time.perf_counter()
         for name, gt in suites.items():
-            bm25_rank[name] = {q.id: bm25.ask(q).ranked_modules for q in gt.queries}
+            bm25_rank[name] = {q.id: bm25.ask(q.question).ranked_modules for q in gt.queries}
         bm25_queries = time.perf_counter() - t
         nm = build_s + queries_s
         n_questions = sum(len(gt.queries) for gt in suites.values())

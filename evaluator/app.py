@@ -16,12 +16,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
-from evaluator import github, sharding
-from evaluator.artifact import RunResults, fetch_run_results
+from evaluator import sharding
 from evaluator.authoring import (
     ask_all,
     candidate_facts,
@@ -65,12 +64,13 @@ from evaluator.evaluate import (
 from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
-from evaluator.paths import check_not_root, confine, regular_file
+from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
 from evaluator.progress import Progress
-from evaluator.render import check_template
+
+if TYPE_CHECKING:
+    from evaluator.artifact import RunResults
 
 T = TypeVar("T")
-EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ def run_evaluate(settings: Settings, deps: Deps, *,
     caller keeps them on disk); the failure is raised again."""
     root, queries = _checkout(settings)
     if settings.template:
-        check_template(Path(settings.template))
+        _check_template(Path(settings.template))
     progress = Progress(deps.stderr, quiet=settings.quiet)
     plan = plan_baseline(settings.baseline, root=root, env=deps.env, git=deps.git)
     if plan.file is not None and not plan.file.exists():
@@ -341,7 +341,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
              for path in sharding.part_files(given(settings.parts, "the parts"))]
     results, merged_base = merge_sides(parts)
     if settings.template:
-        check_template(Path(settings.template))
+        _check_template(Path(settings.template))
     mode, value = parse_baseline(settings.baseline)
     baseline, source, notes = merged_base, "", []
     if merged_base is not None:
@@ -383,7 +383,7 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
     if mode == "file" and value:
         baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
-        check_template(Path(settings.template))
+        _check_template(Path(settings.template))
     mismatch = (require_comparable(baseline.run, results.run,
                                    mismatch=settings.baseline_mismatch)
                 if baseline is not None else ())
@@ -393,8 +393,19 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
                    mismatch=mismatch)
 
 
+def _check_template(path: Path) -> None:
+    """:func:`evaluator.render.check_template` (jinja2 is imported by the commands that
+    render, not by ``validate``)."""
+    from evaluator.render import check_template
+
+    check_template(path)
+
+
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     """The run's artifact through the GitHub API, under the comment phase's deadline."""
+    from evaluator import github
+    from evaluator.artifact import fetch_run_results
+
     run_id = given(settings.run_id, "--run-id")
     ctx = github.context_from_env(deps.env, pr=settings.pr)
     if not ctx.token:
@@ -540,7 +551,7 @@ def run_review(settings: Settings, deps: Deps) -> list[str]:
         progress.warn(problem.render())
     index = _built(settings, deps, root, files, progress)
     try:
-        ranked = {q.id: modules.filter_ranking(index.rank(q.question))
+        ranked = {q.id: modules.filter_ranking(index.ask(q.question).ranked_modules)
                   for q in ground_truth.queries}
     finally:
         index.close()

@@ -218,7 +218,7 @@ def draft_plan(root: Path, universe: Universe, count: int, mix: Mapping[str, flo
 def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
             progress: Progress) -> dict[int, tuple[str, ...]]:
     """NeuralMind's ranking (within the universe) for every drafted question."""
-    retrieved = {n: universe.filter_ranking(index.rank(c.question))
+    retrieved = {n: universe.filter_ranking(index.ask(c.question).ranked_modules)
                  for n, c in enumerate(chosen)}
     progress(f"review: asked NeuralMind the {len(chosen)} questions")
     return retrieved

@@ -9,7 +9,9 @@ b = 0.75) with Lucene's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), which stays 
 a term most modules hold (the library's own idf turns negative there and is floored by an
 average, so that in a small corpus a matching module can score below zero). The ranking is
 the modules holding a term of the question (score > 0), best first, ties broken by path;
-the context is the text of the top :data:`CONTEXT_MODULES` modules.
+the context is the text of the top :data:`CONTEXT_MODULES` modules. Like every system it
+only answers (:class:`~evaluator.core.systems.Answer`); the evaluator judges its contexts
+like NeuralMind's.
 
 This is an adapter: the only module that imports ``rank_bm25``.
 """
@@ -19,13 +21,11 @@ from __future__ import annotations
 import time
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.groundtruth import Query
 from evaluator.core.judge import tokens
-from evaluator.core.scoring import Retrieval
+from evaluator.core.systems import Answer
 
 # The suffixes NeuralMind's IR maps to a language (neuralmind.ir._SUFFIX_LANG).
 SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs",
@@ -33,17 +33,6 @@ SUFFIXES = (".py", ".pyi", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 CONTEXT_MODULES = 5
 MAX_RANKED = 100
-
-
-@dataclass(frozen=True)
-class BM25Answer:
-    """What the bm25 system returned for one question."""
-
-    query_id: str
-    ranked_modules: tuple[str, ...]
-    scores: tuple[float, ...]
-    context: str
-    seconds: float
 
 
 def _okapi(corpus: list[list[str]]) -> Any:
@@ -86,39 +75,21 @@ class BM25Index:
     def text_of(self, module: str) -> str:
         return self.texts[self._position[module]]
 
-    def ask(self, query: Query) -> BM25Answer:
+    def ask(self, question: str) -> Answer:
+        """The modules holding a term of ``question``, best first (at most
+        :data:`MAX_RANKED`); the context is the text of the top :data:`CONTEXT_MODULES`,
+        which are also the documents; ``tokens`` counts the context's characters / 4
+        (NeuralMind's fallback estimate when tiktoken is absent)."""
         started = time.perf_counter()
         ranked: list[tuple[float, str, int]] = []
-        terms = tokens(query.question)
+        terms = tokens(question)
         if self._bm25 is not None and terms:
             scores = self._bm25.get_scores(terms)
             ranked = sorted(((float(s), m, i) for i, (s, m) in
                              enumerate(zip(scores, self.modules, strict=True)) if s > 0),
                             key=lambda t: (-t[0], t[1]))[:MAX_RANKED]
-        context = "\n\n".join(self.texts[i] for _, _, i in ranked[:CONTEXT_MODULES])
-        return BM25Answer(query_id=query.id, ranked_modules=tuple(m for _, m, _ in ranked),
-                          scores=tuple(s for s, _, _ in ranked), context=context,
-                          seconds=time.perf_counter() - started)
-
-
-def retrievals(index: BM25Index, queries: Sequence[Query], *, embed: Any = None,
-               columns: Any = None) -> tuple[dict[str, Retrieval], float]:
-    """Ask every question; the retrievals (the context judged like NeuralMind's: every
-    judge column, through :func:`evaluator.judging.score_context`) and the seconds spent
-    ranking. ``context_tokens`` counts the context's characters / 4 (NeuralMind's fallback
-    estimate when tiktoken is absent)."""
-    from evaluator.judging import faithfulness_of
-
-    out: dict[str, Retrieval] = {}
-    seconds = 0.0
-    for query in queries:
-        answer = index.ask(query)
-        seconds += answer.seconds
-        docs = [index.text_of(m) for m in answer.ranked_modules[:CONTEXT_MODULES]]
-        faith, extra = faithfulness_of(query, answer.context, documents=docs, embed=embed,
-                                      columns=columns)
-        out[query.id] = Retrieval(
-            query_id=query.id, ranked_modules=answer.ranked_modules,
-            context_tokens=len(answer.context) // 4, token_reduction=None,
-            latency_ms=answer.seconds * 1000.0, faithfulness=faith, columns=extra)
-    return out, seconds
+        documents = tuple(self.texts[i] for _, _, i in ranked[:CONTEXT_MODULES])
+        context = "\n\n".join(documents)
+        return Answer(ranked_modules=tuple(m for _, m, _ in ranked), context=context,
+                      tokens=len(context) // 4, seconds=time.perf_counter() - started,
+                      documents=documents)

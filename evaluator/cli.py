@@ -6,6 +6,9 @@ merge | judge``.
 once (:func:`evaluator.deps.real_deps`), runs the command's application function
 (:mod:`evaluator.app`), publishes its outcome (:mod:`evaluator.publish`) and maps it to an
 exit code: 0 floors met, 1 a floor missed, 2 bad input or a failed build, 3 internal error.
+
+Each command imports what it needs when it runs: ``--help`` and ``validate`` start without
+jinja2, requests or NeuralMind (a test checks it).
 """
 
 from __future__ import annotations
@@ -15,10 +18,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from evaluator import app, publish
-from evaluator.app import EXAMPLE_QUERIES
 from evaluator.core.options import ACTION_ORIGIN, Settings
 from evaluator.deps import Deps, real_deps
 from evaluator.errors import (
@@ -30,6 +31,7 @@ from evaluator.errors import (
     GroundTruthError,
 )
 from evaluator.neuralmind_index import example_root
+from evaluator.paths import EXAMPLE_QUERIES
 from evaluator.runner import Runner, neutralize
 from evaluator.settings import (
     action_values,
@@ -38,6 +40,9 @@ from evaluator.settings import (
     settings_for,
     workspace_of,
 )
+
+if TYPE_CHECKING:
+    from evaluator.app import Outcome
 
 
 @dataclass
@@ -51,7 +56,7 @@ class IO:
     session_factory: Callable[[], Any] | None = None
 
 
-def _exit_code(outcome: app.Outcome) -> int:
+def _exit_code(outcome: Outcome) -> int:
     # A shard's part is not a verdict: the merge job gates the whole.
     if outcome.passed or not outcome.settings.fail_on_floors or outcome.results.is_partial:
         return EXIT_OK
@@ -59,6 +64,8 @@ def _exit_code(outcome: app.Outcome) -> int:
 
 
 def cmd_evaluate(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    from evaluator import app, publish
+
     outcome = app.run_evaluate(
         settings, deps, on_late_failure=lambda results: publish.keep_head(results, settings,
                                                                           deps))
@@ -68,6 +75,8 @@ def cmd_evaluate(settings: Settings, deps: Deps, relative_to: Path | None = None
 
 
 def cmd_comment(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    from evaluator import app, publish
+
     outcome = app.run_comment(settings, deps)
     if settings.preview:
         publish.preview(outcome, deps)
@@ -77,6 +86,8 @@ def cmd_comment(settings: Settings, deps: Deps, relative_to: Path | None = None)
 
 
 def cmd_merge(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    from evaluator import app, publish
+
     outcome = app.run_merge(settings, deps)
     publish.publish(outcome, deps, comment=settings.comment != "never",
                     relative_to=relative_to)
@@ -84,27 +95,35 @@ def cmd_merge(settings: Settings, deps: Deps, relative_to: Path | None = None) -
 
 
 def cmd_validate(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    from evaluator import app, console
+
     validations = app.run_validate(settings, deps)
     for validation in validations:
-        publish.publish_validation(validation, deps, github_format=settings.format == "github")
+        console.publish_validation(validation, deps, github_format=settings.format == "github")
     return EXIT_OK if all(v.ground_truth is not None for v in validations) else EXIT_INPUT
 
 
 def cmd_init(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
+    from evaluator import app, console
+
     if settings.review:
-        publish.print_lines(app.run_review(settings, deps), deps)
+        console.print_lines(app.run_review(settings, deps), deps)
     else:
-        publish.write_draft(app.run_init(settings, deps), deps)
+        console.write_draft(app.run_init(settings, deps), deps)
     return EXIT_OK
 
 
 def cmd_import(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    publish.write_draft(app.run_import(settings, deps), deps)
+    from evaluator import app, console
+
+    console.write_draft(app.run_import(settings, deps), deps)
     return EXIT_OK
 
 
 def cmd_judge(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    publish.write_judged(app.run_judge(settings, deps), deps)
+    from evaluator import app, console
+
+    console.write_judged(app.run_judge(settings, deps), deps)
     return EXIT_OK
 
 

@@ -8,32 +8,28 @@ index. Below ``main`` nothing reads or sets the process environment: the environ
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from evaluator.core.groundtruth import Query
-from evaluator.core.scoring import Retrieval
+from evaluator.core.systems import SYSTEMS, Answer, SystemEntry
 from evaluator.model import ModelSource
-from evaluator.neuralmind_index import BatchEmbed, BuildInfo
+from evaluator.neuralmind_index import BuildInfo
 
 
 class Index(Protocol):
-    """A built-on-demand retrieval index over one snapshot folder."""
+    """A built-on-demand retrieval index over one snapshot folder: a retrieval system
+    (:class:`~evaluator.core.systems.System`) that is built first and closed after."""
 
     def build(self, *, user_config: Path | None = None,
               cache_key: str | None = None) -> BuildInfo: ...
 
-    def ask(self, query: Query, *, judge: BatchEmbed | None = None,
-            columns: BatchEmbed | None = None) -> tuple[Retrieval, float]:
-        """Ask ``query`` read-only and judge the context: ``judge`` is the run's judge
-        model (its similarity route; ``None``: the terms rule alone); ``columns`` computes
-        the ``--embed`` columns."""
+    def ask(self, question: str) -> Answer:
+        """Answer ``question`` read-only (no judging: the evaluator judges the answer)."""
         ...
-
-    def rank(self, question: str) -> tuple[str, ...]: ...
 
     def close(self) -> None: ...
 
@@ -84,16 +80,32 @@ class Deps:
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
 
+def load_factory(entry: SystemEntry) -> Any:
+    """The factory a registry entry names (``"module:attribute"``), imported now."""
+    module, _, attribute = entry.factory.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def _new_session() -> Any:
+    """:func:`evaluator.github.new_session`, imported when a command first talks to GitHub
+    (requests is not imported by the commands that never do)."""
+    from evaluator import github
+
+    return github.new_session()
+
+
 def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
               session_factory: Callable[[], Any] | None = None) -> Deps:
     """The real adapters (NeuralMind, git, the model resolver, requests)."""
-    from evaluator import github, model
-    from evaluator.neuralmind_index import NeuralMindIndex, neuralmind_version
+    from evaluator import model
+    from evaluator.neuralmind_index import cached_model_dir, neuralmind_version
     from evaluator.snapshot import GitRepo
 
-    return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=NeuralMindIndex,
+    evaluated = next(e for e in SYSTEMS.values() if e.evaluated)
+    return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=load_factory(evaluated),
                 git=GitRepo(env),
                 # Once per run: a baseline precheck, sides and sections ask again.
-                resolve_model=functools.cache(lambda cache: model.resolve_model(cache, env)),
-                session_factory=session_factory or github.new_session,
+                resolve_model=functools.cache(lambda cache: model.resolve_model(
+                    cache, env, cached_model_dir=cached_model_dir)),
+                session_factory=session_factory or _new_session,
                 library_version=neuralmind_version)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from evaluator import __version__
 from evaluator.core.floors import check_floors
-from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
+from evaluator.core.groundtruth import GroundTruth, Problem, load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo
@@ -40,10 +40,11 @@ from evaluator.core.scoring import (
     score_all,
 )
 from evaluator.core.stats import SignificanceTest
-from evaluator.core.systems import SystemRun
+from evaluator.core.systems import Answer, System, SystemRun, SystemSpec
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
-from evaluator.deps import Deps, Index
+from evaluator.deps import Deps, Index, load_factory
 from evaluator.errors import BuildError, GroundTruthError, InputError
+from evaluator.judging import judge_answer
 from evaluator.model import ModelSource, model_fingerprint
 from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress
@@ -73,11 +74,11 @@ def _needs_model(options: Settings) -> bool:
     """Whether a run needs the embedding model: its backend, ``--embed``, or a ``--systems``
     variant embeds with it. A run that has the model judges with it too (the judge's
     similarity route), for every system of the run alike."""
-    from evaluator.core.systems import parse_systems
+    from evaluator.core.systems import SYSTEMS, parse_systems
 
     if options.backend != "in_memory" or options.embed:
         return True
-    return any(spec.name == "neuralmind"
+    return any("model" in SYSTEMS[spec.name].needs
                and dict(spec.options).get("backend", options.backend) != "in_memory"
                for spec in parse_systems(str(options.systems)))
 
@@ -254,23 +255,34 @@ def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
-def _ask_all(setup: _Setup, index: Index, label: str,
-             progress: Progress) -> tuple[dict[str, Retrieval], float]:
-    """Every question, once; the retrievals and NeuralMind's seconds for them."""
+def _ask_all(setup: _Setup, system: System, *, keep: Callable[[str], bool] | None = None,
+             progress: Callable[[int, int], None] | None = None,
+             ) -> tuple[dict[str, Retrieval], float]:
+    """Every question, once: the system's answers, judged here (the one place every system's
+    contexts are judged, alike), and the seconds the system took. ``keep`` filters each
+    ranking; ``progress`` hears ``(asked, total)`` after each question."""
     retrievals: dict[str, Retrieval] = {}
-    query_seconds = 0.0
+    seconds = 0.0
     queries = setup.ground_truth.queries
     judge, columns = _judge_embed(setup), _columns_embed(setup)
     for i, query in enumerate(queries, start=1):
-        retrieval, seconds = index.ask(query, judge=judge, columns=columns)
-        # The ranking is over the module universe: a retrieved test, doc or CI file
-        # neither earns nor costs a rank (a base commit's files by the same rules).
-        retrievals[query.id] = replace(retrieval, ranked_modules=tuple(
-            m for m in retrieval.ranked_modules if setup.universe.admits(m)))
-        query_seconds += seconds
-        if i == len(queries) or i % max(10, len(queries) // 10) == 0:
-            progress(f"{label}: {i}/{len(queries)} questions asked")
-    return retrievals, query_seconds
+        answer = system.ask(query.question)
+        if keep is not None:
+            answer = replace(answer, ranked_modules=tuple(
+                m for m in answer.ranked_modules if keep(m)))
+        retrievals[query.id] = judge_answer(query, answer, embed=judge, columns=columns)
+        seconds += answer.seconds
+        if progress is not None:
+            progress(i, len(queries))
+    return retrievals, seconds
+
+
+def _asked(label: str, progress: Progress) -> Callable[[int, int], None]:
+    """The progress line of a side's questions (every tenth of them, and the last)."""
+    def report(i: int, total: int) -> None:
+        if i == total or i % max(10, total // 10) == 0:
+            progress(f"{label}: {i}/{total} questions asked")
+    return report
 
 
 def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None,
@@ -332,7 +344,10 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         resolved = build.backend if options.backend == "auto" else options.backend
         progress(f"{label}: index {build.nodes} nodes, backend {resolved} ({how}) in "
                  f"{build.seconds:.1f}s")
-        retrievals, query_seconds = _ask_all(setup, index, label, progress)
+        # The ranking is over the module universe: a retrieved test, doc or CI file
+        # neither earns nor costs a rank (a base commit's files by the same rules).
+        retrievals, query_seconds = _ask_all(setup, index, keep=setup.universe.admits,
+                                             progress=_asked(label, progress))
     finally:
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
@@ -453,25 +468,30 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
         runs.append(system_run(specs[0].label, results.queries, setup.ground_truth.shapes))
         for spec in specs[1:]:
             progress(f"system {spec.label}: evaluating")
-            runs.append(_reference_run(setup, files, spec.name, dict(spec.options),
-                                       spec.label, progress))
+            runs.append(_reference_run(setup, files, spec, progress))
         extra["systems_s"] = round(time.perf_counter() - t0, 4)
     run = replace(results.run, timings={**results.run.timings, **extra})
     return replace(results, run=run, judge_check=check, systems=tuple(runs))
 
 
-def _reference_run(setup: _Setup, files: tuple[str, ...], name: str,
-                   settings: dict[str, str], label: str, progress: Progress) -> SystemRun:
-    """One reference system's block on the head checkout."""
-    from evaluator import references
-    from evaluator.core.systems import system_run
+def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
+                   progress: Progress) -> SystemRun:
+    """One reference system's block on the head checkout, built from its registry entry: a
+    system that needs a NeuralMind build (``graph``) is built like the evaluated index on a
+    snapshot of its own, with its options over the run's; any other from the checkout's
+    files, its answers judged and scored like the evaluated index's."""
+    from evaluator.core.systems import SYSTEMS, system_run
 
-    options = setup.options
-    scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
-                             threshold=options.relevance_threshold)
-    if name == "bm25":
-        return references.bm25_run(setup.root, files, setup.ground_truth, scoring,
-                                   embed=_judge_embed(setup), columns=_columns_embed(setup))
+    entry = SYSTEMS[spec.name]
+    if "graph" not in entry.needs:
+        system = load_factory(entry)(setup.root, files, **dict(spec.options))
+        retrievals, _seconds = _ask_all(setup, system)
+        scoring = ScoringOptions(k_values=effective_k(setup.options.k),
+                                 gain=setup.options.gain,
+                                 threshold=setup.options.relevance_threshold)
+        rows = score_all(setup.ground_truth, retrievals, scoring)
+        return system_run(spec.label, rows, setup.ground_truth.shapes)
+    settings, options = dict(spec.options), setup.options
     variant = options.replace(backend=settings.get("backend", options.backend),
                               graph_source=settings.get("graph", options.graph_source))
     # The run's model, whatever the variant's backend: every system is judged alike.
@@ -481,8 +501,8 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], name: str,
     vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
     with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
-                                 label=label, progress=progress)
-    return system_run(label, side.queries, setup.ground_truth.shapes)
+                                 label=spec.label, progress=progress)
+    return system_run(spec.label, side.queries, setup.ground_truth.shapes)
 
 
 def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str],
@@ -563,12 +583,8 @@ class _LockedIndex:
               cache_key: str | None = None) -> BuildInfo:
         return self._index.build(user_config=user_config, cache_key=cache_key)
 
-    def ask(self, query: Query, *, judge: BatchEmbed | None = None,
-            columns: BatchEmbed | None = None) -> tuple[Retrieval, float]:
-        return self._index.ask(query, judge=judge, columns=columns)
-
-    def rank(self, question: str) -> tuple[str, ...]:
-        return self._index.rank(question)
+    def ask(self, question: str) -> Answer:
+        return self._index.ask(question)
 
     def close(self) -> None:
         try:

@@ -25,7 +25,9 @@ Columns per query:
   against 0.20 on requests, issue 12).
 
 NeuralMind's judge and the ONNX embedder come from the NeuralMind adapter
-(:mod:`evaluator.neuralmind_index`: ``n15_columns``, ``minilm_embedder``).
+(:mod:`evaluator.neuralmind_index`: ``n15_columns``, ``minilm_embedder``). The evaluator
+judges every retrieval system's answers here (:func:`judge_answer`), the ``*_n15`` columns
+included: no system judges its own context.
 """
 
 from __future__ import annotations
@@ -53,13 +55,14 @@ from evaluator.core.judge import (
     segments,
 )
 from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
-from evaluator.core.scoring import Faithfulness
+from evaluator.core.scoring import Faithfulness, Retrieval
+from evaluator.core.systems import Answer
 from evaluator.errors import BuildError, InputError
 from evaluator.model import HOW_TO_PROVIDE
 from evaluator.neuralmind_index import BatchEmbed, minilm_embedder, n15_columns
 
 __all__ = ["JUDGE_COLUMNS", "BatchEmbed", "JudgeResult", "cached_embedder", "checked_embedder",
-           "faithfulness_of",
+           "faithfulness_of", "judge_answer",
            "judge_contexts", "judge_report", "minilm_embedder", "n15_columns",
            "read_contexts", "run_judge", "score_context", "self_check", "similarity_of"]
 
@@ -240,6 +243,18 @@ def faithfulness_of(query: Query, context: str, *, documents: Sequence[str] | No
              "contradiction_n15": r.contradiction_n15,
              "faithfulness_embed": r.faithfulness_embed}
     return faith, extra
+
+
+def judge_answer(query: Query, answer: Answer, *, embed: BatchEmbed | None = None,
+                 columns: BatchEmbed | None = None) -> Retrieval:
+    """A system's answer to ``query``, judged: the one place the evaluator judges a context
+    (every system's alike, whatever system answered). ``embed`` and ``columns`` as for
+    :func:`score_context`; the answer's documents feed context precision."""
+    faith, extra = faithfulness_of(query, answer.context, documents=answer.documents,
+                                   embed=embed, columns=columns)
+    return Retrieval(query_id=query.id, ranked_modules=answer.ranked_modules,
+                     context_tokens=answer.tokens, token_reduction=answer.token_reduction,
+                     latency_ms=answer.seconds * 1000.0, faithfulness=faith, columns=extra)
 
 
 def _document_precision(documents: Sequence[str], fact_vectors: Sequence[Sequence[float]],

@@ -34,7 +34,7 @@ import hashlib
 import importlib.util
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,10 +156,12 @@ def assemble_packaged(cache_dir: Path) -> Path | None:
     return folder
 
 
-def resolve_model(cache_dir: Path, env_vars: Mapping[str, str]) -> ModelSource:
-    """Find the model folder (see the module docstring for the order)."""
-    from evaluator.neuralmind_index import cached_model_dir
-
+def resolve_model(cache_dir: Path, env_vars: Mapping[str, str], *,
+                  cached_model_dir: Callable[[], Path | None]) -> ModelSource:
+    """Find the model folder (see the module docstring for the order); ``cached_model_dir``
+    looks in NeuralMind's and ChromaDB's caches (the NeuralMind adapter's
+    :func:`evaluator.neuralmind_index.cached_model_dir`, handed in so that this module does
+    not import the adapter that imports it)."""
     env = env_vars.get(ENV)
     if env:
         folder = Path(env)

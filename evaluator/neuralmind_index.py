@@ -7,15 +7,19 @@ sets the process environment: NeuralMind reads the model folder from
 restores it afterwards. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
 so the evaluation never trains the synapse layer it measures. The ranked module list is
 ``neuralmind.project_eval.rank_files`` — the files the returned context drew on, best
-first, deduplicated — the library's own definition. The returned context is judged by
-:mod:`evaluator.judging` (the evaluator's judge; NeuralMind's ``neuralmind.ragas`` as the
-``*_n15`` columns, computed here by :func:`n15_columns`; the ``--embed`` columns with
-:func:`minilm_embedder`, the model the index uses).
+first, deduplicated — the library's own definition. The index only answers (an
+:class:`~evaluator.core.systems.Answer`); the evaluator judges the context
+(:mod:`evaluator.judging`), with NeuralMind's ``neuralmind.ragas`` judge
+(:func:`n15_columns`, the ``*_n15`` columns) and the ONNX embedder (:func:`minilm_embedder`,
+the model the index uses) that this adapter lends it.
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
+import importlib.util
 import io
 import json
 import logging
@@ -35,8 +39,7 @@ import yaml
 
 from evaluator import atomic
 from evaluator.core import yamlfile
-from evaluator.core.groundtruth import Query
-from evaluator.core.scoring import Retrieval
+from evaluator.core.systems import Answer
 from evaluator.errors import BuildError, InputError
 from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
 
@@ -132,10 +135,51 @@ def neuralmind_version() -> str:
     return str(getattr(neuralmind, "__version__", "unknown"))
 
 
+@functools.cache
+def _suffixes_in_source() -> frozenset[str] | None:
+    """``neuralmind.graphgen._CODE_SUFFIXES`` read from the installed module's source, without
+    importing neuralmind (its import takes about 0.6 s, and ``validate`` and ``init`` need
+    only this set): the assignment must be ``frozenset(<literal>)`` or ``frozenset(NAME)``
+    of a module-level literal; anything else is ``None`` and the caller imports the module
+    (a test checks that both ways agree)."""
+    try:
+        spec = importlib.util.find_spec("neuralmind")
+        folders = list(spec.submodule_search_locations or []) if spec else []
+        tree = ast.parse((Path(folders[0]) / "graphgen.py").read_text(encoding="utf-8"))
+    except (ImportError, ValueError, IndexError, OSError, SyntaxError):
+        return None
+    values: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+                and isinstance(node.targets[0], ast.Name):
+            values[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
+                and node.value is not None:
+            values[node.target.id] = node.value
+    call = values.get("_CODE_SUFFIXES")
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+            and call.func.id == "frozenset" and len(call.args) == 1 and not call.keywords):
+        return None
+    arg = call.args[0]
+    if isinstance(arg, ast.Name):
+        arg = values.get(arg.id, arg)
+    try:
+        literal = ast.literal_eval(arg)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(literal, dict | set | frozenset | list | tuple) \
+            or not all(isinstance(s, str) for s in literal):
+        return None
+    return frozenset(s.lower() for s in literal) or None
+
+
 def code_suffixes() -> frozenset[str]:
     """The file suffixes NeuralMind parses as code (the default module universe's sources)."""
     from evaluator.core.universe import SOURCE_SUFFIXES
 
+    found = _suffixes_in_source()
+    if found is not None:
+        return found
     try:
         from neuralmind import graphgen
 
@@ -365,50 +409,16 @@ class NeuralMindIndex:
                               hint="choose a writable --cache-dir")
         return BuildError(f"NeuralMind failed to build the index: {text}")
 
-    def ask(self, query: Query, *, judge: BatchEmbed | None = None,
-            columns: BatchEmbed | None = None) -> tuple[Retrieval, float]:
-        """Run one question read-only; returns the retrieval and the seconds NeuralMind took."""
+    def ask(self, question: str) -> Answer:
+        """Run one question read-only (:class:`~evaluator.core.systems.Answer`; ``seconds``
+        is what NeuralMind took). The ranked modules are
+        ``neuralmind.project_eval.rank_files`` of its hits; the documents are its hits'
+        texts; ``tokens`` is its context budget's total."""
         if self._mind is None:
             raise RuntimeError("build() first")
         from neuralmind import project_eval
-
-        from evaluator.judging import faithfulness_of
 
         started = time.perf_counter()
-        with self._library():
-            try:
-                result = self._mind.query(query.question, learn=False)
-                ranked = project_eval.rank_files(result.top_search_hits, self._mind)
-            except Exception as err:
-                raise BuildError(f"query {query.id!r} failed in NeuralMind: "
-                                 f"{type(err).__name__}: {err}") from None
-        library_seconds = time.perf_counter() - started
-        context = str(getattr(result, "context", "") or "")
-        documents = [str(h.get("document", "")) for h in (result.top_search_hits or [])]
-        faith, extra = faithfulness_of(query, context, documents=documents, embed=judge,
-                                       columns=columns)
-        budget = getattr(result, "budget", None)
-        tokens = int(getattr(budget, "total", 0) or 0)
-        reduction = getattr(result, "reduction_ratio", None)
-        retrieval = Retrieval(
-            query_id=query.id,
-            # NFC, like the ground truth's paths (a checkout made on macOS may hold NFD names).
-            ranked_modules=tuple(unicodedata.normalize("NFC", m) for m in ranked),
-            context_tokens=tokens,
-            token_reduction=float(reduction) if reduction else None,
-            latency_ms=library_seconds * 1000.0,
-            faithfulness=faith,
-            columns=extra,
-        )
-        return retrieval, library_seconds
-
-    def rank(self, question: str) -> tuple[str, ...]:
-        """The modules NeuralMind ranks for ``question``, best first (read-only, no judging):
-        what drafting and review need, without the faithfulness work of :meth:`ask`."""
-        if self._mind is None:
-            raise RuntimeError("build() first")
-        from neuralmind import project_eval
-
         with self._library():
             try:
                 result = self._mind.query(question, learn=False)
@@ -416,7 +426,18 @@ class NeuralMindIndex:
             except Exception as err:
                 raise BuildError(f"NeuralMind failed to answer {question!r}: "
                                  f"{type(err).__name__}: {err}") from None
-        return tuple(unicodedata.normalize("NFC", m) for m in ranked)
+        library_seconds = time.perf_counter() - started
+        budget = getattr(result, "budget", None)
+        reduction = getattr(result, "reduction_ratio", None)
+        return Answer(
+            # NFC, like the ground truth's paths (a checkout made on macOS may hold NFD names).
+            ranked_modules=tuple(unicodedata.normalize("NFC", m) for m in ranked),
+            context=str(getattr(result, "context", "") or ""),
+            tokens=int(getattr(budget, "total", 0) or 0),
+            seconds=library_seconds,
+            documents=tuple(str(h.get("document", "")) for h in (result.top_search_hits or [])),
+            token_reduction=float(reduction) if reduction else None,
+        )
 
     def close(self) -> None:
         if self._mind is not None:

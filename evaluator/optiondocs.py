@@ -1,8 +1,10 @@
-"""The README's option and measure tables and ``action.yml``'s inputs and outputs, generated.
+"""The README's option, measure and system tables and ``action.yml``'s inputs and outputs,
+generated.
 
 ``python -m evaluator.optiondocs`` rewrites them from the option table
-(:data:`evaluator.core.options.OPTIONS`) and the registry of measures
-(:data:`evaluator.core.measures.MEASURES`); ``--check`` exits 1 when a file is out of date
+(:data:`evaluator.core.options.OPTIONS`), the registry of measures
+(:data:`evaluator.core.measures.MEASURES`) and the registry of retrieval systems
+(:data:`evaluator.core.systems.SYSTEMS`); ``--check`` exits 1 when a file is out of date
 (a test runs it).
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from evaluator.core import schemas
 from evaluator.core.measures import MEASURES
 from evaluator.core.options import OPTIONS, SETTINGS_BEGIN, SETTINGS_END, Option
+from evaluator.core.systems import systems_table
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- {}:begin (generated: python -m evaluator.optiondocs) -->", "<!-- {}:end -->"
@@ -71,7 +74,7 @@ def options_table() -> str:
         rows.append("| " + " | ".join([
             f"`{_cell(flag)}`" if flag else "", f"`{o.file_key}`" if o.file_key else "",
             f"`{o.action_input}`" if o.action_input else "", ", ".join(o.commands),
-            _default(o), _cell(o.help + (f" ({' / '.join(o.choices)})" if o.choices else ""))])
+            _default(o), _cell(o.help_text + (f" ({' / '.join(o.choices)})" if o.choices else ""))])
             + " |")
     return "\n".join(rows)
 
@@ -93,7 +96,7 @@ def action_block() -> str:
         default = str(o.action_default) if o.action_default is not None and not o.file_key \
             else ""
         shown = o.action_default if o.action_default is not None else None
-        text = o.help + "." + (f" One of: {', '.join(o.choices)}." if o.choices else "")
+        text = o.help_text + "." + (f" One of: {', '.join(o.choices)}." if o.choices else "")
         if o.file_key:
             text += f" Default {shown!r}." if shown is not None else \
                 f" Default {_default(o)}."
@@ -131,7 +134,8 @@ def _replace(text: str, begin: str, end: str, body: str) -> str:
 def generated() -> dict[Path, str]:
     """Each generated file's new content."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name, body in (("options", options_table()), ("measures", measures_table())):
+    for name, body in (("options", options_table()), ("measures", measures_table()),
+                       ("systems", systems_table())):
         readme = _replace(readme, BEGIN.format(name), END.format(name), body)
     action = (ROOT / "action.yml").read_text(encoding="utf-8")
     block = action_block()

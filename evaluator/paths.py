@@ -52,6 +52,10 @@ def _within(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+# The bundled example's ground truth (``--example``: NeuralMind's sample project).
+EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
+
+
 def confine(path: str | os.PathLike[str], root: Path, *, setting: str,
             base: Path | None = None, reserved: Iterable[Path] = (),
             place: str = "the checkout") -> Path:

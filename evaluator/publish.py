@@ -3,22 +3,21 @@
 :func:`publish` writes the output folder (``results.json``, ``report.md``, the TREC export
 and the baseline's results), prints the terminal summary, appends the job summary, turns
 warnings and violations into workflow annotations, posts the sticky comment when asked and
-sets the step outputs (one per measure with an ``output`` in the registry).
-:func:`publish_validation` and :func:`write_draft` do the same for ``validate`` and for
-``init``/``import``.
+sets the step outputs (one per measure with an ``output`` in the registry). What
+``validate``, ``init``, ``import`` and ``judge`` print or write is in
+:mod:`evaluator.console`, which imports neither jinja2 nor requests.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evaluator import atomic, github, history_file
-from evaluator.app import Drafted, Judged, Outcome, Validation
+from evaluator.app import Outcome
 from evaluator.baseline import _pr_shas
 from evaluator.core import verdict
 from evaluator.core.history import History
@@ -449,42 +448,3 @@ def publish_part(outcome: Outcome, deps: Deps, *, relative_to: Path | None = Non
     progress(f"wrote {path}")
     runner.set_outputs({"passed": "", "results-path": _relative(path, relative_to),
                         "report-path": "", "comment-url": ""})
-
-
-def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:
-    """Each problem as a line (or a workflow annotation), then the counts on stderr."""
-    runner = Runner(None, None, True, deps.stdout)
-    for problem in validation.problems:
-        if github_format:
-            runner.annotate(problem.severity, problem.render(), file=problem.file,
-                            line=problem.line, title="ground truth")
-        else:
-            print(neutralize(problem.render()), file=deps.stdout)
-    print(neutralize(validation.summary), file=deps.stderr)
-
-
-def print_lines(lines: Sequence[str], deps: Deps) -> None:
-    """A report made of lines (``init --review``), on stdout."""
-    for line in lines:
-        print(neutralize(line), file=deps.stdout)
-
-
-def write_draft(drafted: Drafted, deps: Deps) -> None:
-    """Write the drafted ground truth (never over an existing file) and say so."""
-    doc: dict[str, Any] = drafted.document
-    atomic.write_new(drafted.target, json.dumps(doc, indent=2, ensure_ascii=False) + "\n",
-                     hint="choose another --output, or move the file away")
-    print(neutralize(f"wrote {drafted.target}: {drafted.summary}"), file=deps.stdout)
-
-
-def write_judged(judged: Judged, deps: Deps) -> None:
-    """The ``judge`` report as JSON: to ``--output`` (atomically) or to stdout."""
-    text = json.dumps(judged.report, indent=2, ensure_ascii=False) + "\n"
-    for note in judged.notes:
-        print(neutralize(f"warning: {note}"), file=deps.stderr)
-    if judged.target is None:
-        deps.stdout.write(text)
-        return
-    atomic.write_text(judged.target, text)
-    print(neutralize(f"wrote {judged.target}: {judged.report['n']} queries judged"),
-          file=deps.stderr)

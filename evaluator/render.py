@@ -36,15 +36,14 @@ from evaluator.core.comparability import SettingDifference
 from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
 from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
+from evaluator.core.moves import QuestionMove, tally
 from evaluator.core.results import Results, significance_of
 from evaluator.core.scoring import QueryResult
 from evaluator.core.systems import SystemTable, system_tables
 from evaluator.core.verdict import (
-    QuestionMove,
     lead_line,
     significance,
     significance_sentences,
-    tally,
     touched_questions,
 )
 from evaluator.errors import InputError

@@ -54,18 +54,18 @@ def _nargs(option: Option) -> str | None:
 
 def _add(parser: argparse.ArgumentParser, option: Option) -> None:
     if option.positional:
-        parser.add_argument(option.name, nargs=_nargs(option), default=None, help=option.help,
+        parser.add_argument(option.name, nargs=_nargs(option), default=None, help=option.help_text,
                             choices=option.choices or None, metavar=option.metavar)
         return
     assert option.flag is not None
     if option.kind.switch:
         parser.add_argument(option.flag, dest=option.name, action="store_const",
-                            const=option.flag_sets, default=None, help=option.help)
+                            const=option.flag_sets, default=None, help=option.help_text)
         if option.negation:
             parser.add_argument(option.negation, dest=option.name, action="store_const",
-                                const=not option.flag_sets, help=f"not: {option.help}")
+                                const=not option.flag_sets, help=f"not: {option.help_text}")
         return
-    parser.add_argument(option.flag, dest=option.name, default=None, help=option.help,
+    parser.add_argument(option.flag, dest=option.name, default=None, help=option.help_text,
                         choices=option.choices or None, required=option.required,
                         metavar=option.metavar)
 

@@ -16,6 +16,7 @@ from evaluator.core.scoring import (
     by_shape,
     score_all,
 )
+from evaluator.core.systems import Answer
 
 MODULES = tuple(f"pkg/mod_{i:02d}.py" for i in range(12))
 
@@ -108,3 +109,23 @@ def results_from_rankings(rankings: dict[str, Sequence[str]], *,
     run = replace(run, **run_overrides)  # type: ignore[arg-type]
     return Results(run=run, overall=overall, shapes=per_shape, queries=rows,
                    violations=check_floors(policy, overall=overall, shapes=per_shape, rows=rows))
+
+
+def example_answer(question: str, *, before: Sequence[str] = (), perfect: bool = True,
+                   otherwise: Sequence[str] = ()) -> Answer:
+    """What a fake retrieval system answers to a question of the bundled example's ground
+    truth: ``before``, then (``perfect``) the question's graded modules best first, with
+    its gold facts as the context; ``otherwise`` (after ``before``) for any other question."""
+    from evaluator.app import EXAMPLE_QUERIES
+    from evaluator.core.groundtruth import load_ground_truth
+
+    gt, _ = load_ground_truth(EXAMPLE_QUERIES.read_text(encoding="utf-8"),
+                              str(EXAMPLE_QUERIES), present_modules=None, strict=False)
+    query = next((q for q in gt.queries if q.question == question), None)
+    if query is None:
+        return Answer((*before, *otherwise), "", 10, 0.001)
+    graded = sorted((m for m, g in query.grades.items() if g > 0),
+                    key=lambda m: (-query.grades[m], m))
+    if not perfect:
+        return Answer(tuple(before), "", 10, 0.001)
+    return Answer((*before, *graded), "\n".join(query.gold_facts), 10, 0.001)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 from evaluator import optiondocs, settings
-from evaluator.core import options, schemas
+from evaluator.core import options, schemas, systems
 from evaluator.core.options import Option, build_settings
+from evaluator.core.systems import Answer
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_FUNCTION_LINES = 60
@@ -173,6 +175,131 @@ def test_action_yml_inputs_and_outputs_are_the_tables():
     assert list(action["inputs"]) == [o.action_input for o in options.OPTIONS if o.action_input]
     assert set(measures.outputs()) | set(optiondocs.FIXED_OUTPUTS) == set(action["outputs"])
     assert action["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["action"]}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Which modules of ``evaluator/`` each module imports: every import statement, at the
+    top, inside a function or under ``TYPE_CHECKING`` alike (a type-only import is still an
+    edge: the two modules cannot be read apart)."""
+    paths = {_module_name(p): p for p in sorted((root / "evaluator").rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                edges |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.ImportFrom):
+                raise AssertionError(f"{name}: a relative import; spell the module out")
+        graph[name] = {m for m in edges if m in paths and m != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each cycle of ``graph`` once, as the path that closes it (depth-first)."""
+    found: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:  # on the current path: the path from it closes a cycle
+                found.append([*path[path.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for start in sorted(graph):
+        if start not in state:
+            visit(start, [start])
+    return found
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+    graph = import_graph()
+    assert "evaluator.core.options" in graph["evaluator.settings"]  # top-level import
+    assert "evaluator.judging" in graph["evaluator.references"]
+    assert "evaluator.core.systems" in graph["evaluator.evaluate"]  # inside a function too
+
+
+def test_evaluator_has_no_import_cycles():
+    assert cycles(import_graph()) == []
+
+
+class EchoSystem:
+    """A tiny retrieval system for the registry test: the checkout's files whose path shares
+    a word with the question (``case=keep``: matched with case kept)."""
+
+    def __init__(self, root: Path, files: tuple[str, ...], *, case: str = "fold") -> None:
+        self.files = sorted(files)
+        self.fold = case == "fold"
+
+    def _words(self, text: str) -> set[str]:
+        return set(re.findall(r"[A-Za-z]+", text.lower() if self.fold else text))
+
+    def ask(self, question: str) -> Answer:
+        words = self._words(question)
+        ranked = tuple(f for f in self.files if self._words(f) & words)
+        return Answer(ranked_modules=ranked, context=" ".join(ranked), tokens=len(ranked),
+                      seconds=0.0)
+
+
+@pytest.fixture
+def with_echo():
+    """One more system registered, as an engineer would add it (and nothing else)."""
+    entry = systems.register(systems.SystemEntry(
+        "echo", "the files whose path shares a word with the question",
+        factory="tests.test_design:EchoSystem", options={"case": ("fold", "keep")}))
+    yield entry
+    del systems.SYSTEMS["echo"]
+
+
+def test_a_system_added_to_the_registry_appears_everywhere(with_echo, sample_repo, tmp_path,
+                                                          capsys):
+    from tests.integration.test_app_fake_index import deps_with
+
+    with pytest.raises(ValueError, match="registered twice"):
+        systems.register(with_echo)
+    with pytest.raises(ValueError, match="module:attribute"):
+        systems.SystemEntry("odd", "no factory path", factory="tests.test_design.EchoSystem")
+    with pytest.raises(ValueError, match="only it, is built on a snapshot"):
+        systems.SystemEntry("odd", "a second index", factory="m:f", needs=frozenset({"graph"}))
+    assert [s.label for s in systems.parse_systems("neuralmind,echo,echo:case=keep")] == [
+        "neuralmind", "echo", "echo:case=keep"]
+    with pytest.raises(options.ConfigError, match=r"options: case=…"):
+        systems.parse_systems("neuralmind,echo:depth=2")
+    with pytest.raises(options.ConfigError, match="must be neuralmind"):
+        systems.parse_systems("echo,neuralmind")
+    assert settings.settings_for("evaluate", {"path": str(sample_repo),
+                                              "systems": "neuralmind,echo"}).systems \
+        == "neuralmind,echo"
+    with pytest.raises(SystemExit):
+        settings.build_parser().parse_args(["evaluate", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "neuralmind, bm25, echo, neuralmind:graph=graphify" in shown
+    assert "echo:case=keep" in shown
+    readme = optiondocs.generated()[optiondocs.ROOT / "README.md"]
+    assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in readme
+    assert "echo:case=keep" in optiondocs.options_table()
+    # … and an evaluation runs it beside the evaluated index, its answers judged and scored.
+    run = settings.settings_for("evaluate", {
+        "path": str(sample_repo), "baseline": "none", "cache_dir": str(tmp_path / "c"),
+        "backend": "in_memory", "systems": "neuralmind,echo:case=keep"})
+    from evaluator import app
+
+    blocks = app.run_evaluate(run, deps_with(perfect=True)).results.systems
+    assert [b.label for b in blocks] == ["neuralmind", "echo:case=keep"]
+    echo = {q.id: q for q in blocks[1].queries}
+    assert echo and all(set(q.metrics) >= {"ndcg@5", "faithfulness"} for q in echo.values())
+    assert blocks[0].overall.metrics["hit_rate"] == 1.0
 
 
 # Every test of significance in the application takes the run's settings: no call below may

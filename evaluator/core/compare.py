@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 
 from evaluator.core.floors import Violation
 from evaluator.core.measures import lower_is_better
+from evaluator.core.moves import QuestionMove, question_moves, tally
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
 from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
-from evaluator.core.verdict import QuestionMove, question_moves, tally
 
 MOVER_METRIC = "ndcg@5"
 HIT_METRIC = "hit_rate"
@@ -78,7 +78,7 @@ class BaselineComparison:
     detectable: float | None = None  # smallest primary-metric change the suite can detect
     worse: int = 0  # paired queries whose primary metric went down
     better: int = 0  # ... and up
-    moves: tuple[QuestionMove, ...] = ()  # every paired question, worst first (core.verdict)
+    moves: tuple[QuestionMove, ...] = ()  # every paired question, worst first (core.moves)
     alpha: float = 0.05
     # With sections on both sides: each section's own comparison (see compare_sections).
     sections: Mapping[str, BaselineComparison] = field(default_factory=dict)

@@ -40,7 +40,7 @@ from evaluator.core.option_types import (
 )
 from evaluator.core.scoring import DEFAULT_K
 from evaluator.core.stats import DEFAULT_TEST
-from evaluator.core.systems import DEFAULT_SYSTEMS, parse_systems
+from evaluator.core.systems import DEFAULT_SYSTEMS, parse_systems, systems_help
 from evaluator.errors import ConfigError
 
 DERIVE = "<derive>"  # flag/file key/input spelled from the name: cache_dir → --cache-dir
@@ -75,6 +75,12 @@ class Option:
     required: bool = False
     metavar: str | None = None
     fold_dashes: bool = False  # ``in-memory`` spells ``in_memory``
+    help_from: Callable[[], str] | None = None  # help read from a registry when shown
+
+    @property
+    def help_text(self) -> str:
+        """The help shown everywhere (parser, README, ``action.yml``, schema)."""
+        return self.help_from() if self.help_from is not None else self.help
 
     def __post_init__(self) -> None:
         kebab = self.name.replace("_", "-")
@@ -166,9 +172,8 @@ OPTIONS: tuple[Option, ...] = (
     _o("judge_check", "bool", "also score each query's judge on the full source of its grade "
        "≥ 2 modules and of another query's grade-3 module, and report the separation "
        "(always on for --example)", default=False),
-    _o("systems", "text", "retrieval systems to evaluate side by side, the first being the "
-       "reference: neuralmind, bm25, neuralmind:graph=graphify, neuralmind:backend=in_memory "
-       "(comma separated)", default=DEFAULT_SYSTEMS, metavar="SYSTEMS"),
+    _o("systems", "text", "", help_from=systems_help, default=DEFAULT_SYSTEMS,
+       metavar="SYSTEMS"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
        commands=("evaluate", "comment", "merge")),

@@ -100,7 +100,7 @@ def options_schema() -> dict[str, Any]:
     for option in OPTIONS:
         if not option.file_key:
             continue
-        schema = {**option.kind.schema(option), "description": option.help}
+        schema = {**option.kind.schema(option), "description": option.help_text}
         properties[option.file_key] = schema
         properties[option.file_key.replace("-", "_")] = schema
     return {

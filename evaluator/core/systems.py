@@ -4,12 +4,19 @@
 
     neuralmind,bm25,neuralmind:graph=graphify,neuralmind:backend=in_memory
 
-A system is ``neuralmind`` (options ``graph`` = builtin | graphify, ``backend`` = auto |
-in_memory; several options are joined with ``:``) or ``bm25`` (no options). The first
-system is the evaluated one — plain ``neuralmind``, configured by ``--backend`` and
-``--graph-source``, whose results carry the floors, the baseline comparison and the
-comment's headline — and the others are references beside it on the same snapshot and
-ground truth. The default is ``neuralmind`` alone.
+Every system is an entry of the registry (:data:`SYSTEMS`, :func:`register`): its name,
+what it is, its options (``name:key=value``, several joined with ``:``; an option's first
+value is its default), what it needs (:data:`NEEDS`) and where its factory is. The
+``--systems`` parser, the option's help and the README's table of systems
+(:func:`systems_table`) come from the registry, and the application builds each system from
+its factory. Every system answers :meth:`System.ask` with an :class:`Answer`; the evaluator
+judges every answer alike (:mod:`evaluator.judging`), so no system judges its own.
+
+The first system is the evaluated one (an entry that may be evaluated, without options:
+plain ``neuralmind``, configured by ``--backend`` and ``--graph-source``), whose results
+carry the floors, the baseline comparison and the comment's headline; the others are
+references beside it on the same snapshot and ground truth. The default is ``neuralmind``
+alone.
 
 The comparison table follows ranx's ``compare`` report: systems as rows, metrics as
 columns, the best mean of each column marked, and each system after the first tested
@@ -25,17 +32,126 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from evaluator.core.scoring import Aggregate, QueryResult, aggregate, by_shape
 from evaluator.core.stats import EFFECT_SLACK, Comparison, compare, holm_adjusted
 from evaluator.errors import ConfigError
 
-SYSTEM_NAMES: tuple[str, ...] = ("neuralmind", "bm25")
-SYSTEM_OPTIONS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "neuralmind": {"graph": ("builtin", "graphify"), "backend": ("auto", "in_memory")},
-    "bm25": {},
+
+@dataclass(frozen=True)
+class Answer:
+    """What a retrieval system returns for one question, before any judging.
+
+    ``ranked_modules``: the modules (checkout-relative paths) best first; ``context``: the
+    text it would hand a model; ``tokens``: that context's size in tokens (the system's own
+    count or estimate); ``seconds``: how long the system took to answer (its latency);
+    ``documents``: the retrieved passages the context drew on (for context precision);
+    ``token_reduction``: the system's own context-versus-codebase ratio, when it has one."""
+
+    ranked_modules: tuple[str, ...]
+    context: str
+    tokens: int
+    seconds: float
+    documents: tuple[str, ...] = ()
+    token_reduction: float | None = None
+
+
+class System(Protocol):
+    """A retrieval system: a question in, an :class:`Answer` out (read-only)."""
+
+    def ask(self, question: str) -> Answer: ...
+
+
+# What an entry may need from the run:
+# * ``model``: the run's embedding model (resolved for it unless its backend is in_memory);
+# * ``graph``: a NeuralMind index built on the system's own snapshot of the checkout (with
+#   ``--graph-source`` and ``--backend`` unless its options set them), through the run's
+#   index factory; a system without it is built from the checkout's files directly.
+NEEDS: Mapping[str, str] = {
+    "model": "the embedding model (unless backend=in_memory)",
+    "graph": "a NeuralMind build on its own snapshot",
 }
+
+
+@dataclass(frozen=True)
+class SystemEntry:
+    """One system of the registry.
+
+    ``factory`` is ``"module:attribute"``, imported by the application only when the system
+    runs (the core imports no adapter). An entry with ``graph`` in ``needs`` is the
+    evaluated index and its variants: its factory is an index factory ``(tree, *, backend,
+    graph_source, model) -> Index``, the run's (:class:`evaluator.deps.Deps`), and its
+    options ``graph`` and ``backend`` override ``--graph-source`` and ``--backend``. Any
+    other factory is ``(root, files, **options) -> System``, built on the head checkout's
+    files. ``options`` maps each option to its values, the
+    first being the default. ``evaluated``: the entry may be the first, evaluated system
+    (without options)."""
+
+    name: str
+    summary: str
+    factory: str
+    options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    needs: frozenset[str] = frozenset()
+    evaluated: bool = False
+
+    def __post_init__(self) -> None:
+        unknown = sorted(self.needs - set(NEEDS))
+        if unknown or ":" not in self.factory:
+            raise ValueError(f"system {self.name}: unknown needs {unknown} or a factory that "
+                             f"is not 'module:attribute' ({self.factory!r})")
+        if ("graph" in self.needs) != self.evaluated:
+            raise ValueError(f"system {self.name}: the evaluated index, and only it, is "
+                             "built on a snapshot (needs graph)")
+
+    def variants(self) -> tuple[str, ...]:
+        """The spec of each non-default option value (``neuralmind:graph=graphify``)."""
+        return tuple(f"{self.name}:{key}={value}" for key, values in self.options.items()
+                     for value in values[1:])
+
+
+SYSTEMS: dict[str, SystemEntry] = {}
+
+
+def register(entry: SystemEntry) -> SystemEntry:
+    """Add ``entry`` to the registry (a name is registered once)."""
+    if entry.name in SYSTEMS:
+        raise ValueError(f"system {entry.name!r} is registered twice")
+    SYSTEMS[entry.name] = entry
+    return entry
+
+
+register(SystemEntry(
+    "neuralmind", "the NeuralMind index under evaluation, or a variant of it built on its own "
+    "snapshot with `graph` or `backend` set", factory="evaluator.neuralmind_index:NeuralMindIndex",
+    options={"graph": ("builtin", "graphify"), "backend": ("auto", "in_memory")},
+    needs=frozenset({"model", "graph"}), evaluated=True))
+register(SystemEntry(
+    "bm25", "the checkout's modules (the files NeuralMind indexes: code, Markdown, reST) ranked "
+    "by Okapi BM25 over their text (`rank-bm25`, k1 = 1.5, b = 0.75, Lucene's idf) with the "
+    "judge's code-aware tokenizer (identifiers split on case and underscores, stemmed, stop "
+    "words dropped); its context is the whole text of its top 5 modules",
+    factory="evaluator.bm25:BM25Index"))
 DEFAULT_SYSTEMS = "neuralmind"
+
+
+def systems_help() -> str:
+    """The ``--systems`` option's help: every registered system and variant."""
+    names = [*SYSTEMS, *(v for e in SYSTEMS.values() for v in e.variants())]
+    return ("retrieval systems to evaluate side by side, the first being the reference: "
+            f"{', '.join(names)} (comma separated)")
+
+
+def systems_table() -> str:
+    """The README's table of systems (Markdown), from the registry."""
+    rows = ["| system | options (default first) | needs | what it is |", "|---|---|---|---|"]
+    bar = "\\|"  # a literal | inside a table cell
+    for e in SYSTEMS.values():
+        options = "; ".join(f"`{k}` = {bar.join(v)}" for k, v in e.options.items())
+        needs = "; ".join(NEEDS[n] for n in sorted(e.needs))
+        rows.append(f"| `{e.name}` | {options or 'none'} | {needs or 'the checkout only'} | "
+                    f"{e.summary.replace('|', bar)} |")
+    return "\n".join(rows)
 
 
 @dataclass(frozen=True)
@@ -60,10 +176,10 @@ def parse_systems(text: str) -> tuple[SystemSpec, ...]:
     for item in items:
         name, *parts = item.split(":")
         name = name.strip()
-        if name not in SYSTEM_NAMES:
+        if name not in SYSTEMS:
             raise ConfigError(f"--systems: unknown system {name!r}; known: "
-                              f"{', '.join(SYSTEM_NAMES)}")
-        allowed = SYSTEM_OPTIONS[name]
+                              f"{', '.join(SYSTEMS)}")
+        allowed = SYSTEMS[name].options
         options: dict[str, str] = {}
         for part in parts:
             key, sep, value = part.partition("=")
@@ -79,9 +195,10 @@ def parse_systems(text: str) -> tuple[SystemSpec, ...]:
                 raise ConfigError(f"--systems: {item!r} sets {key} twice")
             options[key] = value
         spec = SystemSpec(name, options)
-        if not specs and spec.label != "neuralmind":
+        if not specs and (spec.options or not SYSTEMS[name].evaluated):
+            evaluated = " or ".join(e.name for e in SYSTEMS.values() if e.evaluated)
             raise ConfigError(f"--systems: the first system is the evaluated one and must be "
-                              f"neuralmind (configured by --backend and --graph-source), not "
+                              f"{evaluated} (configured by --backend and --graph-source), not "
                               f"{spec.label!r}; list the references after it")
         if any(s.label == spec.label for s in specs):
             raise ConfigError(f"--systems names {spec.label!r} twice")

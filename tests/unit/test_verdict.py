@@ -14,16 +14,14 @@ from scipy import stats as sps
 from evaluator.core.comparability import major_minor, mismatch_message, settings_differences
 from evaluator.core.compare import compare_results
 from evaluator.core.floors import FloorPolicy
+from evaluator.core.moves import defining_module, question_moves, tally
 from evaluator.core.stats import changes_needed, min_p_value, randomization_test
 from evaluator.core.verdict import (
     comment_fingerprint,
-    defining_module,
     lead_line,
-    question_moves,
     root_relative,
     significance,
     significance_sentences,
-    tally,
     touched_questions,
 )
 from tests.factories import make_results, results_from_rankings
