@@ -17,12 +17,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from evaluator import __version__
@@ -30,7 +31,7 @@ from evaluator.core.floors import check_floors
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Options
-from evaluator.core.results import Results, RunInfo
+from evaluator.core.results import Results, RunInfo, untracked_sentence
 from evaluator.core.scoring import (
     Retrieval,
     ScoringOptions,
@@ -41,14 +42,22 @@ from evaluator.core.scoring import (
 )
 from evaluator.core.systems import SystemRun
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
-from evaluator.deps import Deps, Index
+from evaluator.deps import Deps, Git, Index
 from evaluator.errors import BuildError, GroundTruthError, InputError
+from evaluator.host import host_class
 from evaluator.model import ModelSource, model_fingerprint
-from evaluator.neuralmind_index import BuildInfo, code_suffixes
+from evaluator.neuralmind_index import (
+    PINS,
+    BuildInfo,
+    code_suffixes,
+    ignored_variables,
+    onnxruntime_version,
+)
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
     checkout_files,
+    own_file_names,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -127,6 +136,35 @@ def _snapshot_for(options: Options, cache_dir: Path, root: Path) -> Path:
     return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
 
 
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def project_name(root: Path, env: Mapping[str, str], git: Git) -> str:
+    """The repository's name, which NeuralMind's context calls the project (it is the name
+    of the folder it indexes, so the snapshot folder is named so): the GitHub repository's
+    name in a workflow, else the name of the repository's top folder (the same for a
+    subfolder and in every snapshot), else the folder's own name; ``project`` when that
+    is not a plain name."""
+    repo = env.get("GITHUB_REPOSITORY", "").rpartition("/")[2]
+    if not repo:
+        prefix = git.repo_prefix(root)
+        depth = 0 if prefix == "." else len(PurePosixPath(prefix).parts)
+        top = root.resolve()
+        repo = (top.parents[depth - 1] if depth else top).name
+    return repo if _SAFE_NAME.fullmatch(repo) and repo.strip(".") else "project"
+
+
+def _own_files(options: Options, root: Path, qpath: Path) -> list[Path]:
+    """The tool's own files that may lie in the checkout: the ground truth and the options
+    file (the given one, and the default names)."""
+    from evaluator.settings import CONFIG_NAMES
+
+    own = [qpath, *(root / name for name in CONFIG_NAMES)]
+    if options.config:
+        own.append(Path(options.config))
+    return own
+
+
 def _own_folders(options: Options, cache_dir: Path) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
@@ -134,6 +172,12 @@ def _own_folders(options: Options, cache_dir: Path) -> list[Path]:
     if options.output_dir:
         folders.append(Path(options.output_dir).resolve())
     return folders
+
+
+def ignored_sentence(names: Sequence[str]) -> str:
+    """The note that names the ``NEURALMIND_*`` variables the evaluation does not apply."""
+    return (f"{', '.join(names)} in the environment did not apply: the evaluation pins "
+            "NeuralMind's settings so that runs compare")
 
 
 def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -> None:
@@ -224,6 +268,9 @@ class _Setup:
     universe: Universe
     select_files: Callable[[str], bool] | None = None  # a section's module universe
     judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
+    own_names: frozenset[str] = frozenset()  # the tool's files, relative to root
+    untracked: tuple[str, ...] = ()  # left out of the head (see evaluator.snapshot)
+    ignored_env: tuple[str, ...] = ()  # NEURALMIND_* variables not passed to NeuralMind
 
 
 def project_config(source: Path) -> Path | None:
@@ -302,6 +349,9 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         timings=timings,
         warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
         universe=setup.universe.describe(),
+        onnxruntime_version=onnxruntime_version() if uses_model else None,
+        neuralmind_pins=dict(PINS),
+        host_class=host_class(),
     )
 
 
@@ -385,10 +435,18 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
     unindexable: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
-                           unindexable=unindexable)
+    untracked: list[str] = []
+    own = _own_files(options, root, qpath)
+    files = checkout_files(root, exclude=_own_folders(options, cache_dir), exclude_files=own,
+                           skipped=skipped, unindexable=unindexable, untracked=untracked)
     files = tuple(f for f in files if select_files is None or select_files(f))
+    untracked = [f for f in untracked if select_files is None or select_files(f)]
     _warn_skipped(progress, skipped)
+    if untracked:
+        progress.warn(untracked_sentence(untracked))
+    ignored = ignored_variables(deps.env)
+    if ignored:
+        progress.warn(ignored_sentence(ignored))
     if unindexable:
         shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
                                               if len(unindexable) > 5 else "")
@@ -396,7 +454,9 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                       f"them (binary, or over the size limit): {shown}")
     if not files:
         raise InputError(f"{root} has no files to index (an empty repository?)")
-    progress(f"checkout: {len(files)} files in {root}")
+    rule = ("git's tracked files" if deps.git.head_commit(root) is not None
+            else "not a git checkout: every file under it")
+    progress(f"checkout: {len(files)} files in {root} ({rule}; never the tool's own files)")
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
     if select_queries is not None:
         ground_truth = select_queries(ground_truth)
@@ -405,9 +465,12 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
-                   cache_dir=cache_dir, model=model, tree=snapshot / "tree",
+                   cache_dir=cache_dir, model=model,
+                   tree=snapshot / project_name(root, deps.env, deps.git),
                    started_at=started_at, deps=deps, universe=modules,
-                   select_files=select_files, judge_model=judge_model_dir(options, model))
+                   select_files=select_files, judge_model=judge_model_dir(options, model),
+                   own_names=own_file_names(root, own), untracked=tuple(untracked),
+                   ignored_env=ignored)
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
@@ -423,7 +486,9 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                                     else (False, False))
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
-        time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ))
+        time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ,
+        untracked=setup.untracked,
+        warnings=results.run.warnings + ((ignored_sentence(ignored),) if ignored else ())))
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
 
@@ -476,7 +541,7 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], name: str,
     model = setup.model if setup.model.path is not None else model_for(
         variant, setup.cache_dir, setup.deps)
     snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
-    vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
+    vsetup = replace(setup, options=variant, model=model, tree=snapshot / setup.tree.name)
     with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
                                  label=label, progress=progress)
@@ -498,6 +563,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         base_skipped: list[str] = []
         base_files = setup.deps.git.export_commit(root, base.commit, export,
                                                   skipped=base_skipped)
+        # The head's rule: the tool's own files are not evaluated on either side.
+        base_files = tuple(f for f in base_files if f not in setup.own_names)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
         _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
@@ -585,14 +652,14 @@ def build_index(root: Path, files: tuple[str, ...], options: Options, *,
     model = model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root.resolve())
     files = without_folders(root, files, [cache_dir.resolve()])
+    tree = snapshot / project_name(root, deps.env, deps.git)
     lock = contextlib.ExitStack()
     lock.enter_context(snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)))
     try:
-        sync_tree(root, files, snapshot / "tree")
-        index = _LockedIndex(deps.index_factory(snapshot / "tree", backend=options.backend,
+        sync_tree(root, files, tree)
+        index = _LockedIndex(deps.index_factory(tree, backend=options.backend,
                                                 graph_source=options.graph_source,
-                                                model=model), snapshot / "tree",
-                             release=lock.close)
+                                                model=model), tree, release=lock.close)
         info = index.build()
     except BaseException:
         lock.close()

@@ -7,6 +7,7 @@ import base64
 import dataclasses
 import json
 import os
+import subprocess
 from collections.abc import Callable
 
 from tests.hostile.faults import Fault, FaultServer
@@ -315,6 +316,9 @@ def big_sparse(w: World) -> tuple[list[str], dict[str, str]]:
 
 def init_latin1(w: World) -> tuple[list[str], dict[str, str]]:
     w.write("pkg_latin/mod.py", b'"""Caf\xe9 module."""\n\ndef f():\n    return 1\n')
+    # Tracked: an untracked file is not evaluated (issue 20), so it would never be read.
+    subprocess.run(["git", "-C", str(w.ws), "add", "pkg_latin/mod.py"], check=True,
+                   capture_output=True)
     return ["init", str(w.ws), "--output", str(w.out / "draft.json"), "--no-review"], {}
 
 

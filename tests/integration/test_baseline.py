@@ -354,8 +354,10 @@ def test_the_base_is_what_the_commit_holds_despite_export_attributes_and_links(t
     regular = [line.split("\t", 1)[1] for line in
                git(repo, "ls-tree", "-r", base).splitlines() if not line.startswith("120000")]
     base_doc, head_doc = load(out / "baseline-results.json"), load(out / "results.json")
-    assert base_doc["run"]["index"]["files"] == len(regular)
-    assert head_doc["run"]["index"]["files"] == len(regular) + 1
+    # Both sides leave the ground truth out (it is committed in the repository).
+    assert "retrieval_queries.json" in regular
+    assert base_doc["run"]["index"]["files"] == len(regular) - 1
+    assert head_doc["run"]["index"]["files"] == len(regular)
     assert any(m.startswith("billing/") for q in base_doc["queries"] for m in q["ranked_modules"])
     exported = export_commit(repo, base, tmp_path / "export")
     assert sorted(exported) == sorted(regular)
@@ -520,10 +522,12 @@ def test_a_dirty_checkout_is_left_exactly_as_it_was(two_commits, cli, tmp_path):
     assert checkout_state(repo) == status
     assert {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in
             p.parts} == contents
-    # The head side is the working tree, uncommitted changes included.
+    # The head side is git's tracked files with their working-tree content (the uncommitted
+    # edit, the staged new file), but not the ground truth, which is never evaluated.
     head = load(tmp_path / "o" / "results.json")
-    assert head["run"]["index"]["files"] == len(git(repo, "ls-files", "--cached", "--others",
-                                                    "--exclude-standard").split())
+    tracked = git(repo, "ls-files", "--cached").split()
+    assert "scratch.py" in tracked and "retrieval_queries.json" in tracked
+    assert head["run"]["index"]["files"] == len(tracked) - 1
 
 
 # ----------------------------------------------------------------------------- gates
