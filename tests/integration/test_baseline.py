@@ -2,7 +2,7 @@
 
 Covers ``ref:``, ``auto`` (pull-request event and local default branch), ``file:``, renamed
 and deleted files, shallow clones, bad baselines, regression gates, the index cache, and
-that a head built incrementally after its base equals a fresh build. Every baseline run
+that a head built after its base (in the same snapshot) equals a fresh build. Every baseline run
 checks that the user's checkout is left exactly as it was.
 """
 
@@ -667,7 +667,7 @@ def _same_results(a: dict, b: dict) -> None:
 
 
 @pytest.mark.model
-def test_incremental_head_equals_a_fresh_build(sample_repo, cli, model_dir, tmp_path,
+def test_head_after_its_base_equals_a_fresh_build(sample_repo, cli, model_dir, tmp_path,
                                                monkeypatch):
     monkeypatch.setenv(ENV, str(model_dir))
     invoices = sample_repo / "billing" / "invoices.py"
@@ -688,8 +688,9 @@ def test_incremental_head_equals_a_fresh_build(sample_repo, cli, model_dir, tmp_
     index = incremental["run"]["index"]
     assert index["cached"] is False
     assert index["nodes"] == alone["run"]["index"]["nodes"] > 100
-    assert 1 <= index["nodes_embedded"] <= 5, index
-    assert index["nodes_reused"] == index["nodes"] - index["nodes_embedded"]
+    # Nothing of the base's build carries over (NeuralMind's incremental update kept stale
+    # cluster ids): a changed tree is embedded afresh.
+    assert index["nodes_embedded"] == index["nodes"] and index["nodes_reused"] == 0, index
     base_index = load(out / "baseline-results.json")["run"]["index"]
     assert base_index["nodes_embedded"] == base_index["nodes"]
 
@@ -715,5 +716,5 @@ def test_index_cache_reuses_an_unchanged_tree_and_a_content_change_invalidates_i
     crud.write_text(crud.read_text().replace("def ", "def  ", 1))  # same files, new content
     third = run("third")
     assert third["run"]["index"]["cached"] is False
-    assert third["run"]["index"]["nodes_embedded"] < third["run"]["index"]["nodes"]
+    assert third["run"]["index"]["nodes_embedded"] == third["run"]["index"]["nodes"]
     assert run("fourth")["run"]["index"]["cached"] is True
