@@ -142,7 +142,8 @@ def _output_folders(root: Path, names: Iterable[str]) -> tuple[tuple[str, ...], 
         if not parent.parts:
             continue  # the root itself is never excluded wholesale
         try:
-            present = [p.name for p in (root / parent).iterdir()]
+            # Its files only, as the walk outside git sees them (the same rule on both sides).
+            present = [p.name for p in (root / parent).iterdir() if p.is_file()]
         except OSError:
             continue
         if is_output_folder(present):

@@ -388,3 +388,14 @@ def test_a_history_trend_from_another_host_class_gets_a_note():
     bad = history.dumps(h).replace('"x86_64 (avx2)"', '"<script>"', 1)
     with pytest.raises(history.HistoryError, match="host_class"):
         history.parse(bad, "h.json")
+
+
+def test_an_output_folder_is_recognised_alike_in_git_and_in_an_export(tmp_path):
+    """The head (git's list, read from the disk) and a base export (a walk) apply one rule:
+    a folder's files decide, not its subfolders."""
+    repo = make_repo(tmp_path / "repo", {"old/results.json": "{}", "old/report.md": "# r\n",
+                                         "old/sub/notes.py": "x = 1\n"})
+    plain = tmp_path / "plain"
+    shutil.copytree(repo, plain, ignore=shutil.ignore_patterns(".git"))
+    assert checkout_files(repo) == checkout_files(plain, use_git=False)
+    assert not [f for f in checkout_files(repo) if f.startswith("old/")]
