@@ -57,6 +57,7 @@ from evaluator.core.scoring import (
     by_shape,
 )
 from evaluator.core.shards import MAX_SHARDS, Shard, ShardInfo, policy_from_dict
+from evaluator.core.stats import DEFAULT_TEST, SignificanceTest
 from evaluator.core.systems import SystemQuery, SystemRun
 from evaluator.errors import ResultsError
 
@@ -106,6 +107,9 @@ class RunInfo:
     onnxruntime_version: str | None = None
     neuralmind_pins: Mapping[str, str] = field(default_factory=dict)
     host_class: str | None = None
+    #: The significance tests' settings (``alpha``, ``min_effect``, ``seed``) every view of
+    #: these results tests with; empty in results from before it was recorded.
+    significance: Mapping[str, float] = field(default_factory=dict)
 
 
 def untracked_sentence(untracked: Sequence[str]) -> str:
@@ -114,6 +118,17 @@ def untracked_sentence(untracked: Sequence[str]) -> str:
                                          if len(untracked) > 10 else "")
     return (f"{len(untracked)} untracked file(s) were not evaluated: {shown} — git add them "
             "to include them")
+
+
+def significance_of(run: RunInfo) -> SignificanceTest:
+    """The run's significance settings; the defaults for results that recorded none."""
+    recorded = run.significance
+    if not recorded:
+        return DEFAULT_TEST
+    return SignificanceTest(alpha=float(recorded.get("alpha", DEFAULT_TEST.alpha)),
+                            min_effect=float(recorded.get("min_effect",
+                                                          DEFAULT_TEST.min_effect)),
+                            seed=int(recorded.get("seed", DEFAULT_TEST.seed)))
 
 
 @dataclass(frozen=True)
@@ -413,6 +428,13 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
     if name == "neuralmind_pins":
         return {r.text(k, where): r.text(v, f"{where}.{k}")
                 for k, v in r.mapping(value, where).items()}
+    if name == "significance":
+        raw = r.mapping(value, where)
+        test = {k: r.real(raw[k], f"{where}.{k}") for k in ("alpha", "min_effect", "seed")
+                if k in raw}
+        if not 0.0 < test.get("alpha", 0.05) < 1.0 or test.get("min_effect", 0.0) < 0.0:
+            raise r.fail(where, "alpha must lie in (0, 1) and min_effect be non-negative")
+        return test
     if name == "universe":
         raw = r.mapping(value, where)
         return {**{k: list(r.strs(raw[k], f"{where}.{k}")) for k in ("include", "exclude")
