@@ -181,6 +181,31 @@ def ignored_sentence(names: Sequence[str]) -> str:
             "NeuralMind's settings so that runs compare")
 
 
+def _list_checkout(root: Path, *, exclude: Sequence[Path], own: Sequence[Path],
+                   select_files: Callable[[str], bool] | None, progress: Progress
+                   ) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
+    """The head's files, its untracked files (both within a section's ``select_files``) and
+    the names skipped as not UTF-8; warns about what was left out."""
+    skipped: list[str] = []
+    unindexable: list[str] = []
+    untracked: list[str] = []
+    files = checkout_files(root, exclude=exclude, exclude_files=own, skipped=skipped,
+                           unindexable=unindexable, untracked=untracked)
+    files = tuple(f for f in files if select_files is None or select_files(f))
+    left_out = tuple(f for f in untracked if select_files is None or select_files(f))
+    _warn_skipped(progress, skipped)
+    if left_out:
+        progress.warn(untracked_sentence(left_out))
+    if unindexable:
+        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
+                                              if len(unindexable) > 5 else "")
+        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
+                      f"them (binary, or over the size limit): {shown}")
+    if not files:
+        raise InputError(f"{root} has no files to index (an empty repository?)")
+    return files, left_out, skipped
+
+
 def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -> None:
     if not skipped:
         return
@@ -271,7 +296,6 @@ class _Setup:
     judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
     own_names: frozenset[str] = frozenset()  # the tool's files, relative to root
     untracked: tuple[str, ...] = ()  # left out of the head (see evaluator.snapshot)
-    ignored_env: tuple[str, ...] = ()  # NEURALMIND_* variables not passed to NeuralMind
 
 
 def project_config(source: Path) -> Path | None:
@@ -424,8 +448,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None,
              select_files: Callable[[str], bool] | None = None,
              select_queries: Callable[[GroundTruth], GroundTruth] | None = None) -> Evaluation:
-    """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, updating the
-    same index incrementally); never writes into ``root``.
+    """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, in the same
+    snapshot folder, each built from scratch); never writes into ``root``.
 
     ``select_files`` keeps the files of a section's universe (both sides); ``select_queries``
     keeps the questions of a shard (after the whole ground truth is validated)."""
@@ -436,27 +460,13 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     qpath = queries_path or (root / options.queries)
     cache_dir = cache_dir_of(options, deps.env)
-    skipped: list[str] = []
-    unindexable: list[str] = []
-    untracked: list[str] = []
     own = _own_files(options, root, qpath)
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), exclude_files=own,
-                           skipped=skipped, unindexable=unindexable, untracked=untracked)
-    files = tuple(f for f in files if select_files is None or select_files(f))
-    untracked = [f for f in untracked if select_files is None or select_files(f)]
-    _warn_skipped(progress, skipped)
-    if untracked:
-        progress.warn(untracked_sentence(untracked))
+    listing = _list_checkout(root, exclude=_own_folders(options, cache_dir), own=own,
+                             select_files=select_files, progress=progress)
+    files, untracked, skipped = listing
     ignored = ignored_variables(deps.env)
     if ignored:
         progress.warn(ignored_sentence(ignored))
-    if unindexable:
-        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
-                                              if len(unindexable) > 5 else "")
-        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
-                      f"them (binary, or over the size limit): {shown}")
-    if not files:
-        raise InputError(f"{root} has no files to index (an empty repository?)")
     rule = ("git's tracked files" if deps.git.head_commit(root) is not None
             else "not a git checkout: every file under it")
     progress(f"checkout: {len(files)} files in {root} ({rule}; never the tool's own files)")
@@ -472,8 +482,7 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                    tree=snapshot / project_name(root, deps.env, deps.git),
                    started_at=started_at, deps=deps, universe=modules,
                    select_files=select_files, judge_model=judge_model_dir(options, model),
-                   own_names=own_file_names(root, own), untracked=tuple(untracked),
-                   ignored_env=ignored)
+                   own_names=own_file_names(root, own), untracked=untracked)
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "

@@ -275,12 +275,18 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
     if skipped is not None:
         skipped.extend(printable_name(n) for n in sorted(set(bad)))
     if untracked is not None:
-        untracked.extend(sorted(
-            printable_name(n) if not _valid_utf8(n) or has_control(n) else n
-            for n in set(others)
-            if not (_under(PurePosixPath(n).parts, prefixes) or _ignored(PurePosixPath(n))
-                    or n in own or (root / n).is_symlink())))
+        untracked.extend(_left_untracked(root, others, prefixes, own))
     return tuple(sorted(set(keep)))
+
+
+def _left_untracked(root: Path, others: Iterable[str], prefixes: Iterable[tuple[str, ...]],
+                    own: frozenset[str]) -> list[str]:
+    """The untracked files left out by the tracked-files rule alone (not the tool's own, not
+    tool state, not links), printable and sorted."""
+    return sorted(printable_name(n) if not _valid_utf8(n) or has_control(n) else n
+                  for n in set(others)
+                  if not (_under(PurePosixPath(n).parts, prefixes) or _ignored(PurePosixPath(n))
+                          or n in own or (root / n).is_symlink()))
 
 
 def _git_names(root: Path, *args: str) -> list[str]:
