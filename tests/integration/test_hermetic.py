@@ -32,9 +32,7 @@ from evaluator.snapshot import (
 )
 from tests.conftest import git, make_repo
 from tests.factories import make_results
-
-FAST = ("--backend", "in_memory", "--quiet")
-IDENTITY = ("-c", "user.email=t@example.com", "-c", "user.name=t")
+from tests.integration.test_robustness import FAST, IDENTITY
 
 
 def commit_all(repo: Path, message: str) -> str:
