@@ -57,7 +57,6 @@ from evaluator.neuralmind_index import (
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
-    checkout_files,
     own_file_names,
     snapshot_dir,
     snapshot_lock,
@@ -182,15 +181,15 @@ def ignored_sentence(names: Sequence[str]) -> str:
 
 
 def _list_checkout(root: Path, *, exclude: Sequence[Path], own: Sequence[Path],
-                   select_files: Callable[[str], bool] | None, progress: Progress
+                   select_files: Callable[[str], bool] | None, progress: Progress, git: Git
                    ) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
     """The head's files, its untracked files (both within a section's ``select_files``) and
     the names skipped as not UTF-8; warns about what was left out."""
     skipped: list[str] = []
     unindexable: list[str] = []
     untracked: list[str] = []
-    files = checkout_files(root, exclude=exclude, exclude_files=own, skipped=skipped,
-                           unindexable=unindexable, untracked=untracked)
+    files = git.checkout_files(root, exclude=exclude, exclude_files=own, skipped=skipped,
+                               unindexable=unindexable, untracked=untracked)
     files = tuple(f for f in files if select_files is None or select_files(f))
     left_out = tuple(f for f in untracked if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
@@ -462,7 +461,7 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
     cache_dir = cache_dir_of(options, deps.env)
     own = _own_files(options, root, qpath)
     listing = _list_checkout(root, exclude=_own_folders(options, cache_dir), own=own,
-                             select_files=select_files, progress=progress)
+                             select_files=select_files, progress=progress, git=deps.git)
     files, untracked, skipped = listing
     ignored = ignored_variables(deps.env)
     if ignored:
@@ -579,7 +578,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         base_files = tuple(f for f in base_files if f not in setup.own_names)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
-        _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
+        known = set(skipped)  # a set: a checkout may hold thousands of skipped files
+        _warn_skipped(progress, [n for n in base_skipped if n not in known],
                       " at the base commit")
         if not base_files:
             raise InputError(f"the base commit {base.commit[:12]} has no files to index")
