@@ -250,7 +250,7 @@ def test_the_host_class_names_the_floating_point_features(tmp_path):
 
 def test_the_project_name_is_the_repositorys(tmp_path):
     repo = make_repo(tmp_path / "my-service")
-    git_ = GitRepo()
+    git_ = GitRepo({"PATH": os.environ["PATH"]})
     assert project_name(repo, {}, git_) == "my-service"
     assert project_name(repo / "billing", {}, git_) == "my-service"  # a subfolder
     assert project_name(repo, {"GITHUB_REPOSITORY": "acme/payments"}, git_) == "payments"
