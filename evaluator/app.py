@@ -32,7 +32,7 @@ from evaluator.authoring import (
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.core import interop, yamlfile
-from evaluator.core.comparability import SettingDifference, require_comparable
+from evaluator.core.comparability import SettingDifference, host_note, require_comparable
 from evaluator.core.compare import (
     BaselineComparison,
     check_gates,
@@ -66,6 +66,7 @@ from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
 from evaluator.progress import Progress
+from evaluator.snapshot import mark_output_folder
 
 if TYPE_CHECKING:
     from evaluator.artifact import RunResults
@@ -231,6 +232,10 @@ def prepare_output_dir(folder: str | None) -> None:
         raise InputError(f"--output-dir {out} exists and is not a directory") from None
     except OSError as err:
         raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+    try:
+        mark_output_folder(out)
+    except OSError as err:
+        raise InputError(f"cannot write into --output-dir {out}: {err.strerror}") from None
 
 
 def _evaluate(root: Path, queries: Path, settings: Settings, deps: Deps, progress: Progress,
@@ -321,6 +326,8 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
                      "fairly.")
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
+        if (note := host_note(baseline.run, results.run)) is not None:
+            notes.append(note)
     comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,8 +63,10 @@ class Git(Protocol):
     def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]: ...
 
     def checkout_files(self, root: Path, *, exclude: Sequence[Path] = (),
+                       exclude_files: Iterable[Path | None] = (),
                        skipped: list[str] | None = None,
-                       unindexable: list[str] | None = None) -> tuple[str, ...]: ...
+                       unindexable: list[str] | None = None,
+                       untracked: list[str] | None = None) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from evaluator import __version__
@@ -30,7 +31,7 @@ from evaluator.core.floors import check_floors
 from evaluator.core.groundtruth import GroundTruth, Problem, load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Settings
-from evaluator.core.results import Results, RunInfo
+from evaluator.core.results import Results, RunInfo, untracked_sentence
 from evaluator.core.scoring import (
     Retrieval,
     ScoringOptions,
@@ -42,14 +43,22 @@ from evaluator.core.scoring import (
 from evaluator.core.stats import SignificanceTest
 from evaluator.core.systems import Answer, System, SystemRun, SystemSpec
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
-from evaluator.deps import Deps, Index, load_factory
+from evaluator.deps import Deps, Git, Index, load_factory
 from evaluator.errors import BuildError, GroundTruthError, InputError
+from evaluator.host import host_class
 from evaluator.judging import judge_answer
 from evaluator.model import ModelSource, model_fingerprint
-from evaluator.neuralmind_index import BuildInfo, code_suffixes
+from evaluator.neuralmind_index import (
+    PINS,
+    BuildInfo,
+    code_suffixes,
+    ignored_variables,
+    onnxruntime_version,
+)
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
+    own_file_names,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -128,6 +137,35 @@ def _snapshot_for(options: Settings, cache_dir: Path, root: Path) -> Path:
     return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
 
 
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def project_name(root: Path, env: Mapping[str, str], git: Git) -> str:
+    """The repository's name, which NeuralMind's context calls the project (it is the name
+    of the folder it indexes, so the snapshot folder is named so): the GitHub repository's
+    name in a workflow, else the name of the repository's top folder (the same for a
+    subfolder and in every snapshot), else the folder's own name; ``project`` when that
+    is not a plain name."""
+    repo = env.get("GITHUB_REPOSITORY", "").rpartition("/")[2]
+    if not repo:
+        prefix = git.repo_prefix(root)
+        depth = 0 if prefix == "." else len(PurePosixPath(prefix).parts)
+        top = root.resolve()
+        repo = (top.parents[depth - 1] if depth else top).name
+    return repo if _SAFE_NAME.fullmatch(repo) and repo.strip(".") else "project"
+
+
+def _own_files(options: Settings, root: Path, qpath: Path) -> list[Path]:
+    """The tool's own files that may lie in the checkout: the ground truth and the options
+    file (the given one, and the default names)."""
+    from evaluator.settings import CONFIG_NAMES
+
+    own = [qpath, *(root / name for name in CONFIG_NAMES)]
+    if options.config:
+        own.append(Path(options.config))
+    return own
+
+
 def _own_folders(options: Settings, cache_dir: Path) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
@@ -135,6 +173,37 @@ def _own_folders(options: Settings, cache_dir: Path) -> list[Path]:
     if options.output_dir:
         folders.append(Path(options.output_dir).resolve())
     return folders
+
+
+def ignored_sentence(names: Sequence[str]) -> str:
+    """The note that names the ``NEURALMIND_*`` variables the evaluation does not apply."""
+    return (f"{', '.join(names)} in the environment did not apply: the evaluation pins "
+            "NeuralMind's settings so that runs compare")
+
+
+def _list_checkout(root: Path, *, exclude: Sequence[Path], own: Sequence[Path],
+                   select_files: Callable[[str], bool] | None, progress: Progress, git: Git
+                   ) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
+    """The head's files, its untracked files (both within a section's ``select_files``) and
+    the names skipped as not UTF-8; warns about what was left out."""
+    skipped: list[str] = []
+    unindexable: list[str] = []
+    untracked: list[str] = []
+    files = git.checkout_files(root, exclude=exclude, exclude_files=own, skipped=skipped,
+                               unindexable=unindexable, untracked=untracked)
+    files = tuple(f for f in files if select_files is None or select_files(f))
+    left_out = tuple(f for f in untracked if select_files is None or select_files(f))
+    _warn_skipped(progress, skipped)
+    if left_out:
+        progress.warn(untracked_sentence(left_out))
+    if unindexable:
+        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
+                                              if len(unindexable) > 5 else "")
+        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
+                      f"them (binary, or over the size limit): {shown}")
+    if not files:
+        raise InputError(f"{root} has no files to index (an empty repository?)")
+    return files, left_out, skipped
 
 
 def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -> None:
@@ -225,6 +294,8 @@ class _Setup:
     universe: Universe
     select_files: Callable[[str], bool] | None = None  # a section's module universe
     judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
+    own_names: frozenset[str] = frozenset()  # the tool's files, relative to root
+    untracked: tuple[str, ...] = ()  # left out of the head (see evaluator.snapshot)
 
 
 def project_config(source: Path) -> Path | None:
@@ -316,6 +387,9 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         timings=timings,
         warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
         universe=setup.universe.describe(),
+        onnxruntime_version=onnxruntime_version() if uses_model else None,
+        neuralmind_pins=dict(PINS),
+        host_class=host_class(),
     )
 
 
@@ -388,8 +462,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None,
              select_files: Callable[[str], bool] | None = None,
              select_queries: Callable[[GroundTruth], GroundTruth] | None = None) -> Evaluation:
-    """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, updating the
-    same index incrementally); never writes into ``root``.
+    """Evaluate the checkout at ``root`` (and, with ``base``, that commit first, in the same
+    snapshot folder, each built from scratch); never writes into ``root``.
 
     ``select_files`` keeps the files of a section's universe (both sides); ``select_queries``
     keeps the questions of a shard (after the whole ground truth is validated)."""
@@ -400,20 +474,16 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     qpath = queries_path or (root / options.queries)
     cache_dir = cache_dir_of(options, deps.env)
-    skipped: list[str] = []
-    unindexable: list[str] = []
-    files = deps.git.checkout_files(root, exclude=_own_folders(options, cache_dir),
-                                    skipped=skipped, unindexable=unindexable)
-    files = tuple(f for f in files if select_files is None or select_files(f))
-    _warn_skipped(progress, skipped)
-    if unindexable:
-        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
-                                              if len(unindexable) > 5 else "")
-        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
-                      f"them (binary, or over the size limit): {shown}")
-    if not files:
-        raise InputError(f"{root} has no files to index (an empty repository?)")
-    progress(f"checkout: {len(files)} files in {root}")
+    own = _own_files(options, root, qpath)
+    listing = _list_checkout(root, exclude=_own_folders(options, cache_dir), own=own,
+                             select_files=select_files, progress=progress, git=deps.git)
+    files, untracked, skipped = listing
+    ignored = ignored_variables(deps.env)
+    if ignored:
+        progress.warn(ignored_sentence(ignored))
+    rule = ("git's tracked files" if deps.git.head_commit(root) is not None
+            else "not a git checkout: every file under it")
+    progress(f"checkout: {len(files)} files in {root} ({rule}; never the tool's own files)")
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
     if select_queries is not None:
         ground_truth = select_queries(ground_truth)
@@ -422,9 +492,11 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
     snapshot = _snapshot_for(options, cache_dir, root)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
-                   cache_dir=cache_dir, model=model, tree=snapshot / "tree",
+                   cache_dir=cache_dir, model=model,
+                   tree=snapshot / project_name(root, deps.env, deps.git),
                    started_at=started_at, deps=deps, universe=modules,
-                   select_files=select_files, judge_model=judge_model_dir(options, model))
+                   select_files=select_files, judge_model=judge_model_dir(options, model),
+                   own_names=own_file_names(root, own), untracked=untracked)
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
@@ -440,7 +512,9 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                                     else (False, False))
     results = replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
-        time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ))
+        time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ,
+        untracked=setup.untracked,
+        warnings=results.run.warnings + ((ignored_sentence(ignored),) if ignored else ())))
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
 
@@ -498,7 +572,7 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
     model = setup.model if setup.model.path is not None else model_for(
         variant, setup.cache_dir, setup.deps)
     snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
-    vsetup = replace(setup, options=variant, model=model, tree=snapshot / "tree")
+    vsetup = replace(setup, options=variant, model=model, tree=snapshot / setup.tree.name)
     with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
                                  label=spec.label, progress=progress)
@@ -520,6 +594,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         base_skipped: list[str] = []
         base_files = setup.deps.git.export_commit(root, base.commit, export,
                                                   skipped=base_skipped)
+        # The head's rule: the tool's own files are not evaluated on either side.
+        base_files = tuple(f for f in base_files if f not in setup.own_names)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
         known = set(skipped)  # a set: a checkout may hold thousands of skipped files
@@ -604,14 +680,14 @@ def build_index(root: Path, files: tuple[str, ...], options: Settings, *,
     model = model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root.resolve())
     files = without_folders(root, files, [cache_dir.resolve()])
+    tree = snapshot / project_name(root, deps.env, deps.git)
     lock = contextlib.ExitStack()
     lock.enter_context(snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)))
     try:
-        sync_tree(root, files, snapshot / "tree")
-        index = _LockedIndex(deps.index_factory(snapshot / "tree", backend=options.backend,
+        sync_tree(root, files, tree)
+        index = _LockedIndex(deps.index_factory(tree, backend=options.backend,
                                                 graph_source=options.graph_source,
-                                                model=model), snapshot / "tree",
-                             release=lock.close)
+                                                model=model), tree, release=lock.close)
         info = index.build()
     except BaseException:
         lock.close()

@@ -1,11 +1,12 @@
 """The NeuralMind adapter: build an index of a snapshot and ask it the ground-truth questions.
 
 The only module that imports ``neuralmind`` and runs ``graphify``, and the only one that
-sets the process environment: NeuralMind reads the model folder from
-``NEURALMIND_ONNX_MODEL_DIR`` itself, so every call into it runs inside
-:func:`model_env`, which sets that variable to the folder this index was given and
-restores it afterwards. Questions go through ``NeuralMind.query(question, learn=False)``, read-only,
-so the evaluation never trains the synapse layer it measures. The ranked module list is
+sets the process environment: NeuralMind reads its settings from ``NEURALMIND_*``
+variables, so every call into it runs inside :func:`model_env`, which removes the
+process's own, sets the evaluation's pins (:data:`PINS`) and the model folder this index
+was given (``NEURALMIND_ONNX_MODEL_DIR``), and restores them afterwards. Questions go
+through ``NeuralMind.query(question, learn=False)``, read-only, so the evaluation never
+trains the synapse layer it measures. The ranked module list is
 ``neuralmind.project_eval.rank_files`` — the files the returned context drew on, best
 first, deduplicated — the library's own definition. The index only answers (an
 :class:`~evaluator.core.systems.Answer`); the evaluator judges the context
@@ -30,7 +31,7 @@ import sys
 import time
 import unicodedata
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,10 +46,21 @@ from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
 
 BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
-# NeuralMind's graph state in ``.neuralmind/`` (everything but the vector store): dropped
-# before each non-cached build so the graph is extracted afresh (see ``build``).
-GRAPH_STATE = ("graph.json", "index_ir.json", "ir_meta.json", "extraction_cache.json",
-               "importer_index.json", "synapses.db", "synapses.db-wal", "synapses.db-shm")
+
+# NeuralMind reads many ``NEURALMIND_*`` variables (synapse injection, boosts, budgets,
+# rerankers, thread counts ...). None of the process's own reaches it: inside
+# :func:`model_env` every one is removed and only these pins (and the model folder) are set,
+# so a variable in a user's shell or a CI job never moves a number. Recorded in the results
+# (``run.neuralmind_pins``) and compared with a baseline's.
+VARIABLE_PREFIX = "NEURALMIND_"
+PINS: dict[str, str] = {
+    # Read-only questions with the build's seeded synapses: NeuralMind's default, what a
+    # user of the index gets (``=0`` would switch the injection off).
+    "NEURALMIND_SYNAPSE_INJECT": "1",
+    # One onnxruntime thread: the summation order, and so the embeddings' last bits, do not
+    # depend on the host's core count (a runner, a container with a CPU limit).
+    "NEURALMIND_ORT_THREADS": "1",
+}
 
 
 # What NeuralMind (and the git and graphify it starts) must not see of the process
@@ -64,23 +76,41 @@ def hidden(name: str) -> bool:
 
 @contextlib.contextmanager
 def model_env(folder: Path | None) -> Iterator[None]:
-    """``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``) for the block, and
-    the :func:`hidden` variables out of the environment (NeuralMind runs git in the
-    snapshot with whatever it finds there)."""
-    saved = os.environ.get(ENV)
+    """NeuralMind's environment for the block: every ``NEURALMIND_*`` variable of the
+    process removed, :data:`PINS` set and ``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset
+    when ``None``), and the :func:`hidden` variables out of the environment (NeuralMind runs
+    git in the snapshot with whatever it finds there); all restored afterwards."""
+    saved = {k: v for k, v in os.environ.items() if k.startswith(VARIABLE_PREFIX)}
+    for name in saved:
+        del os.environ[name]
     away = {name: os.environ.pop(name) for name in list(os.environ) if hidden(name)}
-    if folder is None:
-        os.environ.pop(ENV, None)
-    else:
+    os.environ.update(PINS)
+    if folder is not None:
         os.environ[ENV] = str(folder)
     try:
         yield
     finally:
-        if saved is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = saved
+        for name in [k for k in os.environ if k.startswith(VARIABLE_PREFIX)]:
+            del os.environ[name]
+        os.environ.update(saved)
         os.environ.update(away)
+
+
+def ignored_variables(env: Mapping[str, str]) -> tuple[str, ...]:
+    """The ``NEURALMIND_*`` variables of ``env`` the evaluation does not pass to NeuralMind
+    (all but the model folder, which the model resolver honours), by name only: a value may
+    be a secret."""
+    return tuple(sorted(k for k in env if k.startswith(VARIABLE_PREFIX) and k != ENV))
+
+
+def onnxruntime_version() -> str | None:
+    """The installed onnxruntime's version (it computes the embeddings), or ``None``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("onnxruntime")
+    except PackageNotFoundError:
+        return None
 
 
 def cached_model_dir() -> Path | None:
@@ -297,13 +327,14 @@ class NeuralMindIndex:
 
     def build(self, *, user_config: Path | None = None,
               cache_key: str | None = None) -> BuildInfo:
-        """Build, incrementally update, or reuse the index; :class:`BuildError` on failure.
+        """Build, or reuse, the index; :class:`BuildError` on failure.
 
         * ``cache_key`` (a hash of the indexed files, NeuralMind version, backend, graph
           source and model): when the index on disk was built for the same key, it is loaded
           instead of rebuilt. The ``in_memory`` backend keeps nothing on disk, so it always
           builds.
-        * An incremental update that fails is retried once as a full rebuild, and says so.
+        * Otherwise the index is built from scratch: nothing of an earlier build carries
+          over, so the result never depends on what was indexed before.
         """
         started = time.perf_counter()
         persistent = self.backend != "in_memory"
@@ -312,13 +343,14 @@ class NeuralMindIndex:
             if cached is not None:
                 return cached
         self._stamp.unlink(missing_ok=True)
-        # Only the embeddings carry over from the previous build (the other side of a
-        # baseline run): NeuralMind re-embeds just the nodes whose text changed. The graph
-        # and what is derived from it are rebuilt from scratch, because an incremental graph
-        # keeps the previous build's node order and community ids, and the results would
-        # then depend on what was indexed before instead of equalling a fresh build.
-        for name in GRAPH_STATE:
-            (self.tree / ".neuralmind" / name).unlink(missing_ok=True)
+        # Nothing carries over from an earlier build (another commit, another branch, the
+        # other side of a baseline run). NeuralMind's incremental update re-embeds only the
+        # nodes whose text changed and keeps the stored cluster ids of the others, so the
+        # context's cluster sections (and its tokens) depended on what was indexed before:
+        # on itsdangerous, a cache first built at an older commit moved context tokens by
+        # 10 on every question. The graph was already rebuilt from scratch for the same
+        # reason (node order, community ids).
+        shutil.rmtree(self.tree / ".neuralmind", ignore_errors=True)
         shutil.rmtree(self.tree / "graphify-out", ignore_errors=True)  # graphify's, likewise
         _write_project_config(self.tree, user_config, self.graph_source)
         if self.graph_source == "graphify":

@@ -24,7 +24,7 @@ from evaluator.core.history import History
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
-from evaluator.core.results import Results, to_dict
+from evaluator.core.results import Results, to_dict, untracked_sentence
 from evaluator.deps import Deps
 from evaluator.errors import EvaluatorError, GitHubError, InputError
 from evaluator.paths import confine, regular_file
@@ -41,6 +41,7 @@ from evaluator.render import (
 )
 from evaluator.runner import Runner, neutralize
 from evaluator.sharding import part_name
+from evaluator.snapshot import mark_output_folder
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ def write_outputs(outcome: Outcome, report: str, progress: Progress,
         return Written()
     out = Path(outcome.settings.output_dir)
     out.mkdir(parents=True, exist_ok=True)  # `comment` writes none; `evaluate` made it
+    mark_output_folder(out)
     result = Written(out / "results.json", out / "report.md")
     atomic.write_text(out / "results.json", _results_json(outcome.results))
     written.add("results.json")
@@ -361,6 +363,9 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
     if outcome.ground_truth is not None:
         for warning in results.run.warnings:
             runner.annotate("warning", warning, title="ground truth")
+        if results.run.untracked:
+            runner.annotate("warning", untracked_sentence(results.run.untracked),
+                            title="untracked files")
     for difference in outcome.mismatch:
         progress.warn(f"the baseline is not comparable: {difference.message}")
     print(neutralize(render_text(results, comparison=comparison)), file=deps.stdout, end="")
@@ -438,6 +443,8 @@ def publish_part(outcome: Outcome, deps: Deps, *, relative_to: Path | None = Non
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise InputError(f"cannot create --output-dir {out}: {err.strerror}") from None
+    if outcome.settings.output_dir:  # never marks the current folder as a whole
+        mark_output_folder(out)
     path = out / part_name(results.shard)
     atomic.write_text(path, _results_json(results))
     if outcome.baseline is not None and outcome.baseline.shard is not None:

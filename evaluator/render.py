@@ -37,7 +37,7 @@ from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
 from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.moves import QuestionMove, tally
-from evaluator.core.results import Results, significance_of
+from evaluator.core.results import Results, significance_of, untracked_sentence
 from evaluator.core.scoring import QueryResult
 from evaluator.core.systems import SystemTable, system_tables
 from evaluator.core.verdict import (
@@ -599,6 +599,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "dropped": list(dropped),
         "timings": run.timings,
         "warnings": list(run.warnings),
+        "untracked": untracked_sentence(run.untracked) if run.untracked else None,
         "judge_check": results.judge_check,
         "systems": systems_view(results),
         "systems_test": significance_of(results.run).as_dict(),
@@ -692,6 +693,9 @@ def _verdict_context(results: Results, comparison: BaselineComparison | None, ex
         "touched": _touched(results, moves, extras),
         "charts": _charts(results, comparison, primary),
         "trend": trend,
+        "trend_note": history_doc.host_classes_note(extras.history, trend,
+                                                    results.run.host_class)
+        if extras.history is not None and len(trend) >= 2 else None,
         "trend_chart": Markup(chart.trend_chart(label(primary), trend)) if len(trend) >= 2
         else None,
         "mismatch": [d.message for d in extras.mismatch],

@@ -1,9 +1,20 @@
 """Git and file snapshots: the only module that runs ``git``.
 
-The evaluator never writes into the user's checkout. It copies the checkout's files (what
-``git ls-files --cached --others --exclude-standard`` lists in a git work tree, every file
-but tool caches elsewhere) into a snapshot folder under the cache directory and indexes
-that. A snapshot is synchronised in place, so an unchanged file keeps its mtime and
+The evaluator never writes into the user's checkout. It copies the checkout's files into a
+snapshot folder under the cache directory and indexes that. What is evaluated is defined
+here once, for the head and the base alike:
+
+* in a git work tree, git's tracked files (``git ls-files --cached``) with their
+  working-tree content; untracked files, even when git does not ignore them, are left out
+  and listed (``untracked``), so a file only a local checkout has never moves a number (a
+  base commit's export holds tracked files only, by definition);
+* outside git, every file under the folder;
+* in both, never the tool's own files: its output folders (marked with
+  :data:`OUTPUT_MARKER`, or recognised by what the tool writes into them: ``results.json``
+  with ``report.md``, the TREC files, the parts of a sharded run), its cache, the
+  ground-truth and options files (``exclude_files``), nor tool state (``IGNORED_DIRS``).
+
+A snapshot is synchronised in place, so an unchanged file keeps its mtime and
 NeuralMind's incremental build re-embeds only what changed. Snapshot files are always
 writable copies (content and mtime only, never the checkout's permissions).
 
@@ -35,6 +46,7 @@ from pathlib import Path, PurePosixPath
 
 import filelock
 
+from evaluator import atomic
 from evaluator.core.groundtruth import has_control
 from evaluator.errors import GitError, InputError
 
@@ -132,6 +144,71 @@ def _ignored(rel: PurePosixPath) -> bool:
             or rel.name in IGNORED_FILES or rel.name.endswith(IGNORED_SUFFIXES))
 
 
+# Written into every output folder the tool writes (evaluator.publish.mark_output_folder).
+OUTPUT_MARKER = ".retrieval-eval-output"
+OUTPUT_MARKER_TEXT = ("This folder holds outputs of neuralmind-retrieval-eval; the evaluator "
+                      "never indexes it.\n")
+# What an output folder from before the marker holds: one of these sets of files, and only
+# files the tool writes there.
+_OUTPUT_SIGNATURES = (frozenset({"results.json", "report.md"}),
+                      frozenset({"qrels.trec", "run.trec"}))
+_OUTPUT_FILES = frozenset({"results.json", "report.md", "qrels.trec", "run.trec",
+                           "run.base.trec", "baseline-results.json"})
+_PART_FILE = re.compile(r"(?:baseline-)?results\.part-\d+-of-\d+\.json")
+
+
+def mark_output_folder(folder: Path) -> None:
+    """Write :data:`OUTPUT_MARKER` into an output folder (once), so no later run indexes it
+    wherever it lies."""
+    marker = folder / OUTPUT_MARKER
+    if not marker.is_file():
+        atomic.write_text(marker, OUTPUT_MARKER_TEXT)
+
+
+def is_output_folder(names: Iterable[str]) -> bool:
+    """Whether a folder holding the files ``names`` is one the tool wrote its outputs to: it
+    has the marker, or it is an output folder from before the marker existed: it holds
+    ``results.json`` with ``report.md``, or the TREC files, or parts, and nothing else."""
+    present = set(names)
+    if OUTPUT_MARKER in present:
+        return True
+    tool_files = {n for n in present if n in _OUTPUT_FILES or _PART_FILE.fullmatch(n)}
+    return tool_files == present and (any(sig <= present for sig in _OUTPUT_SIGNATURES)
+                                      or any(_PART_FILE.fullmatch(n) for n in present))
+
+
+def _output_folders(root: Path, names: Iterable[str]) -> tuple[tuple[str, ...], ...]:
+    """The folders strictly inside ``root`` that hold ``names`` and are output folders (read
+    from the disk, so files git does not list count too), as path parts."""
+    found = []
+    for parent in sorted({PurePosixPath(n).parent for n in names}):
+        if not parent.parts:
+            continue  # the root itself is never excluded wholesale
+        try:
+            # Its files only, as the walk outside git sees them (the same rule on both sides).
+            present = [p.name for p in (root / parent).iterdir() if p.is_file()]
+        except OSError:
+            continue
+        if is_output_folder(present):
+            found.append(parent.parts)
+    return tuple(found)
+
+
+def own_file_names(root: Path, paths: Iterable[Path | None]) -> frozenset[str]:
+    """``paths`` (the ground-truth and options files) that lie under ``root``, as POSIX
+    paths relative to it: the same names are left out of the head and the base."""
+    top = root.resolve()
+    names = set()
+    for path in paths:
+        if path is None:
+            continue
+        try:
+            names.add(Path(path).resolve().relative_to(top).as_posix())
+        except ValueError:
+            continue
+    return frozenset(names)
+
+
 def _excluded_prefixes(root: Path, exclude: Iterable[Path]) -> tuple[tuple[str, ...], ...]:
     """The folders of ``exclude`` strictly inside ``root``, as path parts relative to it."""
     top = root.resolve()
@@ -186,35 +263,46 @@ def _unindexable(path: Path, size: int) -> str | None:
 
 
 def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] = (),
-                   skipped: list[str] | None = None, unindexable: list[str] | None = None,
+                   exclude_files: Iterable[Path | None] = (),
+                   skipped: list[str] | None = None,
+                   unindexable: list[str] | None = None,
+                   untracked: list[str] | None = None,
                    env: Mapping[str, str] = NO_ENV) -> tuple[str, ...]:
-    """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped.
+    """The files to evaluate, POSIX paths relative to ``root``, sorted (the rule is in the
+    module docstring). Symlinks are skipped.
 
     ``exclude``: absolute folders to leave out when they are under ``root`` (the cache and
-    output directories). Names that are not valid UTF-8 or hold control characters (a tab, a
-    newline: they could forge lines in a log) are left out; ``skipped`` (when given)
-    receives a printable form of each (:func:`printable_name`).
+    output directories); ``exclude_files``: files to leave out (the ground truth, the options
+    file). Output folders are recognised and left out wherever they are. Names that are not
+    valid UTF-8 or hold control characters (a tab, a newline: they could forge lines in a
+    log) are left out; ``skipped`` (when given) receives a printable form of each
+    (:func:`printable_name`). ``untracked`` (when given, in a git work tree) receives the
+    untracked, non-ignored files that were left out by that rule alone.
     """
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     prefixes = _excluded_prefixes(root, exclude)
+    own = own_file_names(root, exclude_files)
+    others: list[str] = []
     if use_git and is_git_worktree(root, env=env):
-        out = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root,
-                   env=env).stdout
-        names: Iterable[str] = (n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
+        names = _git_names(root, "--cached", env=env)
+        others = _git_names(root, "--others", "--exclude-standard", env=env)
     else:
-        found = []
+        names = []
         for dirpath, dirnames, filenames in os.walk(root):
             rel_dir = Path(dirpath).relative_to(root)
+            if rel_dir.parts and is_output_folder(filenames):
+                dirnames[:] = []
+                continue
             dirnames[:] = [d for d in dirnames if d not in IGNORED_DIRS
                            and not _under((*rel_dir.parts, d), prefixes)]
-            found += [(rel_dir / f).as_posix() for f in filenames]
-        names = found
+            names += [(rel_dir / f).as_posix() for f in filenames]
+    prefixes += _output_folders(root, [*names, *others])
     keep = []
     bad = []
     for name in names:
         rel = PurePosixPath(name)
-        if _under(rel.parts, prefixes) or _ignored(rel):
+        if _under(rel.parts, prefixes) or _ignored(rel) or rel.as_posix() in own:
             continue
         path = root / name
         if path.is_symlink() or not path.is_file():
@@ -230,7 +318,25 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
         keep.append(rel.as_posix())
     if skipped is not None:
         skipped.extend(printable_name(n) for n in sorted(set(bad)))
+    if untracked is not None:
+        untracked.extend(_left_untracked(root, others, prefixes, own))
     return tuple(sorted(set(keep)))
+
+
+def _left_untracked(root: Path, others: Iterable[str], prefixes: Iterable[tuple[str, ...]],
+                    own: frozenset[str]) -> list[str]:
+    """The untracked files left out by the tracked-files rule alone (not the tool's own, not
+    tool state, not links), printable and sorted."""
+    return sorted(printable_name(n) if not _valid_utf8(n) or has_control(n) else n
+                  for n in set(others)
+                  if not (_under(PurePosixPath(n).parts, prefixes) or _ignored(PurePosixPath(n))
+                          or n in own or (root / n).is_symlink()))
+
+
+def _git_names(root: Path, *args: str, env: Mapping[str, str]) -> list[str]:
+    """``git ls-files -z ARGS`` under ``root``: names (undecodable bytes kept as escapes)."""
+    out = _git(["ls-files", "-z", *args], root, env=env).stdout
+    return [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
 
 
 @dataclass(frozen=True)
@@ -545,7 +651,10 @@ class GitRepo:
         return worktree_state(root, queries, env=self.env)
 
     def checkout_files(self, root: Path, *, exclude: Sequence[Path] = (),
+                       exclude_files: Iterable[Path | None] = (),
                        skipped: list[str] | None = None,
-                       unindexable: list[str] | None = None) -> tuple[str, ...]:
-        return checkout_files(root, exclude=exclude, skipped=skipped, unindexable=unindexable,
+                       unindexable: list[str] | None = None,
+                       untracked: list[str] | None = None) -> tuple[str, ...]:
+        return checkout_files(root, exclude=exclude, exclude_files=exclude_files,
+                              skipped=skipped, unindexable=unindexable, untracked=untracked,
                               env=self.env)

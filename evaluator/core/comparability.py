@@ -13,7 +13,15 @@ difference in any of them makes the comparison meaningless:
 * ``NeuralMind version`` — compared on major.minor (a patch release keeps the numbers);
 * ``k values``, ``gain`` (nDCG's gain function) and the relevance ``threshold``;
 * ``judge`` — the faithfulness judge (``evaluator-judge 2 (terms+minilm)``, or ``… (terms)``
-  for a run without the model): faithfulness from two judges is not comparable.
+  for a run without the model): faithfulness from two judges is not comparable;
+* ``onnxruntime version`` — it computes the embeddings (compared whole: a release may change
+  its kernels), when the run used the model;
+* ``NeuralMind settings`` — the ``NEURALMIND_*`` variables the evaluator pins
+  (``run.neuralmind_pins``; every other one is kept away from NeuralMind).
+
+The host class (the CPU features that change floating-point results, ``run.host_class``) is
+not a refusal: the same code on another host can differ in about the fourth decimal of a
+cosine. :func:`host_note` says so when the two differ.
 
 A setting recorded on one side only (an older results file) counts as a difference: it
 cannot be shown to be the same. For the judge this is certain, not just cautious: results
@@ -77,8 +85,23 @@ def settings_differences(base: RunInfo, head: RunInfo) -> tuple[SettingDifferenc
         ("relevance threshold", str(base.threshold), str(head.threshold)),
     ]
     pairs.append(("judge", base.judge, head.judge))
+    pairs.append(("onnxruntime version", base.onnxruntime_version, head.onnxruntime_version))
+    pairs.append(("NeuralMind settings", _pins(base), _pins(head)))
     return tuple(SettingDifference(name, _shown(b), _shown(h))
                  for name, b, h in pairs if _shown(b) != _shown(h))
+
+
+def _pins(run: RunInfo) -> str | None:
+    return ", ".join(f"{k}={v}" for k, v in sorted(run.neuralmind_pins.items())) or None
+
+
+def host_note(base: RunInfo, head: RunInfo) -> str | None:
+    """A note when the baseline was measured on another host class (or recorded none)."""
+    if base.host_class == head.host_class:
+        return None
+    return (f"The baseline was measured on another host class ({_shown(base.host_class)}; "
+            f"this run: {_shown(head.host_class)}): embeddings can differ in their last "
+            "bits there, so a small move may be the host's rather than the change's.")
 
 
 def mismatch_message(differences: tuple[SettingDifference, ...]) -> str:

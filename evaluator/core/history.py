@@ -10,7 +10,10 @@ Format (``history: FILE`` in the options; the workflow keeps the file between ru
 
 ``judge`` (optional; files written before it have none) names the faithfulness judge of the
 entry: a trend of a metric the judge scores (:data:`JUDGED`) only joins entries scored by the
-same judge, so a change of judge never shows as a change of quality.
+same judge, so a change of judge never shows as a change of quality. ``host_class``
+(optional, likewise) is the host class of the entry's run (:mod:`evaluator.host`): a trend
+that joins entries from another host class than the current run's gets a note
+(:func:`host_classes_note`), since embeddings can differ in their last bits there.
 
 Entries are oldest first; :func:`append` keeps the newest :data:`MAX_ENTRIES`. The file may
 come from a cache any earlier workflow run could write, so :func:`parse` treats it as
@@ -40,6 +43,7 @@ MAX_ENTRIES = 200
 TRACKED = ("ndcg@5", "recall@5", "mrr", "hit_rate", "precision@5", "faithfulness")
 JUDGED = frozenset({"faithfulness"})
 _JUDGE = re.compile(r"[\w .()+:/-]{1,80}")
+_HOST = re.compile(r"[\w .(),+-]{1,120}")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?"
                    r"(?:Z|[+-]\d{2}:\d{2})?)?")
@@ -53,6 +57,7 @@ class Entry:
     n: int
     metrics: Mapping[str, float]
     judge: str | None = None
+    host_class: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,10 @@ def _entry(raw: Any, where: str, source: str) -> Entry:
     judge = raw.get("judge")
     if judge is not None and (not isinstance(judge, str) or not _JUDGE.fullmatch(judge)):
         raise _fail(source, f"{where}.judge", "expected a judge name")
-    return Entry(commit, date, n, values, judge)
+    host = raw.get("host_class")
+    if host is not None and (not isinstance(host, str) or not _HOST.fullmatch(host)):
+        raise _fail(source, f"{where}.host_class", "expected a host class")
+    return Entry(commit, date, n, values, judge, host)
 
 
 def parse(text: str, source: str) -> History:
@@ -127,6 +135,7 @@ def dumps(history: History) -> str:
            "entries": [{"commit": e.commit, "date": e.date, "n": e.n,
                         "metrics": dict(e.metrics)}
                        | ({"judge": e.judge} if e.judge is not None else {})
+                       | ({"host_class": e.host_class} if e.host_class is not None else {})
                        for e in history.entries]}
     return json.dumps(doc, indent=1, sort_keys=True) + "\n"
 
@@ -141,7 +150,8 @@ def entry_for(results: Results) -> Entry | None:
                if (v := results.overall.metrics.get(m)) is not None and math.isfinite(v)
                and 0.0 <= v <= _MAX_VALUE}
     judge = results.run.judge if _JUDGE.fullmatch(results.run.judge or "") else None
-    return Entry(commit, date or "1970-01-01", len(results.queries), metrics, judge)
+    host = results.run.host_class if _HOST.fullmatch(results.run.host_class or "") else None
+    return Entry(commit, date or "1970-01-01", len(results.queries), metrics, judge, host)
 
 
 def append(history: History, entry: Entry, *, keep: int = MAX_ENTRIES) -> History:
@@ -158,6 +168,20 @@ def trend(history: History, metric: str, count: int, *,
     points = [(e.commit[:7], e.metrics[metric]) for e in history.entries if metric in e.metrics
               and (metric not in JUDGED or e.judge == judge)]
     return tuple(points[-count:]) if count > 0 else ()
+
+
+def host_classes_note(history: History, points: Sequence[tuple[str, float]],
+                      host_class: str | None) -> str | None:
+    """A note when the trend's ``points`` join entries from another host class than
+    ``host_class`` (this run's), or entries that recorded none; ``None`` otherwise."""
+    shown = {commit for commit, _ in points}
+    other = sorted({e.commit[:7] for e in history.entries if e.commit[:7] in shown
+                    and e.host_class != host_class})
+    if not other:
+        return None
+    return (f"{len(other)} of these commits were measured on another host class than this "
+            f"run ({host_class or 'not recorded'}), or recorded none: "
+            f"{', '.join(other[:10])}; their values can differ in about the fourth decimal.")
 
 
 def values(points: Sequence[tuple[str, float]]) -> tuple[float, ...]:

@@ -99,9 +99,26 @@ class RunInfo:
     #: The module universe the ranking was scored over: ``include``/``exclude`` as applied
     #: and the counts (``modules``, ``left_out``); empty in results from before it existed.
     universe: Mapping[str, Any] = field(default_factory=dict)
+    #: Untracked, non-ignored files of the checkout, left out of the evaluation (git's
+    #: tracked files are what is evaluated; see evaluator.snapshot).
+    untracked: tuple[str, ...] = ()
+    #: What else can move a number, recorded to compare (core/comparability.py): the
+    #: onnxruntime version, the NeuralMind settings the evaluator pins, the host's CPU class
+    #: (features that change floating-point results); ``None``/empty in older results.
+    onnxruntime_version: str | None = None
+    neuralmind_pins: Mapping[str, str] = field(default_factory=dict)
+    host_class: str | None = None
     #: The significance tests' settings (``alpha``, ``min_effect``, ``seed``) every view of
     #: these results tests with; empty in results from before it was recorded.
     significance: Mapping[str, float] = field(default_factory=dict)
+
+
+def untracked_sentence(untracked: Sequence[str]) -> str:
+    """The sentence that lists the untracked files a run left out (progress, report, CI)."""
+    shown = ", ".join(untracked[:10]) + (f" and {len(untracked) - 10} more"
+                                         if len(untracked) > 10 else "")
+    return (f"{len(untracked)} untracked file(s) were not evaluated: {shown} — git add them "
+            "to include them")
 
 
 def significance_of(run: RunInfo) -> SignificanceTest:
@@ -189,6 +206,7 @@ def _body(results: Results) -> dict[str, Any]:
     run = asdict(results.run)
     run["k_values"] = list(results.run.k_values)
     run["warnings"] = list(results.run.warnings)
+    run["untracked"] = list(results.run.untracked)
     body: dict[str, Any] = {
         "run": run,
         "overall": _aggregate_dict(results.overall),
@@ -383,7 +401,8 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
 
 _RUN_STRS = ("tool_version", "neuralmind_version", "backend", "graph_source", "gain",
              "queries_file", "queries_sha256", "root", "started_at")
-_RUN_OPTIONAL_STRS = ("commit", "ref", "model", "model_fingerprint", "judge")
+_RUN_OPTIONAL_STRS = ("commit", "ref", "model", "model_fingerprint", "judge",
+                      "onnxruntime_version", "host_class")
 
 
 def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
@@ -405,8 +424,11 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
     if name == "timings":
         return {r.text(k, where): r.real(v, f"{where}.{k}")
                 for k, v in r.mapping(value, where).items()}
-    if name == "warnings":
+    if name in ("warnings", "untracked"):
         return r.strs(value, where)
+    if name == "neuralmind_pins":
+        return {r.text(k, where): r.text(v, f"{where}.{k}")
+                for k, v in r.mapping(value, where).items()}
     if name == "significance":
         raw = r.mapping(value, where)
         test = {k: r.real(raw[k], f"{where}.{k}") for k in ("alpha", "min_effect", "seed")

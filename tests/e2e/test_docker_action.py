@@ -136,6 +136,16 @@ def test_docker_run_matches_the_host(docker: str, image: str, tmp_path: Path,
     assert ours["by_shape"].keys() == theirs["by_shape"].keys()
     for shape, group in ours["by_shape"].items():
         assert _same_metrics(group["metrics"], theirs["by_shape"][shape]["metrics"]), shape
+    # Every per-question value, exactly (issue 20's matrix: docker run against pip); the
+    # same onnxruntime and host class on both sides, as recorded.
+    assert ours["run"]["host_class"] == theirs["run"]["host_class"]
+    assert ours["run"]["onnxruntime_version"] == theirs["run"]["onnxruntime_version"]
+    per_question = {q["id"]: {k: v for k, v in q.items() if k != "latency_ms"}
+                    for q in theirs["queries"]}
+    moved = [f"{q['id']}: {k} {per_question[q['id']].get(k)} -> {v}"
+             for q in ours["queries"] for k, v in q.items()
+             if k != "latency_ms" and per_question[q["id"]].get(k) != v]
+    assert moved == [], "docker run moved per-question values: " + "; ".join(moved[:5])
     assert (checkout / "out" / "report.md").is_file()
     assert "Retrieval quality" in container.stdout
 

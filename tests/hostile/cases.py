@@ -420,6 +420,9 @@ def big_sparse(w: World) -> tuple[list[str], dict[str, str]]:
 
 def init_latin1(w: World) -> tuple[list[str], dict[str, str]]:
     w.write("pkg_latin/mod.py", b'"""Caf\xe9 module."""\n\ndef f():\n    return 1\n')
+    # Tracked: an untracked file is not evaluated (issue 20), so it would never be read.
+    subprocess.run(["git", "-C", str(w.ws), "add", "pkg_latin/mod.py"], check=True,
+                   capture_output=True)
     return ["init", str(w.ws), "--output", str(w.out / "draft.json"), "--no-review"], {}
 
 

@@ -75,10 +75,12 @@ def test_cache_and_output_dirs_inside_the_checkout_are_not_indexed(tmp_path, cli
         run = cli("evaluate", ".", "--cache-dir", "cache-in", "--output-dir", "out", *FAST)
         assert run.code == 1, run.stderr
         assert summary(run.results(repo / "out")) == reference
-    trees = list((repo / "cache-in" / "snapshots").glob("*/tree"))
+    # The snapshot folder is named after the repository (NeuralMind's project name).
+    trees = list((repo / "cache-in" / "snapshots").glob("*/repo"))
     assert len(trees) == 1
-    assert tree_files(trees[0]) == set(checkout_files(repo, exclude=[repo / "cache-in",
-                                                                     repo / "out"]))
+    assert tree_files(trees[0]) == set(checkout_files(
+        repo, exclude=[repo / "cache-in", repo / "out"],
+        exclude_files=[repo / "retrieval_queries.json"]))
     assert not (trees[0] / "cache-in").exists()
     assert not (trees[0] / "out").exists()
 
@@ -94,8 +96,13 @@ def test_checkout_files_leaves_out_excluded_folders_with_and_without_git(tmp_pat
             (root / extra).parent.mkdir(parents=True, exist_ok=True)
             (root / extra).write_text("x = 1\n")
         exclude = [root / "cache", (root / "out").resolve(), tmp_path / "elsewhere", root]
-        files = checkout_files(root, exclude=exclude)
+        untracked: list[str] = []
+        files = checkout_files(root, exclude=exclude, untracked=untracked)
+        if root == repo:  # git's tracked files: the new file is listed as untracked
+            assert set(files) == listed and untracked == ["outside/kept.py"]
+            continue
         assert set(files) == listed | {"outside/kept.py"}, root
+        assert untracked == []
         # A prefix of a folder name is not that folder.
         assert "outside/kept.py" in checkout_files(root, exclude=[root / "out"])
 
@@ -269,7 +276,7 @@ def test_read_only_checkout_evaluates_twice_with_a_baseline(tmp_path, cli):
                   str(tmp_path / f"out{i}"), *FAST)
         assert run.code == 0, run.stderr
         assert "writable" not in run.stderr
-    trees = list((tmp_path / "cache" / "snapshots").glob("*/tree"))
+    trees = list((tmp_path / "cache" / "snapshots").glob("*/repo"))
     assert trees
     assert all(_writable(p) for p in trees[0].rglob("*.py"))
 
@@ -326,5 +333,6 @@ def test_evaluate_warns_about_names_that_are_not_utf8_and_indexes_the_rest(tmp_p
                                       "or hold control characters are not indexed: ")
         assert "latin\\xe9.py" in warnings[0]
         doc = run.results(out)
-        assert doc["run"]["index"]["files"] == len(checkout_files(repo))
+        assert doc["run"]["index"]["files"] == len(checkout_files(
+            repo, exclude_files=[repo / "retrieval_queries.json"]))
         assert all("latin" not in m for q in doc["queries"] for m in q["ranked_modules"])

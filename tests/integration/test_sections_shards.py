@@ -36,7 +36,9 @@ def view(path: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mono") / "repo"
+    # Named like the fake GitHub repository: the project name NeuralMind indexes is the
+    # repository's (GITHUB_REPOSITORY in the action, the folder's name for `whole`).
+    root = tmp_path_factory.mktemp("mono") / "widgets"
     make_monorepo(root)
     return root
 
