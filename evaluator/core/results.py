@@ -45,6 +45,7 @@ from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import has_control, shape_order
+from evaluator.core.judge import JUDGED_BY, FactAudit
 from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
 from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
@@ -134,6 +135,8 @@ def _aggregate_dict(agg: Aggregate) -> dict[str, Any]:
 
 
 def _query_dict(row: QueryResult) -> dict[str, Any]:
+    audit = {"facts": [a.to_dict() for a in row.faithfulness.facts]} \
+        if row.faithfulness.facts else {}
     return {
         "id": row.id,
         "question": row.question,
@@ -143,6 +146,7 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
         "metrics": dict(row.metrics),
         "facts_found": list(row.faithfulness.facts_found),
         "facts_missing": list(row.faithfulness.facts_missing),
+        **audit,
         "diagnostics": {
             "no_relevant": row.diagnostics.no_relevant,
             "missed_top": [asdict(m) for m in row.diagnostics.missed_top],
@@ -317,13 +321,29 @@ class _Reader:
                                                    required=n > 0))
 
 
+def _read_audit(r: _Reader, value: Any, where: str) -> tuple[FactAudit, ...]:
+    """The per-fact audit of a query (absent in results written before it existed)."""
+    out = []
+    for i, item in enumerate(r.seq(value, where)):
+        at = f"{where}[{i}]"
+        data = r.mapping(item, at)
+        how = r.text(data.get("judged_by"), f"{at}.judged_by")
+        if how not in JUDGED_BY:
+            raise r.fail(f"{at}.judged_by", f"{how!r} is not one of {', '.join(JUDGED_BY)}")
+        span = data.get("span")
+        out.append(FactAudit(r.text(data.get("fact"), f"{at}.fact"), how,
+                             r.flag(data.get("found"), f"{at}.found"),
+                             None if span is None else r.text(span, f"{at}.span")))
+    return tuple(out)
+
+
 def _faith(metrics: Mapping[str, float | None], found: tuple[str, ...],
-           missing: tuple[str, ...]) -> Faithfulness:
+           missing: tuple[str, ...], audit: tuple[FactAudit, ...] = ()) -> Faithfulness:
     return Faithfulness(
         fact_recall=metrics.get("fact_recall") or 0.0,
         contradiction=metrics.get("contradiction") or 0.0,
         faithfulness=metrics.get("faithfulness") or 0.0,
-        facts_found=found, facts_missing=missing,
+        facts_found=found, facts_missing=missing, facts=audit,
         context_precision=metrics.get("context_precision"),
         context_recall=metrics.get("context_recall"),
         answer_relevance=metrics.get("answer_relevance"),
@@ -357,7 +377,8 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
         ranked_modules=r.strs(data.get("ranked_modules"), f"{where}.ranked_modules"),
         expected=expected,
         metrics=metrics,
-        faithfulness=_faith(metrics, found, missing),
+        faithfulness=_faith(metrics, found, missing,
+                            _read_audit(r, data.get("facts", []), f"{where}.facts")),
         diagnostics=Diagnostics(no_relevant=r.flag(diag.get("no_relevant", False),
                                                    f"{where}.diagnostics.no_relevant"),
                                 missed_top=tuple(missed), missing_facts=missing),
