@@ -44,8 +44,8 @@ from functools import cached_property
 from typing import Any
 
 from evaluator.core.floors import Violation
-from evaluator.core.groundtruth import has_control, shape_order
-from evaluator.core.judge import JUDGED_BY, FactAudit
+from evaluator.core.groundtruth import Problem, has_control, shape_order
+from evaluator.core.judge import JUDGED_BY, FactAudit, anchored_share
 from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
 from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
@@ -98,6 +98,10 @@ class RunInfo:
     #: The module universe the ranking was scored over: ``include``/``exclude`` as applied
     #: and the counts (``modules``, ``left_out``); empty in results from before it existed.
     universe: Mapping[str, Any] = field(default_factory=dict)
+    #: Anchored facts whose evidence span is in none of their question's grade >= 2
+    #: modules at this commit (warnings at the fact's line; ``drifted`` when the base held
+    #: it, see :mod:`evaluator.core.evidence`).
+    drift: tuple[Problem, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,8 @@ def _body(results: Results) -> dict[str, Any]:
     run = asdict(results.run)
     run["k_values"] = list(results.run.k_values)
     run["warnings"] = list(results.run.warnings)
+    if not results.run.drift:
+        del run["drift"]  # written only when there is some
     body: dict[str, Any] = {
         "run": run,
         "overall": _aggregate_dict(results.overall),
@@ -187,6 +193,10 @@ def _body(results: Results) -> dict[str, Any]:
             "violations": [asdict(v) | {"message": v.message} for v in results.violations],
         },
     }
+    anchored, facts = anchored_share(a for q in results.queries for a in q.faithfulness.facts)
+    if facts:  # derived from the queries' audits (not read back)
+        body["faithfulness_judge"] = {"judge": results.run.judge, "facts": facts,
+                                      "anchored": anchored}
     if results.sections:
         del body["queries"]  # the sections hold them
         body["sections"] = {name: _body(section) for name, section in results.sections.items()}
@@ -412,6 +422,9 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
                 for k, v in r.mapping(value, where).items()}
     if name == "warnings":
         return r.strs(value, where)
+    if name == "drift":
+        return tuple(_read_problem(r, item, f"{where}[{i}]")
+                     for i, item in enumerate(r.seq(value, where)))
     if name == "universe":
         raw = r.mapping(value, where)
         return {**{k: list(r.strs(raw[k], f"{where}.{k}")) for k in ("include", "exclude")
@@ -419,6 +432,16 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
                 **{k: r.integer(raw[k], f"{where}.{k}") for k in ("modules", "left_out")
                    if k in raw}}
     return value
+
+
+def _read_problem(r: _Reader, value: Any, where: str) -> Problem:
+    data = r.mapping(value, where)
+    line = data.get("line")
+    optional = {k: None if data.get(k) is None else r.text(data[k], f"{where}.{k}")
+                for k in ("query_id", "field")}
+    return Problem("warning", r.text(data.get("message"), f"{where}.message"),
+                   r.text(data.get("file"), f"{where}.file"), optional["query_id"],
+                   optional["field"], None if line is None else r.integer(line, f"{where}.line"))
 
 
 def _read_run(r: _Reader, value: Any, where: str = "run") -> RunInfo:
