@@ -5,8 +5,9 @@ An anchored fact (:mod:`evaluator.core.groundtruth`) quotes a verbatim span of t
 states it. The span is looked for in the question's *needed* modules (grade >= 2), compared
 with whitespace normalised (:func:`~evaluator.core.groundtruth.normalize_evidence`).
 
-* :func:`source_span` — the whole line(s) of a text that hold a phrase (how ``init`` drafts
-  evidence for a fact it quoted from the source);
+* :func:`source_span` — the whole line(s) of a text that hold a phrase, without a
+  docstring's quotes or a comment's ``#`` around them (how ``init`` drafts evidence for a
+  fact it quoted from the source);
 * :func:`missing_spans` — anchored facts whose span is in none of their needed modules;
 * :func:`drift` — anchored facts whose span was in a needed module at the base commit and is
   in none at the head: the pull request deleted or changed the code the fact quotes, so the
@@ -15,6 +16,7 @@ with whitespace normalised (:func:`~evaluator.core.groundtruth.normalize_evidenc
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,8 +52,15 @@ def source_span(phrase: str, text: str, *, max_lines: int = MAX_SPAN_LINES) -> s
         for start in range(len(lines) - size + 1):
             chunk = lines[start:start + size]
             if wanted in normalize_evidence(" ".join(chunk)):
-                return textwrap.dedent("\n".join(chunk)).strip("\n")
+                span = textwrap.dedent("\n".join(chunk)).strip("\n")
+                bare = _PROSE_MARKS.sub("", span)
+                return bare if wanted in normalize_evidence(bare) else span
     return None
+
+
+# A docstring's quotes or a comment's ``#`` around the lines: indexes such as NeuralMind's
+# quote a docstring's text without them, so a span keeps the text alone.
+_PROSE_MARKS = re.compile(r'^\s*(?:[rRuU]?(?:"""|\'\'\')|#+ ?)|(?:"""|\'\'\')\s*$')
 
 
 def span_in(evidence: str, texts: Mapping[str, str], modules: tuple[str, ...]) -> tuple[str, ...]:

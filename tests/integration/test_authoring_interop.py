@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
+from evaluator.core.groundtruth import normalize_evidence
 from tests.conftest import make_repo
 
 FAST = ("--backend", "in_memory", "--quiet")
@@ -89,9 +90,18 @@ def test_init_drafts_exactly_count_reviewable_questions(tmp_path, cli, count):
         assert sorted(q["relevance_grades"].values()).count(3) == 1
         assert 2 <= len(q["gold_facts"]) <= 4
         assert q["question"].endswith("?")
-        sources = [(repo / m).read_text().lower() for m in _graded(q, 2)]
-        for fact in q["gold_facts"]:
-            assert any(fact.lower() in text for text in sources), (fact, q["id"])
+        sources = [(repo / m).read_text() for m in _graded(q, 2)]
+        for entry in q["gold_facts"]:
+            # Every drafted fact is anchored: the whole source line(s) it was quoted from.
+            assert set(entry) == {"fact", "evidence"}, entry
+            fact, span = entry["fact"], normalize_evidence(entry["evidence"])
+            assert any(fact.lower() in text.lower() for text in sources), (fact, q["id"])
+            assert normalize_evidence(fact) in span
+            assert any(span in normalize_evidence(text) for text in sources), (span, q["id"])
+            # whole lines, a docstring's quotes or a comment's # aside
+            first = entry["evidence"].splitlines()[0].strip()
+            assert any(re.sub(r'^(\"\"\"|#+ ?)|\"\"\"$', "", line.strip()) == first
+                       for text in sources for line in text.splitlines()), first
         reasons = q["review"]["grades"]
         assert set(reasons) == set(_graded(q, 1))
         assert all(reasons[m].startswith(f"{q['relevance_grades'][m]}: ") for m in reasons)
