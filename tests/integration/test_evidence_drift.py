@@ -100,35 +100,3 @@ def test_no_drift_when_the_span_is_unchanged(tmp_path, cli):
     assert doc["faithfulness_judge"]["anchored"] == doc["faithfulness_judge"]["facts"] == 67
     assert "faithfulness, 67 of 67 facts anchored" in (out / "report.md").read_text()
 
-
-def test_import_anchors_its_candidate_facts_and_they_round_trip(tmp_path, cli):
-    from evaluator.core import interop
-    from evaluator.core.groundtruth import load_ground_truth
-
-    repo = make_repo(tmp_path / "repo")
-    (repo / "retrieval_queries.json").unlink()
-    (repo / ".neuralmind.eval.yaml").write_text(
-        "- q: How are refunds issued?\n  gold: billing/stripe_client.py\n"
-        "- q: How does login work?\n  gold: [auth/handlers.py, auth/jwt_utils.py]\n")
-    run = cli("import", "neuralmind-eval", str(repo))
-    assert run.code == 0, run.stderr
-    text = (repo / "retrieval_queries.json").read_text()
-    doc = json.loads(text)
-    facts = [f for q in doc["queries"] for f in q["gold_facts"]]
-    assert facts and all(isinstance(f, dict) and set(f) == {"fact", "evidence"}
-                         for f in facts), facts
-    source = (repo / "billing/stripe_client.py").read_text()
-    first = doc["queries"][0]["gold_facts"]
-    assert all(f["evidence"] in source for f in first)
-    assert any(f["evidence"].startswith(("def ", "class ")) for f in first)
-    validated = cli("validate", str(repo))
-    assert validated.code == 0, validated.stdout + validated.stderr
-    # written, read and written again: the same document
-    gt, _problems = load_ground_truth(text, "gt.json")
-    assert gt is not None
-    again = interop.document(gt.queries, {q.id: [
-        {"fact": f, "evidence": e} if e is not None else f
-        for f, e in zip(q.gold_facts, q.evidence or [None] * len(q.gold_facts), strict=True)]
-        for q in gt.queries}, draft=True, description=doc["description"])
-    assert [q["gold_facts"] for q in again["queries"]] == [q["gold_facts"]
-                                                          for q in doc["queries"]]
