@@ -153,19 +153,21 @@ def resolve_queries(root: Path, settings: Settings) -> Path:
     return path
 
 
-def compare(results: Results, baseline: Results | None, source: str, settings: Settings, *,
-            notes: Sequence[str] = ()) -> BaselineComparison | None:
+def compare_with_baseline(results: Results, baseline: Results | None, source: str,
+                          settings: Settings, *,
+                          notes: Sequence[str] = ()) -> BaselineComparison | None:
     """The comparison with ``baseline`` over the reported measures, or ``None``; with
     sections on both sides, each section's comparison too."""
     if baseline is None:
         return None
     metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
-    options: dict[str, Any] = {"source": source, "metrics": metrics,
-                               "primary_metric": settings.primary_metric,
-                               "alpha": settings.alpha, "min_effect": settings.min_effect}
-    pooled = compare_results(baseline, results, notes=notes, **options)
+    pooled = compare_results(baseline, results, notes=notes, source=source, metrics=metrics,
+                             primary_metric=settings.primary_metric, alpha=settings.alpha,
+                             min_effect=settings.min_effect)
     if results.sections and baseline.sections:
-        return compare_sections(baseline, results, pooled, **options)
+        return compare_sections(baseline, results, pooled, source=source, metrics=metrics,
+                                primary_metric=settings.primary_metric, alpha=settings.alpha,
+                                min_effect=settings.min_effect)
     return pooled
 
 
@@ -322,7 +324,7 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
                      "fairly.")
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
-    comparison = compare(results, baseline, source, settings, notes=notes)
+    comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,
                    ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
@@ -355,7 +357,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
         source = f"file {value}"
         mismatch = require_comparable(baseline.run, results.run,
                                       mismatch=settings.baseline_mismatch)
-    comparison = compare(results, baseline, source, settings, notes=notes)
+    comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings, baseline=merged_base,
                    mismatch=mismatch)
@@ -388,7 +390,7 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
     mismatch = (require_comparable(baseline.run, results.run,
                                    mismatch=settings.baseline_mismatch)
                 if baseline is not None else ())
-    comparison = compare(results, baseline, f"file {value}", settings)
+    comparison = compare_with_baseline(results, baseline, f"file {value}", settings)
     return Outcome(results=results, comparison=comparison, settings=settings,
                    results_file=results_file, deadline_at=deadline_at,
                    mismatch=mismatch)

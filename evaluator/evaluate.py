@@ -47,6 +47,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.stats import SignificanceTest
 from evaluator.core.systems import SystemRun
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Index
@@ -320,6 +321,8 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         model=setup.model.describe() if uses_model else None,
         model_fingerprint=model_fingerprint(setup.model) if uses_model else None,
         judge=judge_id(similarity=setup.judge_model is not None),
+        significance=SignificanceTest(alpha=options.alpha,
+                                      min_effect=options.min_effect).as_dict(),
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
