@@ -101,7 +101,8 @@ def check_draft(root: Path, doc: dict[str, Any], universe: set[str]) -> dict[str
     for q in doc["queries"]:
         graded = [m for m, g in q["relevance_grades"].items() if g >= 2]
         sources = [(root / m).read_text(encoding="utf-8").lower() for m in graded]
-        for fact in q["gold_facts"]:
+        for entry in q["gold_facts"]:
+            fact = entry["fact"] if isinstance(entry, dict) else entry  # anchored or plain
             facts += 1
             verified += any(fact.lower() in text for text in sources)
         outside += sum(1 for m, g in q["relevance_grades"].items() if m not in universe)

@@ -39,6 +39,7 @@ from evaluator.core.compare import (
     compare_results,
     compare_sections,
 )
+from evaluator.core.evidence import missing_spans
 from evaluator.core.floors import Violation
 from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
 from evaluator.core.measures import effective_k, headline, shape_columns
@@ -55,6 +56,7 @@ from evaluator.evaluate import (
     cache_dir_of,
     ensure_writable,
     evaluate,
+    evidence_problems,
     judge_model_dir,
     load_ground_truth_file,
     model_for,
@@ -448,9 +450,18 @@ def universe(settings: Settings, files: Sequence[str]) -> Universe:
 
 
 def _validation(queries: Path, files: tuple[str, ...], settings: Settings,
-                modules: Universe) -> Validation:
+                modules: Universe, tree: Path) -> Validation:
+    """The file checked, and each anchored fact's span looked for in its question's
+    grade >= 2 modules under ``tree`` (a span in none of them is an error)."""
     ground_truth, problems = load_ground_truth_file(queries, present=files,
                                                     strict=settings.strict, universe=modules)
+    if ground_truth is not None:
+        loaded = ground_truth
+        missing = evidence_problems(loaded, tree, lambda texts: missing_spans(loaded, texts),
+                                    severity="error")
+        if missing:
+            problems = (*problems, *missing)
+            ground_truth = None
     summary = validation_summary(queries.read_text(encoding="utf-8", errors="replace"),
                                  str(queries), problems)
     return Validation(queries, ground_truth, problems, summary)
@@ -466,13 +477,13 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     sections = sharding.sections_of(settings)
     if not sections:
         queries = resolve_queries(root, settings)
-        return (_validation(queries, files, settings, universe(settings, files)),)
+        return (_validation(queries, files, settings, universe(settings, files), root),)
     validations = []
     for section in sections:
         sharding.confine_section(root, section)
         mine = section.files(files)
         validations.append(_validation(root / section.queries, mine, settings,
-                                       universe(settings, mine)))
+                                       universe(settings, mine), root / section.path))
     return tuple(validations)
 
 

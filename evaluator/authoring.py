@@ -35,6 +35,7 @@ from evaluator.drafting import (
     CodeMap,
     Plan,
     all_candidates,
+    anchored,
     build_code_map,
     plan,
 )
@@ -43,14 +44,16 @@ from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
 
 
-def _public_names(source: str) -> list[str]:
+def _public_defs(source: str) -> list[tuple[str, str]]:
+    """Each public top-level function or class: its name and its definition line."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
         return []
-    return [node.name for node in tree.body
+    lines = source.splitlines()
+    return [(node.name, lines[node.lineno - 1].strip()) for node in tree.body
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            and not node.name.startswith("_")]
+            and not node.name.startswith("_") and 0 < node.lineno <= len(lines)]
 
 
 def _docstring(path: Path) -> str:
@@ -59,10 +62,12 @@ def _docstring(path: Path) -> str:
     return str(project_eval._module_docstring(path) or "")
 
 
-def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
-    """Short phrases from the module's docstring and its public names (to be reviewed)."""
+def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str | dict[str, str]]:
+    """Short phrases from the module's docstring and its public names (to be reviewed),
+    each anchored: the docstring phrase by the line(s) it is quoted from, a name by its
+    definition line (the module's stem, the fallback, is a plain fact)."""
     path = root / module
-    facts: list[str] = []
+    facts: list[str | dict[str, str]] = []
     try:
         text: str | None = path.read_bytes().decode("utf-8")
     except OSError:
@@ -76,11 +81,12 @@ def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
     if doc:
         first = re.split(r"(?<=[.!?])\s", doc)[0].rstrip(".!?")
         words = first.split()
-        if len(words) >= 2:
-            facts.append(" ".join(words[:8]))
+        if len(words) >= 2 and text is not None:
+            facts.append(anchored(" ".join(words[:8]), [text]))
     if path.suffix == ".py" and text is not None:
-        names = _public_names(text)
-        facts += [f"{name}" for name in names[: max(0, limit - len(facts))]]
+        defs = _public_defs(text)
+        facts += [{"fact": name, "evidence": line}
+                  for name, line in defs[: max(0, limit - len(facts))]]
     return facts[:limit] or [Path(module).stem.replace("_", " ")]
 
 
@@ -148,6 +154,18 @@ def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: se
     return grades, reasons
 
 
+def _anchored_facts(candidate: Candidate, grades: Mapping[str, int],
+                    code: CodeMap | None) -> list[str | dict[str, str]]:
+    """The candidate's facts, each with the source line(s) it was quoted from as its
+    evidence, looked for in the question's grade >= 2 modules (the defining ones first)."""
+    if code is None:
+        return list(candidate.facts)
+    needed = sorted((m for m, g in grades.items() if g >= 2 and m in code.modules),
+                    key=lambda m: (-grades[m], m))
+    sources = [code.modules[m].source for m in needed]
+    return [anchored(fact, sources) for fact in candidate.facts]
+
+
 def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
                    retrieved: Mapping[int, Sequence[str]], root_name: str,
                    code: CodeMap | None = None) -> dict[str, Any]:
@@ -171,7 +189,7 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
             "question": candidate.question,
             "shape": candidate.shape,
             "relevance_grades": {m: grades.get(m, 0) for m in universe.modules},
-            "gold_facts": list(candidate.facts),
+            "gold_facts": _anchored_facts(candidate, grades, code),
         }
         review: dict[str, Any] = {
             "grades": {m: f"{grades[m]}: {reasons[m]}" for m in

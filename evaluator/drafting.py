@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from evaluator.core.evidence import source_span
 from evaluator.core.groundtruth import DEFAULT_MIX, KNOWN_SHAPES, fact_problem
 from evaluator.errors import InputError
 from evaluator.snapshot import MAX_FILE_BYTES
@@ -454,6 +455,18 @@ def symbol_facts(symbol: Symbol, source: str) -> list[str]:
                 if len(line) >= 12 and len(re.findall(r"[A-Za-z0-9]+", line)) >= 3]
         out += [line for line in body if usable(line, source)][:3 - len(out)]
     return out
+
+
+def anchored(fact: str, sources: Iterable[str]) -> str | dict[str, str]:
+    """A drafted fact as the ground truth holds it: ``{"fact", "evidence"}`` with the whole
+    source line(s) it was quoted from, found in the first of ``sources`` (the question's
+    grade >= 2 modules) that holds it; the plain fact when none does (as written, it could
+    never pass ``validate``)."""
+    for source in sources:
+        span = source_span(fact, source)
+        if span is not None:
+            return {"fact": fact, "evidence": span}
+    return fact
 
 
 def _dedupe(facts: Iterable[str], limit: int = 4) -> list[str]:

@@ -27,8 +27,15 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from evaluator import __version__
+from evaluator.core.evidence import SpanIssue, drift, evidence_modules
 from evaluator.core.floors import check_floors
-from evaluator.core.groundtruth import GroundTruth, Problem, load_ground_truth
+from evaluator.core.groundtruth import (
+    GroundTruth,
+    Problem,
+    Severity,
+    fact_lines,
+    load_ground_truth,
+)
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo, untracked_sentence
@@ -46,7 +53,7 @@ from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Git, Index, load_factory
 from evaluator.errors import BuildError, GroundTruthError, InputError
 from evaluator.host import host_class
-from evaluator.judging import judge_answer
+from evaluator.judging import judge_answer, read_modules
 from evaluator.model import ModelSource, model_fingerprint
 from evaluator.neuralmind_index import (
     PINS,
@@ -259,6 +266,23 @@ def read_ground_truth(path: Path, *, present: tuple[str, ...] | None, strict: bo
             f"{path}: {len(errors)} error(s) in the ground truth:\n  "
             + "\n  ".join(p.render() for p in problems), problems=tuple(problems))
     return ground_truth
+
+
+def evidence_problems(ground_truth: GroundTruth, tree: Path, issues_of: Callable[
+        [Mapping[str, str]], Sequence[SpanIssue]], *, severity: Severity) -> tuple[Problem, ...]:
+    """Each span issue (``issues_of`` the needed modules' texts under ``tree``) as a problem
+    located at its fact's line in the ground-truth file."""
+    issues = issues_of(read_modules(tree, evidence_modules(ground_truth)))
+    if not issues:
+        return ()
+    try:
+        text = Path(ground_truth.source).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    lines = fact_lines(text, ground_truth.source)
+    return tuple(Problem(severity, i.message(), ground_truth.source, i.query_id,
+                         f"gold_facts[{i.fact_index}].evidence",
+                         lines.get((i.query_id, i.fact_index))) for i in issues)
 
 
 @dataclass(frozen=True)
@@ -501,22 +525,37 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
              f"model {model.origin}, snapshot {setup.tree}")
+    base_texts: dict[str, str] = {}
     with snapshot_lock(cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
-        baseline, notes = _run_base(setup, base, skipped=skipped, progress=progress)
+        baseline, notes = _run_base(setup, base, skipped=skipped, progress=progress,
+                                    texts=base_texts)
         head_commit_sha = deps.git.head_commit(root)
         results, _head_notes = _run_side(setup, source=root, files=files,
                                          commit=head_commit_sha, ref=None, label="head",
                                          progress=progress)
+    results = _finished(setup, results, files=files, baseline=baseline,
+                        base_texts=base_texts if base else None, head_commit=head_commit_sha,
+                        t0=t0, progress=progress, ignored=ignored)
+    return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
+                      baseline_label=base.label if base else None, notes=tuple(notes))
+
+
+def _finished(setup: _Setup, results: Results, *, files: tuple[str, ...],
+              baseline: Results | None, base_texts: Mapping[str, str] | None,
+              head_commit: str | None, t0: float, progress: Progress,
+              ignored: Sequence[str]) -> Results:
+    """The head's results with the reference systems, the checkout's state against its
+    commit, the whole run's timings and the evidence drift (``base_texts``: the base's
+    needed modules, ``None`` without a base side)."""
     results = _with_references(setup, files, results, progress)
-    tree_differs, queries_differ = (deps.git.worktree_state(root, qpath) if head_commit_sha
-                                    else (False, False))
-    results = replace(results, run=replace(results.run, timings=_timings(
+    tree_differs, queries_differ = (setup.deps.git.worktree_state(setup.root, setup.qpath)
+                                    if head_commit else (False, False))
+    return replace(results, run=replace(results.run, timings=_timings(
         results.run.timings, baseline.run.timings if baseline else None,
         time.perf_counter() - t0), tree_differs=tree_differs, queries_differ=queries_differ,
         untracked=setup.untracked,
-        warnings=results.run.warnings + ((ignored_sentence(ignored),) if ignored else ())))
-    return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
-                      baseline_label=base.label if base else None, notes=tuple(notes))
+        warnings=results.run.warnings + ((ignored_sentence(ignored),) if ignored else ()),
+        drift=_evidence_drift(setup, base_texts, progress)))
 
 
 def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
@@ -579,9 +618,27 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
     return system_run(spec.label, side.queries, setup.ground_truth.shapes)
 
 
+def _evidence_drift(setup: _Setup, base_texts: Mapping[str, str] | None,
+                    progress: Progress) -> tuple[Problem, ...]:
+    """Anchored facts whose span is in none of their needed modules at the head, each a
+    warning at its fact's line: ground-truth drift when the base commit held the span (the
+    change deleted or rewrote it). Without a base side every missing span is reported
+    plainly (``validate`` makes it an error)."""
+    ground_truth = setup.ground_truth
+    if not any(q.anchored for q in ground_truth.queries):
+        return ()
+    problems = evidence_problems(
+        ground_truth, setup.root,
+        lambda head: drift(ground_truth, base_texts or {}, head), severity="warning")
+    for problem in problems:
+        progress.warn(problem.render())
+    return problems
+
+
 def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str],
-              progress: Progress) -> tuple[Results | None, list[str]]:
-    """The base side (with the snapshot locked): export the commit, then :func:`_run_side`."""
+              progress: Progress, texts: dict[str, str]) -> tuple[Results | None, list[str]]:
+    """The base side (with the snapshot locked): export the commit, then :func:`_run_side`;
+    ``texts`` receives the base's text of every module an evidence span is looked for in."""
     if base is None:
         return None, []
     notes: list[str] = []
@@ -610,6 +667,7 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         if rel is not None and not setup.deps.git.file_at(root, base.commit, rel):
             notes.append(f"{rel} does not exist at the base commit; both sides use the "
                          "head's version")
+        texts.update(read_modules(export, evidence_modules(setup.ground_truth)))
         baseline, base_notes = _run_side(setup, source=export, files=base_files,
                                          commit=base.commit, ref=base.ref,
                                          label=f"base {base.commit[:12]}", progress=progress)

@@ -46,8 +46,10 @@ from evaluator.core.judge import (
     EMBED_SEGMENT_CHARS,
     EMBED_SEGMENT_LINES,
     SIMILARITY_THRESHOLD,
+    FactAudit,
     FactVerdict,
     Similarity,
+    audit,
     cosine,
     judge,
     judge_id,
@@ -98,6 +100,7 @@ class JudgeResult:
     context_recall: float | None = None
     answer_relevance: float | None = None
     similarities: tuple[float, ...] | None = None
+    audit: tuple[FactAudit, ...] = ()
 
     def columns(self) -> dict[str, float | None]:
         return {c: getattr(self, c) for c in JUDGE_COLUMNS}
@@ -112,6 +115,7 @@ class JudgeResult:
         out["fact_similarity"] = [_round(v) for v in self.fact_similarity]
         if self.similarities is not None:
             out["similarities"] = [round(s, 4) for s in self.similarities]
+        out["facts"] = [a.to_dict() for a in self.audit]
         return out
 
 
@@ -195,7 +199,8 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
     run's judge model) the headline judge takes its similarity route; with ``columns`` (the
     model, ``--embed``) the embedding columns are computed."""
     facts = list(query.gold_facts)
-    verdict = judge(context, facts, similar=similarity_of(embed) if embed else None)
+    verdict = judge(context, facts, similar=similarity_of(embed) if embed else None,
+                    evidence=query.evidence)
     faith_n15, recall_n15, contra_n15 = n15_columns(context, facts)
     precision = recall = combined = None
     sims: tuple[float, ...] | None = None
@@ -220,12 +225,14 @@ def score_context(query: Query, context: str, *, documents: Sequence[str] | None
         found_by=tuple(_found_by(f) for f in verdict.facts),
         fact_similarity=tuple(f.similarity for f in verdict.facts),
         faithfulness_embed=combined, context_precision=precision, context_recall=recall,
-        similarities=sims)
+        similarities=sims, audit=audit(context, verdict))
 
 
 def _found_by(fact: FactVerdict) -> str | None:
     if not fact.found or fact.contradicted:
         return None
+    if fact.evidence is not None:
+        return "anchored"
     return "similarity" if fact.by_similarity else "terms"
 
 
@@ -237,7 +244,8 @@ def faithfulness_of(query: Query, context: str, *, documents: Sequence[str] | No
     r = score_context(query, context, documents=documents, embed=embed, columns=columns)
     faith = Faithfulness(fact_recall=r.fact_recall, contradiction=r.contradiction,
                          faithfulness=r.faithfulness, facts_found=r.facts_found,
-                         facts_missing=r.facts_missing, context_precision=r.context_precision,
+                         facts_missing=r.facts_missing, facts=r.audit,
+                         context_precision=r.context_precision,
                          context_recall=r.context_recall, answer_relevance=None)
     extra = {"faithfulness_n15": r.faithfulness_n15, "fact_recall_n15": r.fact_recall_n15,
              "contradiction_n15": r.contradiction_n15,
@@ -364,5 +372,5 @@ def self_check(ground_truth: GroundTruth, tree: Path, *,
     texts = read_modules(tree, modules_needed(ground_truth))
     similar = similarity_of(embed) if embed else None
     return judge_check(ground_truth, texts,
-                       lambda query, text: judge(text, query.gold_facts,
-                                                 similar=similar).faithfulness)
+                       lambda query, text: judge(text, query.gold_facts, similar=similar,
+                                                 evidence=query.evidence).faithfulness)

@@ -20,6 +20,7 @@ from evaluator import atomic, github, history_file
 from evaluator.app import Outcome
 from evaluator.baseline import _pr_shas
 from evaluator.core import verdict
+from evaluator.core.evidence import DRIFT
 from evaluator.core.history import History
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
@@ -381,6 +382,7 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
                  else "retrieval regression gate failed")
         runner.annotate("error", violation.message, title=title)
     _annotate_worse(outcome, runner, relative_to)
+    _annotate_drift(outcome, runner, relative_to)
     posted = None
     if comment:
         required = comment_required or not runner.in_actions
@@ -418,6 +420,22 @@ def _annotate_worse(outcome: Outcome, runner: Runner, relative_to: Path | None) 
     for _qid, line, message in verdict.worse_annotations(outcome.comparison, lines):
         runner.annotate("warning", message, title="question got worse", file=shown,
                         line=line)
+
+
+def _annotate_drift(outcome: Outcome, runner: Runner, relative_to: Path | None) -> None:
+    """A ``::warning`` at the line of each anchored fact whose evidence span is gone (drift:
+    the change deleted or rewrote it). The file named is the results' own ground truth, under
+    the checkout (a results file may come from an artifact: its paths are not trusted)."""
+    run = outcome.results.run
+    if not run.drift or not runner.in_actions:
+        return
+    root = Path(outcome.settings.path or ".")
+    shown = _relative(root / run.queries_file,
+                      relative_to.resolve() if relative_to else Path.cwd())
+    for problem in run.drift:
+        title = DRIFT if problem.message.startswith(DRIFT) else "evidence not found"
+        runner.annotate("warning", problem.render(), title=title, file=shown,
+                        line=problem.line)
 
 
 def _part_line(results: Results) -> str:

@@ -36,6 +36,7 @@ from evaluator.core.comparability import SettingDifference
 from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
 from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
+from evaluator.core.judge import anchored_share
 from evaluator.core.moves import QuestionMove, tally
 from evaluator.core.results import Results, significance_of, untracked_sentence
 from evaluator.core.scoring import QueryResult
@@ -441,9 +442,26 @@ def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
         "missed": [{"module": m.module, "rank": m.rank} for m in q.diagnostics.missed_top],
         "facts_found": list(q.faithfulness.facts_found),
         "facts_missing": list(q.faithfulness.facts_missing),
+        "audit": [{"fact": a.fact, "judged_by": a.judged_by, "found": a.found,
+                   "span": _clip(a.span) if a.span is not None else None}
+                  for a in q.faithfulness.facts],
         "flags": list(q.diagnostics.flags),
         "no_relevant": q.diagnostics.no_relevant,
     }
+
+
+AUDIT_SPAN_CHARS = 300  # a supporting span longer than this is cut in the report
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= AUDIT_SPAN_CHARS else text[:AUDIT_SPAN_CHARS - 1] + "…"
+
+
+def facts_measured(results: Results) -> str | None:
+    """``faithfulness, 42 of 63 facts anchored`` over every question's audit; ``None`` when
+    the results hold no audit (written before it existed)."""
+    anchored, total = anchored_share(a for q in results.queries for a in q.faithfulness.facts)
+    return f"faithfulness, {anchored} of {total} facts anchored" if total else None
 
 
 SECTION_METRIC = "ndcg@5"  # the headline of a section's row
@@ -600,6 +618,8 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "timings": run.timings,
         "warnings": list(run.warnings),
         "untracked": untracked_sentence(run.untracked) if run.untracked else None,
+        "facts_measured": facts_measured(results),
+        "drift": [p.message for p in run.drift],
         "judge_check": results.judge_check,
         "systems": systems_view(results),
         "systems_test": significance_of(results.run).as_dict(),

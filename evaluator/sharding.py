@@ -193,6 +193,7 @@ def pooled_run(runs: Sequence[RunInfo], empty: Callable[[], RunInfo], gt_sha: st
     return replace(first, root=".", queries_file="sections", queries_sha256=gt_sha,
                    draft=any(r.draft for r in runs), index=pooled_index(runs), timings=timings,
                    warnings=tuple(warnings), ref=first.ref,
+                   drift=tuple(dict.fromkeys(p for r in runs for p in r.drift)),
                    started_at=min((r.started_at for r in runs), default=first.started_at))
 
 

@@ -680,6 +680,26 @@ def load_ground_truth(
                        problems=problems), problems
 
 
+def fact_lines(text: str, source: str) -> dict[tuple[str, int], int]:
+    """The 1-based line of each gold fact, by ``(query id, fact index)`` (the first query
+    with an id wins); empty when the document cannot be read."""
+    data, syntax = parse_document(text, source)
+    raw = data.get("queries") if not syntax and isinstance(data, Mapping) else None
+    if not isinstance(raw, list):
+        return {}
+    lines = _node_lines(text)
+    out: dict[tuple[str, int], int] = {}
+    for qi, query in enumerate(raw):
+        facts = query.get("gold_facts") if isinstance(query, Mapping) else None
+        if not isinstance(facts, list) or not isinstance(query.get("id"), str):
+            continue
+        for fi in range(len(facts)):
+            line = lines.get(("queries", qi, "gold_facts", fi))
+            if line is not None:
+                out.setdefault((query["id"], fi), line)
+    return out
+
+
 def count_queries(text: str, source: str) -> int:
     """How many entries the document's ``queries`` list holds (0 when it cannot be read):
     the figure a validation summary reports, whether or not the entries are valid."""

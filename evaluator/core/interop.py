@@ -222,16 +222,20 @@ def from_qrels(qrels: Mapping[str, Mapping[str, int]], queries: Mapping[str, str
     return drafts
 
 
-def document(queries: Sequence[Query | Draft], facts: Mapping[str, Sequence[str]], *,
+def document(queries: Sequence[Query | Draft],
+             facts: Mapping[str, Sequence[str | Mapping[str, str]]], *,
              draft: bool, description: str,
              review: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
-    """A ground-truth document (the N-15 format) ready for ``json.dumps``."""
+    """A ground-truth document (the N-15 format) ready for ``json.dumps``; a fact is a
+    string or an anchored ``{"fact", "evidence"}`` (written as given)."""
     rows: list[dict[str, Any]] = []
     for q in queries:
         row: dict[str, Any] = {
             "id": q.id, "question": q.question, "shape": q.shape,
             "relevance_grades": dict(sorted(q.grades.items())),
-            "gold_facts": list(facts.get(q.id, ())),
+            "gold_facts": [f if isinstance(f, str) else {"fact": f["fact"],
+                                                         "evidence": f["evidence"]}
+                           for f in facts.get(q.id, ())],
         }
         if review and review.get(q.id):
             row["review"] = {"candidates": list(review[q.id]),

@@ -59,6 +59,15 @@ the model adds no fact to a wrong context. :data:`ROUTE_MIN_COVERAGE` changes no
 example; it spares the model the facts with no support in words (its cost). How these carry
 to real repositories is in the README.
 
+Anchored facts
+--------------
+A gold fact that carries ``evidence`` (a verbatim span of the source, see
+:mod:`evaluator.core.groundtruth`) is judged by the span alone: it is **found** exactly when
+the context contains the span, both read through
+:func:`~evaluator.core.groundtruth.normalize_evidence` (NFC, runs of whitespace one space) —
+a substring test, so case, punctuation and every character of the span count. An anchored
+fact is never contradicted and never takes the terms or similarity routes.
+
 Per query: ``fact_recall`` = found facts / facts, ``contradiction`` = contradicted facts /
 facts, ``faithfulness`` = facts found and not contradicted / facts. No facts or an empty
 context scores 0.
@@ -89,11 +98,13 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import snowballstemmer
+
+from evaluator.core.groundtruth import normalize_evidence
 
 SEGMENT_LINES = 12
 MAX_LINE_CHARS = 400
@@ -328,6 +339,19 @@ class FactVerdict:
     similarity: float | None = None  # cosine with its candidate, when the route asked
     by_similarity: bool = False  # found by the similarity route, not by its terms
     negated_at_best: bool = False  # every span at its best coverage negates a fact term
+    evidence: str | None = None  # the normalised span of an anchored fact
+
+    @property
+    def judged_by(self) -> str:
+        """How the fact was judged: ``anchored`` (its evidence span), ``model`` (the
+        similarity route was asked) or ``terms``."""
+        if self.evidence is not None:
+            return "anchored"
+        return "model" if self.similarity is not None else "terms"
+
+    @property
+    def supported(self) -> bool:
+        return self.found and not self.contradicted
 
 
 @dataclass(frozen=True)
@@ -501,15 +525,32 @@ def _with_similarity(context: str, verdicts: tuple[FactVerdict, ...],
     return tuple(out)
 
 
+def anchored_fact(normalised_context: str, fact: str, evidence: str) -> FactVerdict:
+    """An anchored fact against a context already read through
+    :func:`~evaluator.core.groundtruth.normalize_evidence`: found exactly when the context
+    contains the normalised span (an empty span is never found)."""
+    span = normalize_evidence(evidence)
+    found = bool(span) and span in normalised_context
+    return FactVerdict(fact, 1.0 if found else 0.0, found, False, evidence=span)
+
+
 def judge(context: str, facts: Sequence[str], *, config: JudgeConfig = JudgeConfig(),
           weights: Mapping[str, float] | None = None,
-          similar: Similarity | None = None) -> Verdict:
+          similar: Similarity | None = None,
+          evidence: Sequence[str | None] = ()) -> Verdict:
     """Judge ``context`` against ``facts`` (definition in the module docstring); with
-    ``similar``, prose facts the terms miss take the similarity route."""
-    prepared = PreparedContext(context, negation_window=config.negation_window)
-    verdicts = tuple(judge_fact(prepared, f, config=config, weights=weights) for f in facts)
-    if similar is not None and context.strip():
+    ``similar``, prose facts the terms miss take the similarity route. ``evidence`` holds,
+    per fact, its span (``None``: unanchored); an anchored fact is judged by its span alone."""
+    spans = [evidence[i] if i < len(evidence) else None for i in range(len(facts))]
+    plain = [f for f, e in zip(facts, spans, strict=True) if e is None]
+    prepared = PreparedContext(context if plain else "", negation_window=config.negation_window)
+    verdicts = tuple(judge_fact(prepared, f, config=config, weights=weights) for f in plain)
+    if similar is not None and context.strip() and plain:
         verdicts = _with_similarity(context, verdicts, similar)
+    if len(plain) < len(facts):
+        normalised, judged = normalize_evidence(context), iter(verdicts)
+        verdicts = tuple(next(judged) if e is None else anchored_fact(normalised, f, e)
+                         for f, e in zip(facts, spans, strict=True))
     n = len(verdicts)
     if n == 0:
         return Verdict(0.0, 0.0, 0.0, ())
@@ -517,6 +558,45 @@ def judge(context: str, facts: Sequence[str], *, config: JudgeConfig = JudgeConf
     contradicted = sum(v.contradicted for v in verdicts)
     return Verdict(faithfulness=(found - contradicted) / n, fact_recall=found / n,
                    contradiction=contradicted / n, facts=verdicts)
+
+
+@dataclass(frozen=True)
+class FactAudit:
+    """How one gold fact was judged, for a reviewer to check: ``judged_by`` is
+    ``anchored``, ``terms`` or ``model``; ``span`` is what supported a supported fact (the
+    evidence span of an anchored fact, else the passage of the context holding most of the
+    fact's terms, :func:`candidate_segments`; whitespace normalised to one line), ``None``
+    for an unsupported one."""
+
+    fact: str
+    judged_by: str
+    found: bool
+    span: str | None = None
+
+    def to_dict(self) -> dict[str, str | bool | None]:
+        """As results hold it: ``{"fact", "judged_by", "found", "span"}``."""
+        return {"fact": self.fact, "judged_by": self.judged_by, "found": self.found,
+                "span": self.span}
+
+
+JUDGED_BY: tuple[str, ...] = ("anchored", "terms", "model")
+
+
+def anchored_share(audits: Iterable[FactAudit]) -> tuple[int, int]:
+    """``(anchored facts, facts)`` over ``audits``."""
+    seen = list(audits)
+    return sum(a.judged_by == "anchored" for a in seen), len(seen)
+
+
+def audit(context: str, verdict: Verdict) -> tuple[FactAudit, ...]:
+    """One :class:`FactAudit` per fact of ``verdict`` (judged on ``context``)."""
+    plain = [f.fact for f in verdict.facts if f.supported and f.evidence is None]
+    passages = {fact: normalize_evidence(passage) for fact, passage in
+                zip(plain, candidate_segments(context, plain), strict=True) if passage}
+    return tuple(FactAudit(f.fact, f.judged_by, f.supported,
+                           (f.evidence if f.evidence is not None else passages.get(f.fact))
+                           if f.supported else None)
+                 for f in verdict.facts)
 
 
 def idf_weights(documents: Sequence[str]) -> dict[str, float]:

@@ -161,6 +161,7 @@ def _merged_run(runs: Sequence[RunInfo]) -> RunInfo:
         index["cached"] = all(bool(r.index.get("cached")) for r in runs)
     return replace(first, started_at=min((r.started_at for r in runs), default=""),
                    warnings=tuple(warnings), index=index,
+                   drift=tuple(dict.fromkeys(p for r in runs for p in r.drift)),
                    timings=merged_timings([r.timings for r in runs]))
 
 

@@ -45,7 +45,8 @@ from typing import Any
 
 from evaluator.core import textcheck
 from evaluator.core.floors import Violation
-from evaluator.core.groundtruth import has_control, shape_order
+from evaluator.core.groundtruth import Problem, has_control, shape_order
+from evaluator.core.judge import JUDGED_BY, FactAudit, anchored_share
 from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
 from evaluator.core.measures import MEASURES
 from evaluator.core.scoring import (
@@ -108,6 +109,10 @@ class RunInfo:
     onnxruntime_version: str | None = None
     neuralmind_pins: Mapping[str, str] = field(default_factory=dict)
     host_class: str | None = None
+    #: Anchored facts whose evidence span is in none of their question's grade >= 2
+    #: modules at this commit (warnings at the fact's line; ``drifted`` when the base held
+    #: it, see :mod:`evaluator.core.evidence`).
+    drift: tuple[Problem, ...] = ()
     #: The significance tests' settings (``alpha``, ``min_effect``, ``seed``) every view of
     #: these results tests with; empty in results from before it was recorded.
     significance: Mapping[str, float] = field(default_factory=dict)
@@ -167,6 +172,8 @@ def _aggregate_dict(agg: Aggregate) -> dict[str, Any]:
 
 
 def _query_dict(row: QueryResult) -> dict[str, Any]:
+    audit = {"facts": [a.to_dict() for a in row.faithfulness.facts]} \
+        if row.faithfulness.facts else {}
     return {
         "id": row.id,
         "question": row.question,
@@ -176,6 +183,7 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
         "metrics": dict(row.metrics),
         "facts_found": list(row.faithfulness.facts_found),
         "facts_missing": list(row.faithfulness.facts_missing),
+        **audit,
         "diagnostics": {
             "no_relevant": row.diagnostics.no_relevant,
             "missed_top": [asdict(m) for m in row.diagnostics.missed_top],
@@ -207,6 +215,8 @@ def _body(results: Results) -> dict[str, Any]:
     run["k_values"] = list(results.run.k_values)
     run["warnings"] = list(results.run.warnings)
     run["untracked"] = list(results.run.untracked)
+    if not results.run.drift:
+        del run["drift"]  # written only when there is some
     body: dict[str, Any] = {
         "run": run,
         "overall": _aggregate_dict(results.overall),
@@ -217,6 +227,10 @@ def _body(results: Results) -> dict[str, Any]:
             "violations": [asdict(v) | {"message": v.message} for v in results.violations],
         },
     }
+    anchored, facts = anchored_share(a for q in results.queries for a in q.faithfulness.facts)
+    if facts:  # derived from the queries' audits (not read back)
+        body["faithfulness_judge"] = {"judge": results.run.judge, "facts": facts,
+                                      "anchored": anchored}
     if results.sections:
         del body["queries"]  # the sections hold them
         body["sections"] = {name: _body(section) for name, section in results.sections.items()}
@@ -351,13 +365,29 @@ class _Reader:
                                                    required=n > 0))
 
 
+def _read_audit(r: _Reader, value: Any, where: str) -> tuple[FactAudit, ...]:
+    """The per-fact audit of a query (absent in results written before it existed)."""
+    out = []
+    for i, item in enumerate(r.seq(value, where)):
+        at = f"{where}[{i}]"
+        data = r.mapping(item, at)
+        how = r.text(data.get("judged_by"), f"{at}.judged_by")
+        if how not in JUDGED_BY:
+            raise r.fail(f"{at}.judged_by", f"{how!r} is not one of {', '.join(JUDGED_BY)}")
+        span = data.get("span")
+        out.append(FactAudit(r.text(data.get("fact"), f"{at}.fact"), how,
+                             r.flag(data.get("found"), f"{at}.found"),
+                             None if span is None else r.text(span, f"{at}.span")))
+    return tuple(out)
+
+
 def _faith(metrics: Mapping[str, float | None], found: tuple[str, ...],
-           missing: tuple[str, ...]) -> Faithfulness:
+           missing: tuple[str, ...], audit: tuple[FactAudit, ...] = ()) -> Faithfulness:
     return Faithfulness(
         fact_recall=metrics.get("fact_recall") or 0.0,
         contradiction=metrics.get("contradiction") or 0.0,
         faithfulness=metrics.get("faithfulness") or 0.0,
-        facts_found=found, facts_missing=missing,
+        facts_found=found, facts_missing=missing, facts=audit,
         context_precision=metrics.get("context_precision"),
         context_recall=metrics.get("context_recall"),
         answer_relevance=metrics.get("answer_relevance"),
@@ -391,7 +421,8 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
         ranked_modules=r.strs(data.get("ranked_modules"), f"{where}.ranked_modules"),
         expected=expected,
         metrics=metrics,
-        faithfulness=_faith(metrics, found, missing),
+        faithfulness=_faith(metrics, found, missing,
+                            _read_audit(r, data.get("facts", []), f"{where}.facts")),
         diagnostics=Diagnostics(no_relevant=r.flag(diag.get("no_relevant", False),
                                                    f"{where}.diagnostics.no_relevant"),
                                 missed_top=tuple(missed), missing_facts=missing),
@@ -429,6 +460,9 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
     if name == "neuralmind_pins":
         return {r.text(k, where): r.text(v, f"{where}.{k}")
                 for k, v in r.mapping(value, where).items()}
+    if name == "drift":
+        return tuple(_read_problem(r, item, f"{where}[{i}]")
+                     for i, item in enumerate(r.seq(value, where)))
     if name == "significance":
         raw = r.mapping(value, where)
         test = {k: r.real(raw[k], f"{where}.{k}") for k in ("alpha", "min_effect", "seed")
@@ -443,6 +477,16 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
                 **{k: r.integer(raw[k], f"{where}.{k}") for k in ("modules", "left_out")
                    if k in raw}}
     return value
+
+
+def _read_problem(r: _Reader, value: Any, where: str) -> Problem:
+    data = r.mapping(value, where)
+    line = data.get("line")
+    optional = {k: None if data.get(k) is None else r.text(data[k], f"{where}.{k}")
+                for k in ("query_id", "field")}
+    return Problem("warning", r.text(data.get("message"), f"{where}.message"),
+                   r.text(data.get("file"), f"{where}.file"), optional["query_id"],
+                   optional["field"], None if line is None else r.integer(line, f"{where}.line"))
 
 
 def _read_run(r: _Reader, value: Any, where: str = "run") -> RunInfo:

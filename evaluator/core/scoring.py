@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evaluator.core.groundtruth import GroundTruth, Query
+from evaluator.core.judge import FactAudit
 from evaluator.core.measures import (
     HEADLINE_K,
     MeasureInput,
@@ -44,6 +45,9 @@ class Faithfulness:
     context_precision: float | None = None
     context_recall: float | None = None
     answer_relevance: float | None = None
+    #: Per gold fact, how it was judged and what supported it (empty in results written
+    #: before the audit existed).
+    facts: tuple[FactAudit, ...] = ()
 
 
 @dataclass(frozen=True)

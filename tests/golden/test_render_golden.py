@@ -235,3 +235,39 @@ def test_history_trend(request):
     section = text.split("### nDCG@5 on the default branch\n\n")[1].split("\n\n")[0]
     assert section.count('"') == 2 * 5 + 4  # 5 commits on the axis, title, y label
     _check(request, "history-trend.md", section + "\n")
+
+
+def _audited(results):
+    """Every fact of ``results`` with an audit: the first of each question anchored (its
+    span, one with a pipe and a backtick), the second judged by terms, the third by the
+    model; and one drifted span."""
+    from dataclasses import replace
+
+    from evaluator.core.groundtruth import Problem
+    from evaluator.core.judge import FactAudit
+
+    spans = ("def alpha(x: int) -> int | None:", "raise Beta(`x`)", "return {\"a\": 1}")
+    rows = []
+    for i, q in enumerate(results.queries):
+        faith = q.faithfulness
+        facts = (*faith.facts_found, *faith.facts_missing)
+        audit = tuple(FactAudit(f, ("anchored", "terms", "model")[j % 3], f in faith.facts_found,
+                                spans[i % 3] if f in faith.facts_found else None)
+                      for j, f in enumerate(facts))
+        rows.append(replace(q, faithfulness=replace(faith, facts=audit)))
+    drift = (Problem("warning", "ground-truth drift: the evidence of fact 1 of question 'q00' "
+                     "('def alpha(x: int) -> int | None:') was in pkg/mod_01.py at the base "
+                     "commit and is in none of its grade >= 2 modules now: the change deleted "
+                     "or rewrote the code the fact quotes; update the fact's evidence (or the "
+                     "fact)", "retrieval_queries.json", "q00", "gold_facts[0].evidence", 14),)
+    return replace(results, queries=tuple(rows),
+                   run=replace(results.run, judge="evaluator-judge 2 (terms+minilm)",
+                               drift=drift))
+
+
+def test_faithfulness_audit_and_drift(request):
+    results = _audited(make_results(n=3, seed=4, policy=LENIENT))
+    text = render(results)
+    assert "faithfulness, 3 of 9 facts anchored" in text
+    assert "Faithfulness audit" in text and "Ground truth and code disagree" in text
+    _check(request, "faithfulness-audit.md", text)

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import pytrec_eval
 
+from evaluator.core import interop
+from evaluator.core.groundtruth import load_ground_truth, normalize_evidence
 from tests.conftest import make_repo
 
 FAST = ("--backend", "in_memory", "--quiet")
@@ -89,9 +91,18 @@ def test_init_drafts_exactly_count_reviewable_questions(tmp_path, cli, count):
         assert sorted(q["relevance_grades"].values()).count(3) == 1
         assert 2 <= len(q["gold_facts"]) <= 4
         assert q["question"].endswith("?")
-        sources = [(repo / m).read_text().lower() for m in _graded(q, 2)]
-        for fact in q["gold_facts"]:
-            assert any(fact.lower() in text for text in sources), (fact, q["id"])
+        sources = [(repo / m).read_text() for m in _graded(q, 2)]
+        for entry in q["gold_facts"]:
+            # Every drafted fact is anchored: the whole source line(s) it was quoted from.
+            assert set(entry) == {"fact", "evidence"}, entry
+            fact, span = entry["fact"], normalize_evidence(entry["evidence"])
+            assert any(fact.lower() in text.lower() for text in sources), (fact, q["id"])
+            assert normalize_evidence(fact) in span
+            assert any(span in normalize_evidence(text) for text in sources), (span, q["id"])
+            # whole lines, a docstring's quotes or a comment's # aside
+            first = entry["evidence"].splitlines()[0].strip()
+            assert any(re.sub(r'^(\"\"\"|#+ ?)|\"\"\"$', "", line.strip()) == first
+                       for text in sources for line in text.splitlines()), first
         reasons = q["review"]["grades"]
         assert set(reasons) == set(_graded(q, 1))
         assert all(reasons[m].startswith(f"{q['relevance_grades'][m]}: ") for m in reasons)
@@ -177,13 +188,30 @@ def test_import_neuralmind_eval(sample_repo, cli):
         "- q: How does login work?\n  gold: [auth/handlers.py, auth/jwt_utils.py]\n")
     run = cli("import", "neuralmind-eval", str(sample_repo))
     assert run.code == 0, run.stderr
-    doc = json.loads((sample_repo / "retrieval_queries.json").read_text())
+    text = (sample_repo / "retrieval_queries.json").read_text()
+    doc = json.loads(text)
     first, second = doc["queries"]
     assert first["shape"] == "focused" and second["shape"] == "cross-file"
     assert first["relevance_grades"]["billing/stripe_client.py"] == 3
     assert first["relevance_grades"]["auth/handlers.py"] == 0
     assert second["relevance_grades"]["auth/jwt_utils.py"] == 3
     assert cli("validate", str(sample_repo)).code == 0
+    # Every candidate fact is anchored: a docstring phrase by its line(s), a name by its
+    # definition line; written, read back and written again, the facts are the same.
+    facts = [f for q in doc["queries"] for f in q["gold_facts"]]
+    assert facts and all(isinstance(f, dict) and set(f) == {"fact", "evidence"}
+                         for f in facts), facts
+    source = (sample_repo / "billing/stripe_client.py").read_text()
+    assert all(f["evidence"] in source for f in first["gold_facts"])
+    assert any(f["evidence"].startswith(("def ", "class ")) for f in first["gold_facts"])
+    gt, _problems = load_ground_truth(text, "gt.json")
+    assert gt is not None
+    again = interop.document(gt.queries, {q.id: [
+        {"fact": f, "evidence": e} if e is not None else f
+        for f, e in zip(q.gold_facts, q.evidence or [None] * len(q.gold_facts), strict=True)]
+        for q in gt.queries}, draft=True, description=doc["description"])
+    assert [q["gold_facts"] for q in again["queries"]] == [q["gold_facts"]
+                                                          for q in doc["queries"]]
 
 
 @pytest.mark.parametrize(("content", "needle"), [

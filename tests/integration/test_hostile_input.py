@@ -261,10 +261,15 @@ def test_what_evaluate_writes_the_comment_can_read(tmp_path, cli, server):
     assert posted.code == 0, posted.stderr
     path = repo / "retrieval_queries.json"
     doc = json.loads(path.read_text())
-    doc["queries"][0]["gold_facts"][0] += "\u0007"
+    doc["queries"][0]["gold_facts"][0]["fact"] += "\u0007"  # the example's facts are anchored
     path.write_text(json.dumps(doc))
     refused = cli("validate", str(repo))
     assert refused.code == 2 and "contains a control character" in refused.stdout
+    doc["queries"][0]["gold_facts"][0]["fact"] = "a fact"
+    doc["queries"][0]["gold_facts"][0]["evidence"] += "\u001b[2J"
+    path.write_text(json.dumps(doc))
+    refused = cli("validate", str(repo))
+    assert refused.code == 2 and "control character other than whitespace" in refused.stdout
 
 
 def test_job_summary_limit_counts_bytes_not_characters():

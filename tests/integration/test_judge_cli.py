@@ -21,6 +21,19 @@ def example():
     return gt
 
 
+def unanchored(tmp_path):
+    """The example's ground truth with every fact a plain string (its facts are anchored,
+    and an anchored fact never takes the terms or similarity routes): its path and itself."""
+    doc = json.loads(EXAMPLE_QUERIES.read_text(encoding="utf-8"))
+    for query in doc["queries"]:
+        query["gold_facts"] = [f["fact"] if isinstance(f, dict) else f
+                               for f in query["gold_facts"]]
+    path = tmp_path / "unanchored.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    gt, _ = load_ground_truth(path.read_text(encoding="utf-8"), str(path))
+    return path, gt
+
+
 def contexts_file(tmp_path, data):
     path = tmp_path / "contexts.json"
     path.write_text(json.dumps(data), encoding="utf-8")
@@ -62,12 +75,12 @@ def test_judge_with_the_model_is_the_evaluators_code_path(cli, tmp_path, model_d
     """By default (the model found) the headline judge takes its similarity route, exactly
     as an evaluation does."""
     monkeypatch.setenv(ENV, str(model_dir))
-    gt = example()
+    queries, gt = unanchored(tmp_path)
     contexts = {q.id: (example_root() / q.modules_with_grade(3)[0]).read_text(encoding="utf-8")
                 for q in gt.queries[2:4]}
     assert gt.queries[1].id == "focused-02"  # "schema is created lazily on first access"
     contexts["focused-02"] = "# the schema is only built the first time the database is opened"
-    run = cli("judge", "--queries", str(EXAMPLE_QUERIES), "--contexts",
+    run = cli("judge", "--queries", str(queries), "--contexts",
               contexts_file(tmp_path, contexts))
     assert run.code == EXIT_OK, run.stderr
     report = json.loads(run.stdout)
