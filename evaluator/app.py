@@ -40,12 +40,12 @@ from evaluator.core.compare import (
     compare_results,
     compare_sections,
 )
-from evaluator.core.floors import Violation
+from evaluator.core.floors import FloorPolicy, Violation
 from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
 from evaluator.core.measures import effective_k, headline, shape_columns
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
-from evaluator.core.results import Results, combine_sections, from_dict
+from evaluator.core.results import ReportInputs, Results, combine_sections, from_dict
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
@@ -85,6 +85,8 @@ class Outcome:
     results_file: Path | None = None  # the saved results.json (comment only)
     deadline_at: float | None = None  # time.monotonic() by which the comment phase ends
     mismatch: tuple[SettingDifference, ...] = ()  # baseline settings that differ (warned)
+    compared: ReportInputs | None = None  # what ``comparison`` was made from (saved with it)
+    floors: FloorPolicy | None = None  # the policy the results were checked against, if known
 
     @property
     def passed(self) -> bool:
@@ -155,6 +157,16 @@ def compare(results: Results, baseline: Results | None, source: str, settings: S
     if results.sections and baseline.sections:
         return compare_sections(baseline, results, pooled, **options)
     return pooled
+
+
+def comparison_inputs(baseline: Results | None, source: str, notes: Sequence[str],
+                      settings: Settings) -> ReportInputs | None:
+    """What a comparison is made from, to save with the results (:class:`ReportInputs`)."""
+    if baseline is None:
+        return None
+    return ReportInputs(baseline=baseline, source=source, notes=tuple(notes),
+                        primary_metric=settings.primary_metric, alpha=settings.alpha,
+                        min_effect=settings.min_effect)
 
 
 def gate(results: Results, baseline: Results | None, comparison: BaselineComparison | None,
@@ -314,13 +326,22 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,
                    ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
-                   mismatch=mismatch)
+                   mismatch=mismatch, floors=None if results.sections else settings.floors,
+                   compared=comparison_inputs(baseline, source, notes, settings))
 
 
 def merged_base_label(parts: Sequence[tuple[str, Results]]) -> str:
     """How the shard jobs named their baseline (all alike)."""
     return next((r.shard.label for _, r in parts
                  if r.shard is not None and r.shard.side == "base" and r.shard.label), "")
+
+
+def merged_policy(parts: Sequence[tuple[str, Results]]) -> FloorPolicy | None:
+    """The floor policy the merged whole was checked against (the same in every part).
+    With sections each section is gated by its own policy: no single one is shown (as in
+    an unsharded run)."""
+    info = next((r.shard for _, r in parts if r.shard is not None), None)
+    return info.policies.get("") if info is not None else None
 
 
 def run_merge(settings: Settings, deps: Deps) -> Outcome:
@@ -346,7 +367,8 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
     comparison = compare(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings, baseline=merged_base,
-                   mismatch=mismatch)
+                   mismatch=mismatch, floors=merged_policy(parts),
+                   compared=comparison_inputs(baseline, source, notes, settings))
 
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
@@ -368,18 +390,29 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         raise InputError("comment needs --results FILE, or --run-id ID (the workflow run "
                          "whose results artifact to post)")
     mode, value = parse_baseline(settings.baseline)
-    baseline = None
-    if mode == "file" and value:
-        baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
         check_template(Path(settings.template))
-    mismatch = (require_comparable(baseline.run, results.run,
-                                   mismatch=settings.baseline_mismatch)
-                if baseline is not None else ())
-    comparison = compare(results, baseline, f"file {value}", settings)
+    saved = results.report
+    if mode == "file" and value:
+        baseline = load_results(regular_file(Path(value), what="baseline file"))
+        mismatch = require_comparable(baseline.run, results.run,
+                                      mismatch=settings.baseline_mismatch)
+        source, notes = f"file {value}", []
+        comparison = compare(results, baseline, source, settings)
+    elif saved is not None and saved.baseline is not None:
+        # The comparison the evaluation made, from what it saved: the same verdict, with
+        # the settings it was compared with (its mismatch was accepted or refused then).
+        baseline, source, notes = saved.baseline, saved.source, list(saved.notes)
+        settings = settings.replace(primary_metric=saved.primary_metric, alpha=saved.alpha,
+                                    min_effect=saved.min_effect)
+        mismatch = require_comparable(baseline.run, results.run, mismatch="warn")
+        comparison = compare(results, baseline, source, settings, notes=notes)
+    else:
+        baseline, source, notes, mismatch, comparison = None, "", [], (), None
     return Outcome(results=results, comparison=comparison, settings=settings,
                    results_file=results_file, deadline_at=deadline_at,
-                   mismatch=mismatch)
+                   mismatch=mismatch, floors=saved.floors if saved is not None else None,
+                   compared=comparison_inputs(baseline, source, notes, settings))
 
 
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:

@@ -25,7 +25,10 @@ FAST = ("--backend", "in_memory", "--quiet")
 def view(path: Path) -> dict[str, Any]:
     """A results file without its wall-clock figures (see the module doc)."""
     data = json.loads(path.read_text())
-    for body in (data, *data.get("sections", {}).values()):
+    base = (data.get("report") or {}).get("baseline") or {}
+    bodies = (data, *data.get("sections", {}).values(), *([base] if base else []),
+              *base.get("sections", {}).values())
+    for body in bodies:
         body["run"] = {k: v for k, v in body["run"].items() if k not in ("timings",
                                                                          "started_at")}
         body["run"].get("index", {}).pop("cached", None)
