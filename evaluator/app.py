@@ -28,7 +28,6 @@ from evaluator.authoring import (
     draft_document,
     draft_plan,
     explain,
-    heartbeat,
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
@@ -42,7 +41,7 @@ from evaluator.core.compare import (
 )
 from evaluator.core.floors import FloorPolicy, Violation
 from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
-from evaluator.core.measures import effective_k, headline, shape_columns
+from evaluator.core.measures import compared, effective_k
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import ReportInputs, Results, combine_sections, from_dict
@@ -66,7 +65,7 @@ from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
-from evaluator.progress import Progress
+from evaluator.progress import Progress, heartbeat
 from evaluator.render import check_template
 from evaluator.snapshot import checkout_files
 
@@ -150,9 +149,9 @@ def compare(results: Results, baseline: Results | None, source: str, settings: S
     sections on both sides, each section's comparison too."""
     if baseline is None:
         return None
-    metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
-    options = {"source": source, "metrics": metrics, "primary_metric": settings.primary_metric,
-               "alpha": settings.alpha, "min_effect": settings.min_effect}
+    options = {"source": source, "metrics": list(compared()),
+               "primary_metric": settings.primary_metric, "alpha": settings.alpha,
+               "min_effect": settings.min_effect}
     pooled = compare_results(baseline, results, notes=notes, **options)
     if results.sections and baseline.sections:
         return compare_sections(baseline, results, pooled, **options)
@@ -265,7 +264,7 @@ def run_evaluate(settings: Settings, deps: Deps, *,
     root, queries = _checkout(settings)
     if settings.template:
         check_template(Path(settings.template))
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     plan = plan_baseline(settings.baseline, root=root, env=deps.env, git=deps.git)
     if plan.file is not None and not plan.file.exists():
         spec = settings.baseline
@@ -431,7 +430,7 @@ def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     if settings.pr is not None and settings.pr != fetched.pr_number:
         raise GitHubError(f"the results artifact of run {settings.run_id} is for pull request "
                           f"#{fetched.pr_number}, not #{settings.pr} given as --pr")
-    Progress(deps.stderr, quiet=settings.quiet)(
+    Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)(
         f"run {settings.run_id}: artifact {settings.artifact_name!r} checked (pull request "
         f"#{fetched.pr_number}, commit {fetched.head_sha[:12]})")
     return fetched
@@ -514,7 +513,7 @@ def _built(settings: Settings, deps: Deps, root: Path, files: tuple[str, ...],
            progress: Progress) -> Any:
     progress(f"index: building the NeuralMind index of {len(files)} files "
              f"(backend {settings.backend})")
-    with heartbeat(progress, "index"):
+    with heartbeat(progress, "index", pause=deps.pause):
         return build_index(root, files, settings, progress=progress, deps=deps)
 
 
@@ -525,7 +524,7 @@ def run_init(settings: Settings, deps: Deps) -> Drafted:
     target = _target(settings, root)
     if settings.count < 1:
         raise InputError("--count must be at least 1")
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     files, modules = _init_universe(settings, deps, root, progress)
     index = None if settings.no_review else _built(settings, deps, root, files, progress)
     try:
@@ -552,7 +551,7 @@ def run_review(settings: Settings, deps: Deps) -> list[str]:
     """``init --review FILE``: per question of FILE, NeuralMind's top modules (within the
     universe) against the grades."""
     root = Path(settings.path or ".").resolve()
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     files, modules = _init_universe(settings, deps, root, progress)
     ground_truth = read_ground_truth(Path(settings.review), present=files, strict=False,
                                      universe=modules)

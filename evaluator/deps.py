@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -18,6 +18,7 @@ from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Retrieval
 from evaluator.model import ModelSource
 from evaluator.neuralmind_index import BatchEmbed, BuildInfo
+from evaluator.progress import run_clock
 
 
 class Index(Protocol):
@@ -77,6 +78,12 @@ class Deps:
     session_factory: Callable[[], Any]
     library_version: Callable[[], str]
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    #: Seconds since the command started (monotonic): the one clock every progress line of
+    #: the run reads, so it only moves forward.
+    elapsed: Callable[[], float] = field(default_factory=run_clock)
+    #: How a heartbeat waits between its checks (``None``: a real wait; tests drive a fake
+    #: clock with their own).
+    pause: Callable[[float], object] | None = None
 
 
 def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,

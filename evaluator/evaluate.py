@@ -20,13 +20,14 @@ import json
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaluator import __version__
-from evaluator.core.floors import check_floors
+from evaluator.core.floors import check_floors, thin_shapes
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Options
@@ -45,7 +46,7 @@ from evaluator.deps import Deps, Index
 from evaluator.errors import BuildError, GroundTruthError, InputError
 from evaluator.model import ModelSource, model_fingerprint
 from evaluator.neuralmind_index import BuildInfo, code_suffixes
-from evaluator.progress import Progress
+from evaluator.progress import Progress, heartbeat
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
     checkout_files,
@@ -224,6 +225,7 @@ class _Setup:
     universe: Universe
     select_files: Callable[[str], bool] | None = None  # a section's module universe
     judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
+    warnings: tuple[str, ...] = ()  # about the ground truth against the floors (thin shapes)
 
 
 def project_config(source: Path) -> Path | None:
@@ -300,7 +302,8 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
                "nodes_reused": build.nodes_reused, "graph_kind": build.graph_kind,
                "files": files, "cached": build.cached},
         timings=timings,
-        warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
+        warnings=(tuple(p.render() for p in setup.ground_truth.warnings) + setup.warnings
+                  + tuple(notes)),
         universe=setup.universe.describe(),
     )
 
@@ -310,8 +313,11 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     """Snapshot ``source`` into the shared tree, build (incrementally), ask, score."""
     t0 = time.perf_counter()
     options = setup.options
+    pause = setup.deps.pause
     try:
-        stats = sync_tree(source, files, setup.tree)
+        with heartbeat(progress, f"{label}: snapshot", pause=pause):
+            stats = sync_tree(source, files, setup.tree)
+        snapshot_s = time.perf_counter() - t0
     except OSError as err:
         raise BuildError(f"cannot write the snapshot under {setup.cache_dir}: "
                          f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
@@ -321,7 +327,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
                                      graph_source=options.graph_source, model=setup.model)
     try:
         key = index_cache_key(source, files, setup) if options.backend != "in_memory" else None
-        build = index.build(user_config=project_config(source), cache_key=key)
+        with heartbeat(progress, f"{label}: index build", pause=pause):
+            build = index.build(user_config=project_config(source), cache_key=key)
         notes = [build.fallback] if build.fallback else []
         if build.fallback:
             progress.warn(build.fallback)
@@ -330,7 +337,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         resolved = build.backend if options.backend == "auto" else options.backend
         progress(f"{label}: index {build.nodes} nodes, backend {resolved} ({how}) in "
                  f"{build.seconds:.1f}s")
-        retrievals, query_seconds = _ask_all(setup, index, label, progress)
+        with heartbeat(progress, f"{label}: questions", pause=pause):
+            retrievals, query_seconds = _ask_all(setup, index, label, progress)
     finally:
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
@@ -340,7 +348,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     shapes = by_shape(rows, setup.ground_truth.shapes)
     violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
     total = time.perf_counter() - t0
-    timings = {"build_s": round(build.seconds, 4), "queries_s": round(query_seconds, 4),
+    timings = {"snapshot_s": round(snapshot_s, 4), "build_s": round(build.seconds, 4),
+               "queries_s": round(query_seconds, 4),
                "total_s": round(total, 4),
                "overhead_s": round(max(total - build.seconds - query_seconds, 0.0), 4)}
     run = _run_info(setup, build, files=len(files), commit=commit, ref=ref, timings=timings,
@@ -400,6 +409,9 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
     if select_queries is not None:
         ground_truth = select_queries(ground_truth)
+    thin = thin_shapes(options.floors, Counter(q.shape for q in ground_truth.queries))
+    for warning in thin:
+        progress.warn(warning)
     cache_dir = ensure_writable(cache_dir)
     model = model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root)
@@ -407,7 +419,8 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model, tree=snapshot / "tree",
                    started_at=started_at, deps=deps, universe=modules,
-                   select_files=select_files, judge_model=judge_model_dir(options, model))
+                   select_files=select_files, judge_model=judge_model_dir(options, model),
+                   warnings=thin)
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
@@ -438,8 +451,9 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
     check = None
     if options.judge_check or options.example:
         t0 = time.perf_counter()
-        check = references.judge_check(setup.ground_truth, setup.root,
-                                       embed=_judge_embed(setup))
+        with heartbeat(progress, "judge self-check", pause=setup.deps.pause):
+            check = references.judge_check(setup.ground_truth, setup.root,
+                                           embed=_judge_embed(setup))
         extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
         progress(f"judge self-check: {check.sentence}")
         if check.warning:
@@ -451,8 +465,9 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
         runs.append(system_run(specs[0].label, results.queries, setup.ground_truth.shapes))
         for spec in specs[1:]:
             progress(f"system {spec.label}: evaluating")
-            runs.append(_reference_run(setup, files, spec.name, dict(spec.options),
-                                       spec.label, progress))
+            with heartbeat(progress, f"system {spec.label}", pause=setup.deps.pause):
+                runs.append(_reference_run(setup, files, spec.name, dict(spec.options),
+                                           spec.label, progress))
         extra["systems_s"] = round(time.perf_counter() - t0, 4)
     run = replace(results.run, timings={**results.run.timings, **extra})
     return replace(results, run=run, judge_check=check, systems=tuple(runs))
@@ -496,8 +511,10 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
     export = Path(tempfile.mkdtemp(prefix=f"{base.commit[:16]}-", dir=exports))
     try:
         base_skipped: list[str] = []
-        base_files = setup.deps.git.export_commit(root, base.commit, export,
-                                                  skipped=base_skipped)
+        with heartbeat(progress, f"base {base.commit[:12]}: export",
+                       pause=setup.deps.pause):
+            base_files = setup.deps.git.export_commit(root, base.commit, export,
+                                                      skipped=base_skipped)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
         _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
@@ -524,18 +541,21 @@ def _timings(head: Mapping[str, float], base: Mapping[str, float] | None,
              total: float) -> dict[str, float]:
     """The run's timings, the same in every mode.
 
-    ``build_s``/``queries_s`` are NeuralMind's own work for the head (``base_build_s``/
+    ``snapshot_s`` is copying the head's files into the snapshot, ``build_s``/``queries_s``
+    NeuralMind's own work for the head (``base_snapshot_s``/``base_build_s``/
     ``base_queries_s`` for the base, when there is one); ``total_s`` is the whole
     evaluation from reading the checkout to the last score; ``overhead_s`` is everything
     that is not a NeuralMind build or query call (listing, ground truth, model resolution,
     snapshots, the base export, faithfulness judging, scoring, and the ``--judge-check`` and
     ``--systems`` work, also given alone as ``judge_check_s`` and ``systems_s``).
     """
-    out = {"build_s": head["build_s"], "queries_s": head["queries_s"]}
+    out = {"snapshot_s": head["snapshot_s"], "build_s": head["build_s"],
+           "queries_s": head["queries_s"]}
     out |= {k: head[k] for k in ("judge_check_s", "systems_s") if k in head}
     library = head["build_s"] + head["queries_s"]
     if base is not None:
-        out |= {"base_build_s": base["build_s"], "base_queries_s": base["queries_s"]}
+        out |= {"base_snapshot_s": base["snapshot_s"], "base_build_s": base["build_s"],
+                "base_queries_s": base["queries_s"]}
         library += base["build_s"] + base["queries_s"]
     out |= {"total_s": round(total, 4), "overhead_s": round(max(total - library, 0.0), 4)}
     return out

@@ -59,7 +59,7 @@ def keep_head(results: Results, settings: Settings, deps: Deps,
     """After a late failure: the head's results and a plain report, if not written yet."""
     if not settings.output_dir:
         return
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     makers: tuple[tuple[str, Callable[[], str]], ...] = (
         ("results.json", lambda: _results_json(results)),
         ("report.md", lambda: render(results)))
@@ -229,7 +229,7 @@ def fingerprint(outcome: Outcome) -> str:
 
 def preview(outcome: Outcome, deps: Deps) -> None:
     """Print the exact comment (markers included) to stdout: no token, no network."""
-    progress = Progress(deps.stderr, quiet=outcome.settings.quiet)
+    progress = Progress(deps.stderr, quiet=outcome.settings.quiet, clock=deps.elapsed)
     extras = extras_for(outcome, deps, progress)
     text, dropped = comment_body(outcome, extras, limit=COMMENT_LIMIT - COMMENT_MARGIN)
     body = (f"{github.marker(outcome.settings.comment_key)}\n"
@@ -371,7 +371,7 @@ def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bo
 def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bool,
              relative_to: Path | None, written: set[str]) -> None:
     settings, results, comparison = outcome.settings, outcome.results, outcome.comparison
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     template = Path(settings.template) if settings.template else None
     extras = extras_for(outcome, deps, progress)
@@ -451,7 +451,7 @@ def publish_part(outcome: Outcome, deps: Deps, *, relative_to: Path | None = Non
     holds; no comment and no gate (the merge job posts and gates the whole)."""
     results = outcome.results
     assert results.shard is not None
-    progress = Progress(deps.stderr, quiet=outcome.settings.quiet)
+    progress = Progress(deps.stderr, quiet=outcome.settings.quiet, clock=deps.elapsed)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     out = Path(outcome.settings.output_dir or ".")
     try:

@@ -422,10 +422,32 @@ def _order_queries(results: Results, comparison: BaselineComparison | None) -> l
     return head + rest
 
 
+def _icon(q: QueryResult) -> str:
+    """✅ only when a relevant module is in the top k and no grade-3 module is missing from
+    it; ⚠️ when one is; ❌ when nothing relevant is."""
+    if q.metrics.get("hit_rate") != 1:
+        return "❌"
+    return "⚠️" if q.diagnostics.missed_top else "✅"
+
+
+#: "Weak queries" lists the questions whose nDCG@5 is below this (N-15's nDCG@5 floor).
+WEAK_BELOW = 0.5
+WEAK_METRIC = "ndcg@5"
+
+
+def _weak(results: Results) -> list[dict[str, Any]]:
+    """The questions below :data:`WEAK_BELOW`, worst first, with why."""
+    rows = [q for q in results.queries
+            if (q.metrics.get(WEAK_METRIC) or 0.0) < WEAK_BELOW]
+    rows.sort(key=lambda q: (q.metrics.get(WEAK_METRIC) or 0.0, q.id))
+    return [{"id": q.id, "shape": q.shape, "value": q.metrics.get(WEAK_METRIC),
+             "flags": list(q.diagnostics.flags)} for q in rows]
+
+
 def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
     grades = {m: g for g, ms in q.expected.items() for m in ms}
     return {
-        "id": q.id, "question": q.question, "shape": q.shape,
+        "id": q.id, "question": q.question, "shape": q.shape, "icon": _icon(q),
         "metrics": q.metrics,
         "ranked": [{"rank": i, "module": m, "grade": grades.get(m, 0)}
                    for i, m in enumerate(q.ranked_modules[:k], start=1)],
@@ -594,6 +616,9 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "warnings": list(run.warnings),
         "judge_check": results.judge_check,
         "systems": systems_view(results),
+        "weak": _weak(results),
+        "weak_below": WEAK_BELOW,
+        "weak_metric": WEAK_METRIC,
     } | _verdict_context(results, comparison, extras, shown_metrics)
 
 

@@ -262,8 +262,7 @@ def test_heartbeat_reports_while_a_step_runs():
     import io
     import time
 
-    from evaluator.authoring import heartbeat
-    from evaluator.progress import Progress
+    from evaluator.progress import Progress, heartbeat
 
     stream = io.StringIO()
     with heartbeat(Progress(stream), "index", every=0.02):
