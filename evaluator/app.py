@@ -49,8 +49,10 @@ from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.evaluate import (
+    BOTH_SIDES,
     Evaluation,
     _own_folders,
+    both_sides_note,
     build_index,
     cache_dir_of,
     ensure_writable,
@@ -317,8 +319,8 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
     source = f"file {plan.file}" if plan.file is not None else ""
     if evaluation.baseline is not None:
         baseline, source = evaluation.baseline, evaluation.baseline_label or "the base"
-        notes.append("Both sides use the head's ground truth, so added queries are compared "
-                     "fairly.")
+        if not any(n.startswith(BOTH_SIDES) for n in notes):
+            notes.append(both_sides_note())
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
     comparison = compare(results, baseline, source, settings, notes=notes)
@@ -355,8 +357,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
     baseline, source, notes = merged_base, "", []
     if merged_base is not None:
         source = merged_base_label(parts) or "the base"
-        notes.append("Both sides use the head's ground truth, so added queries are compared "
-                     "fairly.")
+        notes.append(both_sides_note())
     mismatch: tuple[SettingDifference, ...] = ()
     if merged_base is None and mode == "file" and value:  # a file: measured elsewhere
         baseline = load_results(regular_file(Path(value), what="baseline file"))

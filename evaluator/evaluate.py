@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from evaluator import __version__
@@ -146,6 +146,32 @@ def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -
                   f"control characters are not indexed{where}: {shown}")
 
 
+def _shown(names: Sequence[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+#: Files that are plainly not code: skipped without a warning when NeuralMind cannot index
+#: them (an image under docs/ is never a module).
+MEDIA_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".bmp",
+                            ".pdf", ".mp4", ".webm", ".mov", ".woff", ".woff2", ".ttf",
+                            ".otf", ".eot"})
+
+
+def _note_unindexable(progress: Progress, unindexable: Sequence[str]) -> None:
+    """Files NeuralMind does not index (binary, or over the size limit): a warning naming
+    them, except images, media and fonts, which get a plain progress line."""
+    # Each entry is "path (why)".
+    media = [f for f in unindexable
+             if PurePosixPath(f.rsplit(" (", 1)[0]).suffix.lower() in MEDIA_SUFFIXES]
+    other = [f for f in unindexable if f not in set(media)]
+    if other:
+        progress.warn(f"{len(other)} file(s) left out because NeuralMind does not index "
+                      f"them (binary, or over the size limit): {_shown(other)}")
+    if media:
+        progress(f"checkout: {len(media)} image, media or font file(s) not indexed: "
+                 f"{_shown(media)}")
+
+
 def _on_wait(progress: Progress, snapshot: Path) -> Callable[[], None]:
     return lambda: progress(f"waiting for another run to finish with the snapshot {snapshot}")
 
@@ -190,6 +216,14 @@ def read_ground_truth(path: Path, *, present: tuple[str, ...] | None, strict: bo
             f"{path}: {len(errors)} error(s) in the ground truth:\n  "
             + "\n  ".join(p.render() for p in problems), problems=tuple(problems))
     return ground_truth
+
+
+BOTH_SIDES = "Both sides use the head's ground truth"
+
+
+def both_sides_note(why: str = "") -> str:
+    """The one note saying the base side was scored on the head's ground truth."""
+    return f"{BOTH_SIDES}{f' ({why})' if why else ''}, so added queries are compared fairly."
 
 
 @dataclass(frozen=True)
@@ -398,11 +432,7 @@ def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
                            unindexable=unindexable)
     files = tuple(f for f in files if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
-    if unindexable:
-        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
-                                              if len(unindexable) > 5 else "")
-        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
-                      f"them (binary, or over the size limit): {shown}")
+    _note_unindexable(progress, unindexable)
     if not files:
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")
@@ -526,8 +556,7 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         except ValueError:
             rel = None
         if rel is not None and not setup.deps.git.file_at(root, base.commit, rel):
-            notes.append(f"{rel} does not exist at the base commit; both sides use the "
-                         "head's version")
+            notes.append(both_sides_note(f"{rel} does not exist at the base commit"))
         baseline, base_notes = _run_side(setup, source=export, files=base_files,
                                          commit=base.commit, ref=base.ref,
                                          label=f"base {base.commit[:12]}", progress=progress)

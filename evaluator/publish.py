@@ -380,7 +380,9 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
     paths = write_outputs(outcome, report, progress, written)
     if outcome.ground_truth is not None:
         for warning in results.run.warnings:
-            runner.annotate("warning", warning, title="ground truth")
+            # The annotation says "Warning" itself: not twice.
+            text = warning.removeprefix("warning: ")
+            runner.annotate("warning", text, title="ground truth")
     for difference in outcome.mismatch:
         progress.warn(f"the baseline is not comparable: {difference.message}")
     print(neutralize(render_text(results, comparison=comparison)), file=deps.stdout, end="")
@@ -471,15 +473,15 @@ def publish_part(outcome: Outcome, deps: Deps, *, relative_to: Path | None = Non
 
 
 def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:
-    """Each problem as a line (or a workflow annotation), then the counts on stderr."""
+    """Each problem as a line (or a workflow annotation), then the counts, on stdout."""
     runner = Runner(None, None, True, deps.stdout)
     for problem in validation.problems:
         if github_format:
-            runner.annotate(problem.severity, problem.render(), file=problem.file,
+            runner.annotate(problem.severity, problem.located(), file=problem.file,
                             line=problem.line, title="ground truth")
         else:
             print(neutralize(problem.render()), file=deps.stdout)
-    print(neutralize(validation.summary), file=deps.stderr)
+    print(neutralize(validation.summary), file=deps.stdout)
 
 
 def print_lines(lines: Sequence[str], deps: Deps) -> None:

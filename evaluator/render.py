@@ -60,22 +60,43 @@ SYSTEM_COLUMNS = ("ndcg@5", "recall@5", "precision@5", "mrr", "hit_rate", "faith
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
-# backslash itself, and ~~ (strike-through). ``@`` only where it could start a mention
-# (not after a letter or digit); ``_`` and ``*`` only where they could start emphasis
-# (not inside a word).
+# backslash itself, and ~ (GitHub strikes through ~one~ tilde as well as ~~two~~). ``@``
+# only where it could start a mention (not after a letter or digit); ``_`` and ``*`` only
+# where they could start emphasis (not inside a word).
 _MD_SPECIAL = re.compile(
-    r"([\\`{}\[\]<>|]|~(?=~)|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
-_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "`": "&#96;", "|": "&#124;"}
+    r"([\\`{}\[\]<>|~]|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "&#124;"}
+# A code span the user wrote (`Cart.checkout()`): kept as one, since nothing inside a code
+# span is Markdown or HTML; a lone backtick is escaped (it would pair with a later one).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+_SPAN_UNSAFE = re.compile(r"[<>|]|(?<![A-Za-z0-9])@")
+_SPAN_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "\\|"}
+
+
+def _escape_prose(text: str) -> str:
+    return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
 
 
 def md_escape(value: object) -> str:
     """Escape user text for Markdown tables and prose; newlines become spaces.
 
-    The result cannot open HTML, close a table cell, start a code span or a link, or
-    ``@mention`` anyone; ordinary identifiers such as ``hit_rate`` or ``a@b`` stay readable.
+    The result cannot open HTML, close a table cell, start a link, or ``@mention`` anyone;
+    ordinary identifiers such as ``hit_rate`` or ``a@b`` stay readable, and a code span the
+    text holds (a pair of backticks) stays a code span (``|`` inside it written ``\\|``,
+    ``<``, ``>`` and a mention's ``@`` as entities).
     """
     text = " ".join(str(value).split())
-    return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
+    out, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out.append(_escape_prose(text[at:span.start()]))
+        # < > & @ as entities too: the span may land in an HTML block (a <summary>), where
+        # it is not a code span; in Markdown they then show as written.
+        out.append(_SPAN_UNSAFE.sub(lambda m: _SPAN_ENTITIES[m.group(0)], span.group(0)))
+        at = span.end()
+    out.append(_escape_prose(text[at:]))
+    return "".join(out)
 
 
 _BACKTICKS = re.compile(r"`+")

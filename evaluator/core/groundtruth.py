@@ -61,12 +61,16 @@ class Problem:
     line: int | None = None
 
     def render(self) -> str:
+        return f"{self.severity}: {self.located()}"
+
+    def located(self) -> str:
+        """Where and what, without the severity (a workflow annotation carries that)."""
         where = self.file + (f":{self.line}" if self.line else "")
         if self.query_id is not None:
             where += f": query {self.query_id!r}"
         if self.field is not None:
             where += f", field {self.field}"
-        return f"{self.severity}: {where}: {self.message}"
+        return f"{where}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -334,7 +338,8 @@ def _read_facts(raw: Any, qid: str, at: Location, check: _Checker) -> tuple[str,
             check.warn(f"{fact!r} {why}", **where)
     facts = tuple(f for f in facts if f)
     if not MIN_FACTS <= len(facts) <= MAX_FACTS:
-        check.warn(f"has {len(facts)} facts; the ground-truth format asks for "
+        check.warn(f"has {len(facts)} fact{'' if len(facts) == 1 else 's'}; the "
+                   "ground-truth format asks for "
                    f"{MIN_FACTS}-{MAX_FACTS} short phrases the retrieved context should "
                    "contain (they are what faithfulness is judged on)", query_id=qid,
                    field_name="gold_facts", at=field_at)
