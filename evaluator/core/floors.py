@@ -134,8 +134,9 @@ def check_floors(
 
 
 #: Fewer questions than this in a shape make its per-shape floor a coin toss (one question
-#: moves hit rate by a third or more); N-15 suggests 6–7 per shape.
-MIN_SHAPE_QUESTIONS = 5
+#: moves its hit rate by half or more). ``init``'s default draft has 3 in its smallest
+#: shape; N-15 suggests 6–7 per shape.
+MIN_SHAPE_QUESTIONS = 3
 
 
 def thin_shapes(policy: FloorPolicy, counts: Mapping[str, int]) -> tuple[str, ...]:
