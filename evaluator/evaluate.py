@@ -437,11 +437,12 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         raise InputError(f"{root} has no files to index (an empty repository?)")
     progress(f"checkout: {len(files)} files in {root}")
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
-    if select_queries is not None:
-        ground_truth = select_queries(ground_truth)
+    # On the whole ground truth: a shard's share of it is gated as a whole after merging.
     thin = thin_shapes(options.floors, Counter(q.shape for q in ground_truth.queries))
     for warning in thin:
         progress.warn(warning)
+    if select_queries is not None:
+        ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
     model = model_for(options, cache_dir, deps)
     snapshot = _snapshot_for(options, cache_dir, root)

@@ -188,7 +188,7 @@ def test_shards_with_a_baseline_merge_into_the_same_comparison(cli, tmp_path):
     assert view(out / "results.json") == view(whole / "results.json")
     assert view(out / "baseline-results.json") == view(whole / "baseline-results.json")
     report = (out / "report.md").read_text()
-    assert "compared with HEAD~1" in report
+    assert "compared with HEAD\\~1" in report  # every ~ escaped; GitHub shows HEAD~1
     assert "Worse / better" in report
     assert [line for line in report.splitlines() if "retrieval-eval 0" not in line] == [
         line for line in (whole / "report.md").read_text().splitlines()
