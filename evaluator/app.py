@@ -31,7 +31,7 @@ from evaluator.authoring import (
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
-from evaluator.core import interop
+from evaluator.core import interop, yamlfile
 from evaluator.core.comparability import SettingDifference, require_comparable
 from evaluator.core.compare import (
     BaselineComparison,
@@ -69,7 +69,6 @@ from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress, heartbeat
 from evaluator.render import check_template
-from evaluator.snapshot import checkout_files
 
 T = TypeVar("T")
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
@@ -154,18 +153,21 @@ def resolve_queries(root: Path, settings: Settings) -> Path:
     return path
 
 
-def compare(results: Results, baseline: Results | None, source: str, settings: Settings, *,
-            notes: Sequence[str] = ()) -> BaselineComparison | None:
+def compare_with_baseline(results: Results, baseline: Results | None, source: str,
+                          settings: Settings, *,
+                          notes: Sequence[str] = ()) -> BaselineComparison | None:
     """The comparison with ``baseline`` over the reported measures, or ``None``; with
     sections on both sides, each section's comparison too."""
     if baseline is None:
         return None
-    options: dict[str, Any] = {"source": source, "metrics": list(compared()),
-                               "primary_metric": settings.primary_metric,
-                               "alpha": settings.alpha, "min_effect": settings.min_effect}
-    pooled = compare_results(baseline, results, notes=notes, **options)
+    metrics = list(compared())
+    pooled = compare_results(baseline, results, notes=notes, source=source, metrics=metrics,
+                             primary_metric=settings.primary_metric, alpha=settings.alpha,
+                             min_effect=settings.min_effect)
     if results.sections and baseline.sections:
-        return compare_sections(baseline, results, pooled, **options)
+        return compare_sections(baseline, results, pooled, source=source, metrics=metrics,
+                                primary_metric=settings.primary_metric, alpha=settings.alpha,
+                                min_effect=settings.min_effect)
     return pooled
 
 
@@ -332,7 +334,7 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
             notes.append(both_sides_note())
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
-    comparison = compare(results, baseline, source, settings, notes=notes)
+    comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,
                    ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
@@ -373,7 +375,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
         source = f"file {value}"
         mismatch = require_comparable(baseline.run, results.run,
                                       mismatch=settings.baseline_mismatch)
-    comparison = compare(results, baseline, source, settings, notes=notes)
+    comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings, baseline=merged_base,
                    mismatch=mismatch, floors=merged_policy(parts),
@@ -407,7 +409,7 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         mismatch = require_comparable(baseline.run, results.run,
                                       mismatch=settings.baseline_mismatch)
         source, notes = f"file {value}", []
-        comparison = compare(results, baseline, source, settings)
+        comparison = compare_with_baseline(results, baseline, source, settings)
     elif saved is not None and saved.baseline is not None:
         # The comparison the evaluation made, from what it saved: the same verdict, with
         # the settings it was compared with (its mismatch was accepted or refused then).
@@ -415,7 +417,8 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         settings = settings.replace(primary_metric=saved.primary_metric, alpha=saved.alpha,
                                     min_effect=saved.min_effect)
         mismatch = require_comparable(baseline.run, results.run, mismatch="warn")
-        comparison = compare(results, baseline, source, settings, notes=notes)
+        comparison = compare_with_baseline(results, baseline, source, settings,
+                                         notes=notes)
     else:
         baseline, source, notes, mismatch, comparison = None, "", [], (), None
     return Outcome(results=results, comparison=comparison, settings=settings,
@@ -475,7 +478,7 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    files = checkout_files(root)
+    files = deps.git.checkout_files(root)
     sections = sharding.sections_of(settings)
     if not sections:
         queries = resolve_queries(root, settings)
@@ -500,6 +503,8 @@ class Drafted:
 
 def _target(settings: Settings, root: Path) -> Path:
     target = Path(settings.output) if settings.output else root / "retrieval_queries.json"
+    if not settings.output and target.is_symlink():  # a committed link: the default name
+        confine(target, root, setting=f"the default output {target.name}")
     if target.exists():
         raise InputError(f"{target} already exists; it is never overwritten",
                          hint="choose another --output, or move the file away")
@@ -508,8 +513,8 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
-    files = checkout_files(root, exclude=_own_folders(settings, cache_dir_of(settings,
-                                                                           deps.env)))
+    own = _own_folders(settings, cache_dir_of(settings, deps.env))
+    files = deps.git.checkout_files(root, exclude=own)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")
     if not modules.modules:
@@ -591,14 +596,18 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     fmt = given(settings.source_format, "the format")
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
-    modules = universe(settings, checkout_files(root)).modules
+    modules = universe(settings, deps.git.checkout_files(root)).modules
     if fmt == "neuralmind-eval":
-        source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
-                             fmt)
+        default = root / ".neuralmind.eval.yaml"
+        if not settings.input and (default.exists() or default.is_symlink()):
+            confine(default, root, setting=f"the default input {default.name}")
+        source, text = _read(settings.input or str(default), "--input", fmt)
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise InputError(f"{source} is not valid YAML") from None
+            data = yamlfile.load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            raise InputError(f"{source}{where} {yamlfile.what_is_wrong(err)}") from None
         except RecursionError:
             raise InputError(f"{source} is nested too deeply") from None
         drafts = interop.from_neuralmind_eval(data, str(source), modules)

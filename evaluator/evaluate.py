@@ -40,6 +40,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.stats import SignificanceTest
 from evaluator.core.systems import SystemRun
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Index
@@ -49,7 +50,6 @@ from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress, heartbeat
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
-    checkout_files,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -330,6 +330,8 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         model=setup.model.describe() if uses_model else None,
         model_fingerprint=model_fingerprint(setup.model) if uses_model else None,
         judge=judge_id(similarity=setup.judge_model is not None),
+        significance=SignificanceTest(alpha=options.alpha,
+                                      min_effect=options.min_effect).as_dict(),
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
@@ -428,8 +430,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
     cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
     unindexable: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
-                           unindexable=unindexable)
+    files = deps.git.checkout_files(root, exclude=_own_folders(options, cache_dir),
+                                    skipped=skipped, unindexable=unindexable)
     files = tuple(f for f in files if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
     _note_unindexable(progress, unindexable)
@@ -548,7 +550,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
                                                       skipped=base_skipped)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
-        _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
+        known = set(skipped)  # a set: a checkout may hold thousands of skipped files
+        _warn_skipped(progress, [n for n in base_skipped if n not in known],
                       " at the base commit")
         if not base_files:
             raise InputError(f"the base commit {base.commit[:12]} has no files to index")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.measures import lower_is_better
@@ -145,9 +144,10 @@ def compare_results(
     """Everything the report needs to show what the change did, relative to ``base``."""
     base_ids = [q.id for q in base.queries]
     head_ids = [q.id for q in head.queries]
-    common = [i for i in head_ids if i in set(base_ids)]
-    added = tuple(i for i in head_ids if i not in set(base_ids))
-    removed = tuple(i for i in base_ids if i not in set(head_ids))
+    in_base, in_head = set(base_ids), set(head_ids)  # built once: 10,000 ids each side
+    common = [i for i in head_ids if i in in_base]
+    added = tuple(i for i in head_ids if i not in in_base)
+    removed = tuple(i for i in base_ids if i not in in_head)
     overall = {m: _paired(m, base, head, common) for m in metrics}
     shapes: dict[str, dict[str, MetricDelta]] = {}
     for shape in head.shapes:
@@ -194,12 +194,19 @@ def compare_sections(
     base: Results,
     head: Results,
     pooled: BaselineComparison,
-    **options: Any,
+    *,
+    source: str,
+    metrics: Sequence[str],
+    primary_metric: str,
+    alpha: float,
+    min_effect: float,
 ) -> BaselineComparison:
     """``pooled`` (the comparison of the pooled results) with each section's own comparison
-    added, for the sections present on both sides; ``options`` as for
+    added, for the sections present on both sides; the options as for
     :func:`compare_results`."""
-    sections = {name: compare_results(base.sections[name], section, **options)
+    sections = {name: compare_results(base.sections[name], section, source=source,
+                                      metrics=metrics, primary_metric=primary_metric,
+                                      alpha=alpha, min_effect=min_effect)
                 for name, section in head.sections.items() if name in base.sections}
     return replace(pooled, sections=sections)
 

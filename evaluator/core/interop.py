@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evaluator.core import textcheck
 from evaluator.core.groundtruth import GroundTruth, Query, normalize_module
 from evaluator.core.results import Results
 from evaluator.errors import InputError
@@ -182,7 +183,9 @@ def parse_queries(text: str, source: str) -> dict[str, str]:
                 continue
             qid, question = line.split("\t", 1)
         qid, question = qid.strip(), question.strip()
-        if qid in seen:
+        if not (textcheck.valid(qid) and textcheck.valid(question)):
+            problems.append(f"line {n}: the query {textcheck.MESSAGE}")
+        elif qid in seen:
             problems.append(f"line {n}: query {qid!r} appears twice")
         elif not question:
             problems.append(f"line {n}: query {qid!r} is empty")

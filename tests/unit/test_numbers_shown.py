@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from evaluator.app import compare
+from evaluator.app import compare_with_baseline as compare
 from evaluator.core.floors import DEFAULT_POLICY, FloorPolicy, thin_shapes
 from evaluator.core.scoring import aggregate
 from evaluator.render import WEAK_BELOW, render, render_text
