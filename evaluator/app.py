@@ -27,7 +27,6 @@ from evaluator.authoring import (
     draft_document,
     draft_plan,
     explain,
-    heartbeat,
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
@@ -40,18 +39,20 @@ from evaluator.core.compare import (
     compare_sections,
 )
 from evaluator.core.evidence import missing_spans
-from evaluator.core.floors import Violation
+from evaluator.core.floors import FloorPolicy, Violation
 from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
-from evaluator.core.measures import effective_k, headline, shape_columns
+from evaluator.core.measures import compared, effective_k
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
-from evaluator.core.results import Results, combine_sections, from_dict
+from evaluator.core.results import ReportInputs, Results, combine_sections, from_dict
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.evaluate import (
+    BOTH_SIDES,
     Evaluation,
     _own_folders,
+    both_sides_note,
     build_index,
     cache_dir_of,
     ensure_writable,
@@ -67,7 +68,7 @@ from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
-from evaluator.progress import Progress
+from evaluator.progress import Progress, heartbeat
 from evaluator.snapshot import mark_output_folder
 
 if TYPE_CHECKING:
@@ -88,6 +89,8 @@ class Outcome:
     results_file: Path | None = None  # the saved results.json (comment only)
     deadline_at: float | None = None  # time.monotonic() by which the comment phase ends
     mismatch: tuple[SettingDifference, ...] = ()  # baseline settings that differ (warned)
+    compared: ReportInputs | None = None  # what ``comparison`` was made from (saved with it)
+    floors: FloorPolicy | None = None  # the policy the results were checked against, if known
 
     @property
     def passed(self) -> bool:
@@ -160,7 +163,7 @@ def compare_with_baseline(results: Results, baseline: Results | None, source: st
     sections on both sides, each section's comparison too."""
     if baseline is None:
         return None
-    metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
+    metrics = list(compared())
     pooled = compare_results(baseline, results, notes=notes, source=source, metrics=metrics,
                              primary_metric=settings.primary_metric, alpha=settings.alpha,
                              min_effect=settings.min_effect)
@@ -169,6 +172,16 @@ def compare_with_baseline(results: Results, baseline: Results | None, source: st
                                 primary_metric=settings.primary_metric, alpha=settings.alpha,
                                 min_effect=settings.min_effect)
     return pooled
+
+
+def comparison_inputs(baseline: Results | None, source: str, notes: Sequence[str],
+                      settings: Settings) -> ReportInputs | None:
+    """What a comparison is made from, to save with the results (:class:`ReportInputs`)."""
+    if baseline is None:
+        return None
+    return ReportInputs(baseline=baseline, source=source, notes=tuple(notes),
+                        primary_metric=settings.primary_metric, alpha=settings.alpha,
+                        min_effect=settings.min_effect)
 
 
 def gate(results: Results, baseline: Results | None, comparison: BaselineComparison | None,
@@ -271,7 +284,7 @@ def run_evaluate(settings: Settings, deps: Deps, *,
     root, queries = _checkout(settings)
     if settings.template:
         _check_template(Path(settings.template))
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     plan = plan_baseline(settings.baseline, root=root, env=deps.env, git=deps.git)
     if plan.file is not None and not plan.file.exists():
         spec = settings.baseline
@@ -324,8 +337,8 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
     source = f"file {plan.file}" if plan.file is not None else ""
     if evaluation.baseline is not None:
         baseline, source = evaluation.baseline, evaluation.baseline_label or "the base"
-        notes.append("Both sides use the head's ground truth, so added queries are compared "
-                     "fairly.")
+        if not any(n.startswith(BOTH_SIDES) for n in notes):
+            notes.append(both_sides_note())
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
         if (note := host_note(baseline.run, results.run)) is not None:
@@ -334,13 +347,22 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,
                    ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
-                   mismatch=mismatch)
+                   mismatch=mismatch, floors=None if results.sections else settings.floors,
+                   compared=comparison_inputs(baseline, source, notes, settings))
 
 
 def merged_base_label(parts: Sequence[tuple[str, Results]]) -> str:
     """How the shard jobs named their baseline (all alike)."""
     return next((r.shard.label for _, r in parts
                  if r.shard is not None and r.shard.side == "base" and r.shard.label), "")
+
+
+def merged_policy(parts: Sequence[tuple[str, Results]]) -> FloorPolicy | None:
+    """The floor policy the merged whole was checked against (the same in every part).
+    With sections each section is gated by its own policy: no single one is shown (as in
+    an unsharded run)."""
+    info = next((r.shard for _, r in parts if r.shard is not None), None)
+    return info.policies.get("") if info is not None else None
 
 
 def run_merge(settings: Settings, deps: Deps) -> Outcome:
@@ -355,8 +377,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
     baseline, source, notes = merged_base, "", []
     if merged_base is not None:
         source = merged_base_label(parts) or "the base"
-        notes.append("Both sides use the head's ground truth, so added queries are compared "
-                     "fairly.")
+        notes.append(both_sides_note())
     mismatch: tuple[SettingDifference, ...] = ()
     if merged_base is None and mode == "file" and value:  # a file: measured elsewhere
         baseline = load_results(regular_file(Path(value), what="baseline file"))
@@ -366,7 +387,8 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
     comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings, baseline=merged_base,
-                   mismatch=mismatch)
+                   mismatch=mismatch, floors=merged_policy(parts),
+                   compared=comparison_inputs(baseline, source, notes, settings))
 
 
 def run_comment(settings: Settings, deps: Deps) -> Outcome:
@@ -388,18 +410,30 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
         raise InputError("comment needs --results FILE, or --run-id ID (the workflow run "
                          "whose results artifact to post)")
     mode, value = parse_baseline(settings.baseline)
-    baseline = None
-    if mode == "file" and value:
-        baseline = load_results(regular_file(Path(value), what="baseline file"))
     if settings.template:
         _check_template(Path(settings.template))
-    mismatch = (require_comparable(baseline.run, results.run,
-                                   mismatch=settings.baseline_mismatch)
-                if baseline is not None else ())
-    comparison = compare_with_baseline(results, baseline, f"file {value}", settings)
+    saved = results.report
+    if mode == "file" and value:
+        baseline = load_results(regular_file(Path(value), what="baseline file"))
+        mismatch = require_comparable(baseline.run, results.run,
+                                      mismatch=settings.baseline_mismatch)
+        source, notes = f"file {value}", []
+        comparison = compare_with_baseline(results, baseline, source, settings)
+    elif saved is not None and saved.baseline is not None:
+        # The comparison the evaluation made, from what it saved: the same verdict, with
+        # the settings it was compared with (its mismatch was accepted or refused then).
+        baseline, source, notes = saved.baseline, saved.source, list(saved.notes)
+        settings = settings.replace(primary_metric=saved.primary_metric, alpha=saved.alpha,
+                                    min_effect=saved.min_effect)
+        mismatch = require_comparable(baseline.run, results.run, mismatch="warn")
+        comparison = compare_with_baseline(results, baseline, source, settings,
+                                         notes=notes)
+    else:
+        baseline, source, notes, mismatch, comparison = None, "", [], (), None
     return Outcome(results=results, comparison=comparison, settings=settings,
                    results_file=results_file, deadline_at=deadline_at,
-                   mismatch=mismatch)
+                   mismatch=mismatch, floors=saved.floors if saved is not None else None,
+                   compared=comparison_inputs(baseline, source, notes, settings))
 
 
 def _check_template(path: Path) -> None:
@@ -428,7 +462,7 @@ def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     if settings.pr is not None and settings.pr != fetched.pr_number:
         raise GitHubError(f"the results artifact of run {settings.run_id} is for pull request "
                           f"#{fetched.pr_number}, not #{settings.pr} given as --pr")
-    Progress(deps.stderr, quiet=settings.quiet)(
+    Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)(
         f"run {settings.run_id}: artifact {settings.artifact_name!r} checked (pull request "
         f"#{fetched.pr_number}, commit {fetched.head_sha[:12]})")
     return fetched
@@ -522,7 +556,7 @@ def _built(settings: Settings, deps: Deps, root: Path, files: tuple[str, ...],
            progress: Progress) -> Any:
     progress(f"index: building the NeuralMind index of {len(files)} files "
              f"(backend {settings.backend})")
-    with heartbeat(progress, "index"):
+    with heartbeat(progress, "index", pause=deps.pause):
         return build_index(root, files, settings, progress=progress, deps=deps)
 
 
@@ -533,7 +567,7 @@ def run_init(settings: Settings, deps: Deps) -> Drafted:
     target = _target(settings, root)
     if settings.count < 1:
         raise InputError("--count must be at least 1")
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     files, modules = _init_universe(settings, deps, root, progress)
     index = None if settings.no_review else _built(settings, deps, root, files, progress)
     try:
@@ -560,7 +594,7 @@ def run_review(settings: Settings, deps: Deps) -> list[str]:
     """``init --review FILE``: per question of FILE, NeuralMind's top modules (within the
     universe) against the grades."""
     root = Path(settings.path or ".").resolve()
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     files, modules = _init_universe(settings, deps, root, progress)
     ground_truth = read_ground_truth(Path(given(settings.review, "--review")),
                                      present=files, strict=False,

@@ -18,12 +18,9 @@ under-graded; a module graded 2 or 3 that is not retrieved is a miss to look at.
 from __future__ import annotations
 
 import ast
-import contextlib
 import re
-import threading
-import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,25 +90,6 @@ def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str | di
 
 
 # ----------------------------------------------------------------------------- init
-
-
-@contextlib.contextmanager
-def heartbeat(progress: Progress, what: str, every: float = 10.0) -> Iterator[None]:
-    """Print ``what: still running (Ns)`` every ``every`` seconds until the block ends."""
-    stop = threading.Event()
-    started = time.perf_counter()
-
-    def beat() -> None:
-        while not stop.wait(every):
-            progress(f"{what}: still running ({time.perf_counter() - started:.0f}s)")
-
-    thread = threading.Thread(target=beat, name="init-heartbeat", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
 
 
 def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from evaluator.core.groundtruth import Problem
 from evaluator.core.options import ACTION_ORIGIN, Settings
 from evaluator.deps import Deps, real_deps
 from evaluator.errors import (
@@ -165,8 +166,13 @@ def main(argv: Sequence[str] | None = None, *, io: IO | None = None) -> int:
         return _run(argv, io)
     except GroundTruthError as err:
         print(neutralize(f"error: {err}"), file=io.stderr)
-        Runner.from_env(io.env, stream=io.stdout).annotate(
-            "error", str(err).splitlines()[0], title="ground truth")
+        runner = Runner.from_env(io.env, stream=io.stdout)
+        errors = [p for p in err.problems
+                  if isinstance(p, Problem) and p.severity == "error"]
+        for problem in errors:  # each error, without a second "error:" (the annotation's)
+            runner.annotate("error", problem.located(), title="ground truth")
+        if not errors:
+            runner.annotate("error", str(err).splitlines()[0], title="ground truth")
         return err.exit_code
     except EvaluatorError as err:
         print(neutralize(f"error: {err}"), file=io.stderr)

@@ -19,15 +19,15 @@ from evaluator.runner import Runner, neutralize
 
 
 def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:
-    """Each problem as a line (or a workflow annotation), then the counts on stderr."""
+    """Each problem as a line (or a workflow annotation), then the counts, on stdout."""
     runner = Runner(None, None, True, deps.stdout)
     for problem in validation.problems:
         if github_format:
-            runner.annotate(problem.severity, problem.render(), file=problem.file,
+            runner.annotate(problem.severity, problem.located(), file=problem.file,
                             line=problem.line, title="ground truth")
         else:
             print(neutralize(problem.render()), file=deps.stdout)
-    print(neutralize(validation.summary), file=deps.stderr)
+    print(neutralize(validation.summary), file=deps.stdout)
 
 
 def print_lines(lines: Sequence[str], deps: Deps) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -18,6 +18,7 @@ from typing import Any, Protocol, TextIO
 from evaluator.core.systems import SYSTEMS, Answer, SystemEntry
 from evaluator.model import ModelSource
 from evaluator.neuralmind_index import BuildInfo
+from evaluator.progress import run_clock
 
 
 class Index(Protocol):
@@ -80,6 +81,12 @@ class Deps:
     session_factory: Callable[[], Any]
     library_version: Callable[[], str]
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+    #: Seconds since the command started (monotonic): the one clock every progress line of
+    #: the run reads, so it only moves forward.
+    elapsed: Callable[[], float] = field(default_factory=run_clock)
+    #: How a heartbeat waits between its checks (``None``: a real wait; tests drive a fake
+    #: clock with their own).
+    pause: Callable[[float], object] | None = None
 
 
 def load_factory(entry: SystemEntry) -> Any:

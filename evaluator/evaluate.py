@@ -21,6 +21,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from evaluator import __version__
 from evaluator.core.evidence import SpanIssue, drift, evidence_modules
-from evaluator.core.floors import check_floors
+from evaluator.core.floors import check_floors, thin_shapes
 from evaluator.core.groundtruth import (
     GroundTruth,
     Problem,
@@ -62,7 +63,7 @@ from evaluator.neuralmind_index import (
     ignored_variables,
     onnxruntime_version,
 )
-from evaluator.progress import Progress
+from evaluator.progress import Progress, heartbeat
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
     own_file_names,
@@ -222,6 +223,32 @@ def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -
                   f"control characters are not indexed{where}: {shown}")
 
 
+def _shown(names: Sequence[str]) -> str:
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+#: Files that are plainly not code: skipped without a warning when NeuralMind cannot index
+#: them (an image under docs/ is never a module).
+MEDIA_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".bmp",
+                            ".pdf", ".mp4", ".webm", ".mov", ".woff", ".woff2", ".ttf",
+                            ".otf", ".eot"})
+
+
+def _note_unindexable(progress: Progress, unindexable: Sequence[str]) -> None:
+    """Files NeuralMind does not index (binary, or over the size limit): a warning naming
+    them, except images, media and fonts, which get a plain progress line."""
+    # Each entry is "path (why)".
+    media = [f for f in unindexable
+             if PurePosixPath(f.rsplit(" (", 1)[0]).suffix.lower() in MEDIA_SUFFIXES]
+    other = [f for f in unindexable if f not in set(media)]
+    if other:
+        progress.warn(f"{len(other)} file(s) left out because NeuralMind does not index "
+                      f"them (binary, or over the size limit): {_shown(other)}")
+    if media:
+        progress(f"checkout: {len(media)} image, media or font file(s) not indexed: "
+                 f"{_shown(media)}")
+
+
 def _on_wait(progress: Progress, snapshot: Path) -> Callable[[], None]:
     return lambda: progress(f"waiting for another run to finish with the snapshot {snapshot}")
 
@@ -285,6 +312,14 @@ def evidence_problems(ground_truth: GroundTruth, tree: Path, issues_of: Callable
                          lines.get((i.query_id, i.fact_index))) for i in issues)
 
 
+BOTH_SIDES = "Both sides use the head's ground truth"
+
+
+def both_sides_note(why: str = "") -> str:
+    """The one note saying the base side was scored on the head's ground truth."""
+    return f"{BOTH_SIDES}{f' ({why})' if why else ''}, so added queries are compared fairly."
+
+
 @dataclass(frozen=True)
 class BaseRequest:
     """The base side to evaluate: a commit of the same repository."""
@@ -320,6 +355,7 @@ class _Setup:
     judge_model: Path | None = None  # the run's judge model folder (judge_model_dir)
     own_names: frozenset[str] = frozenset()  # the tool's files, relative to root
     untracked: tuple[str, ...] = ()  # left out of the head (see evaluator.snapshot)
+    warnings: tuple[str, ...] = ()  # about the ground truth against the floors (thin shapes)
 
 
 def project_config(source: Path) -> Path | None:
@@ -409,7 +445,8 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
                "nodes_reused": build.nodes_reused, "graph_kind": build.graph_kind,
                "files": files, "cached": build.cached},
         timings=timings,
-        warnings=tuple(p.render() for p in setup.ground_truth.warnings) + tuple(notes),
+        warnings=(tuple(p.render() for p in setup.ground_truth.warnings) + setup.warnings
+                  + tuple(notes)),
         universe=setup.universe.describe(),
         onnxruntime_version=onnxruntime_version() if uses_model else None,
         neuralmind_pins=dict(PINS),
@@ -422,8 +459,11 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     """Snapshot ``source`` into the shared tree, build (incrementally), ask, score."""
     t0 = time.perf_counter()
     options = setup.options
+    pause = setup.deps.pause
     try:
-        stats = sync_tree(source, files, setup.tree)
+        with heartbeat(progress, f"{label}: snapshot", pause=pause):
+            stats = sync_tree(source, files, setup.tree)
+        snapshot_s = time.perf_counter() - t0
     except OSError as err:
         raise BuildError(f"cannot write the snapshot under {setup.cache_dir}: "
                          f"{err.strerror or err}", hint="choose a writable --cache-dir") from None
@@ -433,7 +473,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
                                      graph_source=options.graph_source, model=setup.model)
     try:
         key = index_cache_key(source, files, setup) if options.backend != "in_memory" else None
-        build = index.build(user_config=project_config(source), cache_key=key)
+        with heartbeat(progress, f"{label}: index build", pause=pause):
+            build = index.build(user_config=project_config(source), cache_key=key)
         notes = [build.fallback] if build.fallback else []
         if build.fallback:
             progress.warn(build.fallback)
@@ -444,8 +485,9 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
                  f"{build.seconds:.1f}s")
         # The ranking is over the module universe: a retrieved test, doc or CI file
         # neither earns nor costs a rank (a base commit's files by the same rules).
-        retrievals, query_seconds = _ask_all(setup, index, keep=setup.universe.admits,
-                                             progress=_asked(label, progress))
+        with heartbeat(progress, f"{label}: questions", pause=pause):
+            retrievals, query_seconds = _ask_all(setup, index, keep=setup.universe.admits,
+                                                 progress=_asked(label, progress))
     finally:
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
@@ -455,7 +497,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     shapes = by_shape(rows, setup.ground_truth.shapes)
     violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
     total = time.perf_counter() - t0
-    timings = {"build_s": round(build.seconds, 4), "queries_s": round(query_seconds, 4),
+    timings = {"snapshot_s": round(snapshot_s, 4), "build_s": round(build.seconds, 4),
+               "queries_s": round(query_seconds, 4),
                "total_s": round(total, 4),
                "overhead_s": round(max(total - build.seconds - query_seconds, 0.0), 4)}
     run = _run_info(setup, build, files=len(files), commit=commit, ref=ref, timings=timings,
@@ -509,6 +552,10 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
             else "not a git checkout: every file under it")
     progress(f"checkout: {len(files)} files in {root} ({rule}; never the tool's own files)")
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
+    # On the whole ground truth: a shard's share of it is gated as a whole after merging.
+    thin = thin_shapes(options.floors, Counter(q.shape for q in ground_truth.queries))
+    for warning in thin:
+        progress.warn(warning)
     if select_queries is not None:
         ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
@@ -520,7 +567,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                    tree=snapshot / project_name(root, deps.env, deps.git),
                    started_at=started_at, deps=deps, universe=modules,
                    select_files=select_files, judge_model=judge_model_dir(options, model),
-                   own_names=own_file_names(root, own), untracked=untracked)
+                   own_names=own_file_names(root, own), untracked=untracked,
+                   warnings=thin)
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
@@ -568,8 +616,9 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
     check = None
     if options.judge_check or options.example:
         t0 = time.perf_counter()
-        check = references.judge_check(setup.ground_truth, setup.root,
-                                       embed=_judge_embed(setup))
+        with heartbeat(progress, "judge self-check", pause=setup.deps.pause):
+            check = references.judge_check(setup.ground_truth, setup.root,
+                                           embed=_judge_embed(setup))
         extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
         progress(f"judge self-check: {check.sentence}")
         if check.warning:
@@ -581,7 +630,8 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
         runs.append(system_run(specs[0].label, results.queries, setup.ground_truth.shapes))
         for spec in specs[1:]:
             progress(f"system {spec.label}: evaluating")
-            runs.append(_reference_run(setup, files, spec, progress))
+            with heartbeat(progress, f"system {spec.label}", pause=setup.deps.pause):
+                runs.append(_reference_run(setup, files, spec, progress))
         extra["systems_s"] = round(time.perf_counter() - t0, 4)
     run = replace(results.run, timings={**results.run.timings, **extra})
     return replace(results, run=run, judge_check=check, systems=tuple(runs))
@@ -649,8 +699,10 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
     export = Path(tempfile.mkdtemp(prefix=f"{base.commit[:16]}-", dir=exports))
     try:
         base_skipped: list[str] = []
-        base_files = setup.deps.git.export_commit(root, base.commit, export,
-                                                  skipped=base_skipped)
+        with heartbeat(progress, f"base {base.commit[:12]}: export",
+                       pause=setup.deps.pause):
+            base_files = setup.deps.git.export_commit(root, base.commit, export,
+                                                      skipped=base_skipped)
         # The head's rule: the tool's own files are not evaluated on either side.
         base_files = tuple(f for f in base_files if f not in setup.own_names)
         if setup.select_files is not None:
@@ -665,8 +717,7 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
         except ValueError:
             rel = None
         if rel is not None and not setup.deps.git.file_at(root, base.commit, rel):
-            notes.append(f"{rel} does not exist at the base commit; both sides use the "
-                         "head's version")
+            notes.append(both_sides_note(f"{rel} does not exist at the base commit"))
         texts.update(read_modules(export, evidence_modules(setup.ground_truth)))
         baseline, base_notes = _run_side(setup, source=export, files=base_files,
                                          commit=base.commit, ref=base.ref,
@@ -681,18 +732,21 @@ def _timings(head: Mapping[str, float], base: Mapping[str, float] | None,
              total: float) -> dict[str, float]:
     """The run's timings, the same in every mode.
 
-    ``build_s``/``queries_s`` are NeuralMind's own work for the head (``base_build_s``/
+    ``snapshot_s`` is copying the head's files into the snapshot, ``build_s``/``queries_s``
+    NeuralMind's own work for the head (``base_snapshot_s``/``base_build_s``/
     ``base_queries_s`` for the base, when there is one); ``total_s`` is the whole
     evaluation from reading the checkout to the last score; ``overhead_s`` is everything
     that is not a NeuralMind build or query call (listing, ground truth, model resolution,
     snapshots, the base export, faithfulness judging, scoring, and the ``--judge-check`` and
     ``--systems`` work, also given alone as ``judge_check_s`` and ``systems_s``).
     """
-    out = {"build_s": head["build_s"], "queries_s": head["queries_s"]}
+    out = {"snapshot_s": head["snapshot_s"], "build_s": head["build_s"],
+           "queries_s": head["queries_s"]}
     out |= {k: head[k] for k in ("judge_check_s", "systems_s") if k in head}
     library = head["build_s"] + head["queries_s"]
     if base is not None:
-        out |= {"base_build_s": base["build_s"], "base_queries_s": base["queries_s"]}
+        out |= {"base_snapshot_s": base["snapshot_s"], "base_build_s": base["build_s"],
+                "base_queries_s": base["queries_s"]}
         library += base["build_s"] + base["queries_s"]
     out |= {"total_s": round(total, 4), "overhead_s": round(max(total - library, 0.0), 4)}
     return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evaluator import atomic, github, history_file
@@ -25,7 +25,7 @@ from evaluator.core.history import History
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
-from evaluator.core.results import Results, to_dict, untracked_sentence
+from evaluator.core.results import ReportInputs, Results, to_dict, untracked_sentence
 from evaluator.deps import Deps
 from evaluator.errors import EvaluatorError, GitHubError, InputError
 from evaluator.paths import confine, regular_file
@@ -60,7 +60,7 @@ def keep_head(results: Results, settings: Settings, deps: Deps,
     """After a late failure: the head's results and a plain report, if not written yet."""
     if not settings.output_dir:
         return
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     makers: tuple[tuple[str, Callable[[], str]], ...] = (
         ("results.json", lambda: _results_json(results)),
         ("report.md", lambda: render(results)))
@@ -179,7 +179,13 @@ def _changed_files(outcome: Outcome, deps: Deps, progress: Progress,
 
 
 def extras_for(outcome: Outcome, deps: Deps, progress: Progress) -> Extras:
-    """Floors, the PR's changed files with links, the history and any settings mismatch."""
+    """Floors, the PR's changed files with links, the history and any settings mismatch;
+    for a saved results file, the ones the evaluation saved with it."""
+    saved = outcome.results.report
+    if outcome.ground_truth is None and saved is not None:
+        link = links(**saved.links) if saved.links is not None else None
+        return Extras(floors=outcome.floors, changed_files=saved.changed_files, links=link,
+                      history=_history(outcome, deps, progress), mismatch=outcome.mismatch)
     shas = _pr_shas(deps.env)
     changed = _changed_files(outcome, deps, progress, shas)
     link = None
@@ -189,11 +195,23 @@ def extras_for(outcome: Outcome, deps: Deps, progress: Progress) -> Extras:
         prefix = deps.git.repo_prefix(Path(outcome.settings.path or "."))
         link = links(deps.env.get("GITHUB_SERVER_URL") or "https://github.com", repository,
                      head_sha, prefix)
-    # A saved results file does not record the floor policy it was checked against (the
-    # `comment` command reads no options file): show its violations, not margins of guesses.
-    floors = outcome.settings.floors if outcome.ground_truth is not None else None
-    return Extras(floors=floors, changed_files=changed, links=link,
+    # A results file from before the "report" block does not record the floor policy it was
+    # checked against (`comment` reads no options file): its violations, not guessed margins.
+    return Extras(floors=outcome.floors, changed_files=changed, links=link,
                   history=_history(outcome, deps, progress), mismatch=outcome.mismatch)
+
+
+def with_report(outcome: Outcome, extras: Extras) -> Outcome:
+    """``outcome`` whose results carry what their report shows beyond them (the compared
+    side, the floors, the changed files and their links), so that ``comment --results``
+    renders the same document from the saved file alone."""
+    base = outcome.compared or ReportInputs()
+    link = extras.links
+    inputs = replace(base, floors=extras.floors, changed_files=extras.changed_files,
+                     links=None if link is None else {
+                         "server": link.server, "repository": link.repository,
+                         "sha": link.sha, "root": link.root})
+    return replace(outcome, results=replace(outcome.results, report=inputs))
 
 
 def comment_body(outcome: Outcome, extras: Extras, *, limit: int, report: str | None = None
@@ -213,7 +231,7 @@ def fingerprint(outcome: Outcome) -> str:
 
 def preview(outcome: Outcome, deps: Deps) -> None:
     """Print the exact comment (markers included) to stdout: no token, no network."""
-    progress = Progress(deps.stderr, quiet=outcome.settings.quiet)
+    progress = Progress(deps.stderr, quiet=outcome.settings.quiet, clock=deps.elapsed)
     extras = extras_for(outcome, deps, progress)
     text, dropped = comment_body(outcome, extras, limit=COMMENT_LIMIT - COMMENT_MARGIN)
     body = (f"{github.marker(outcome.settings.comment_key)}\n"
@@ -355,15 +373,18 @@ def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bo
 def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bool,
              relative_to: Path | None, written: set[str]) -> None:
     settings, results, comparison = outcome.settings, outcome.results, outcome.comparison
-    progress = Progress(deps.stderr, quiet=settings.quiet)
+    progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     template = Path(settings.template) if settings.template else None
     extras = extras_for(outcome, deps, progress)
+    outcome = with_report(outcome, extras)
     report = render(results, comparison=comparison, template=template, extras=extras)
     paths = write_outputs(outcome, report, progress, written)
     if outcome.ground_truth is not None:
         for warning in results.run.warnings:
-            runner.annotate("warning", warning, title="ground truth")
+            # The annotation says "Warning" itself: not twice.
+            text = warning.removeprefix("warning: ")
+            runner.annotate("warning", text, title="ground truth")
         if results.run.untracked:
             runner.annotate("warning", untracked_sentence(results.run.untracked),
                             title="untracked files")
@@ -454,7 +475,7 @@ def publish_part(outcome: Outcome, deps: Deps, *, relative_to: Path | None = Non
     holds; no comment and no gate (the merge job posts and gates the whole)."""
     results = outcome.results
     assert results.shard is not None
-    progress = Progress(deps.stderr, quiet=outcome.settings.quiet)
+    progress = Progress(deps.stderr, quiet=outcome.settings.quiet, clock=deps.elapsed)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     out = Path(outcome.settings.output_dir or ".")
     try:

@@ -59,22 +59,43 @@ SYSTEM_COLUMNS = measures.system_columns()
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
-# backslash itself, and ~~ (strike-through). ``@`` only where it could start a mention
-# (not after a letter or digit); ``_`` and ``*`` only where they could start emphasis
-# (not inside a word).
+# backslash itself, and ~ (GitHub strikes through ~one~ tilde as well as ~~two~~). ``@``
+# only where it could start a mention (not after a letter or digit); ``_`` and ``*`` only
+# where they could start emphasis (not inside a word).
 _MD_SPECIAL = re.compile(
-    r"([\\`{}\[\]<>|]|~(?=~)|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
-_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "`": "&#96;", "|": "&#124;"}
+    r"([\\`{}\[\]<>|~]|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "&#124;"}
+# A code span the user wrote (`Cart.checkout()`): kept as one, since nothing inside a code
+# span is Markdown or HTML; a lone backtick is escaped (it would pair with a later one).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+_SPAN_UNSAFE = re.compile(r"[<>|]|(?<![A-Za-z0-9])@")
+_SPAN_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "\\|"}
+
+
+def _escape_prose(text: str) -> str:
+    return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
 
 
 def md_escape(value: object) -> str:
     """Escape user text for Markdown tables and prose; newlines become spaces.
 
-    The result cannot open HTML, close a table cell, start a code span or a link, or
-    ``@mention`` anyone; ordinary identifiers such as ``hit_rate`` or ``a@b`` stay readable.
+    The result cannot open HTML, close a table cell, start a link, or ``@mention`` anyone;
+    ordinary identifiers such as ``hit_rate`` or ``a@b`` stay readable, and a code span the
+    text holds (a pair of backticks) stays a code span (``|`` inside it written ``\\|``,
+    ``<``, ``>`` and a mention's ``@`` as entities).
     """
     text = " ".join(str(value).split())
-    return _MD_SPECIAL.sub(lambda m: _ENTITIES.get(m.group(1), "\\" + m.group(1)), text)
+    out, at = [], 0
+    for span in _CODE_SPAN.finditer(text):
+        out.append(_escape_prose(text[at:span.start()]))
+        # < > & @ as entities too: the span may land in an HTML block (a <summary>), where
+        # it is not a code span; in Markdown they then show as written.
+        out.append(_SPAN_UNSAFE.sub(lambda m: _SPAN_ENTITIES[m.group(0)], span.group(0)))
+        at = span.end()
+    out.append(_escape_prose(text[at:]))
+    return "".join(out)
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -421,6 +442,28 @@ def _order_queries(results: Results, comparison: BaselineComparison | None) -> l
     return head + rest
 
 
+def _icon(q: QueryResult) -> str:
+    """✅ only when a relevant module is in the top k and no grade-3 module is missing from
+    it; ⚠️ when one is; ❌ when nothing relevant is."""
+    if q.metrics.get("hit_rate") != 1:
+        return "❌"
+    return "⚠️" if q.diagnostics.missed_top else "✅"
+
+
+#: "Weak queries" lists the questions whose nDCG@5 is below this (N-15's nDCG@5 floor).
+WEAK_BELOW = 0.5
+WEAK_METRIC = "ndcg@5"
+
+
+def _weak(results: Results) -> list[dict[str, Any]]:
+    """The questions below :data:`WEAK_BELOW`, worst first, with why."""
+    rows = [q for q in results.queries
+            if (q.metrics.get(WEAK_METRIC) or 0.0) < WEAK_BELOW]
+    rows.sort(key=lambda q: (q.metrics.get(WEAK_METRIC) or 0.0, q.id))
+    return [{"id": q.id, "shape": q.shape, "value": q.metrics.get(WEAK_METRIC),
+             "flags": list(q.diagnostics.flags)} for q in rows]
+
+
 class MetricsView(dict[str, float | None]):
     """A row's metrics for a template: a metric the row lacks reads as ``None`` (shown
     "—"), never an undefined value. A results file need not hold every metric (a shape
@@ -433,7 +476,7 @@ class MetricsView(dict[str, float | None]):
 def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
     grades = {m: g for g, ms in q.expected.items() for m in ms}
     return {
-        "id": q.id, "question": q.question, "shape": q.shape,
+        "id": q.id, "question": q.question, "shape": q.shape, "icon": _icon(q),
         "metrics": MetricsView(q.metrics),
         "ranked": [{"rank": i, "module": m, "grade": grades.get(m, 0)}
                    for i, m in enumerate(q.ranked_modules[:k], start=1)],
@@ -622,6 +665,9 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "drift": [p.message for p in run.drift],
         "judge_check": results.judge_check,
         "systems": systems_view(results),
+        "weak": _weak(results),
+        "weak_below": WEAK_BELOW,
+        "weak_metric": WEAK_METRIC,
         "systems_test": significance_of(results.run).as_dict(),
     } | _verdict_context(results, comparison, extras, shown_metrics)
 

@@ -60,10 +60,11 @@ def _add(parser: argparse.ArgumentParser, option: Option) -> None:
     assert option.flag is not None
     if option.kind.switch:
         parser.add_argument(option.flag, dest=option.name, action="store_const",
-                            const=option.flag_sets, default=None, help=option.help_text)
+                            const=option.flag_sets, default=None,
+                            help=option.help_text if option.flag_sets else option.flag_help)
         if option.negation:
             parser.add_argument(option.negation, dest=option.name, action="store_const",
-                                const=not option.flag_sets, help=f"not: {option.help_text}")
+                                const=not option.flag_sets, help=option.flag_help)
         return
     parser.add_argument(option.flag, dest=option.name, default=None, help=option.help_text,
                         choices=option.choices or None, required=option.required,
@@ -112,6 +113,9 @@ def find_options_file(root: Path | None, config: str | None, *,
     (a committed link to it must stay in the checkout, like every path it names)."""
     if config:
         path = Path(config)
+        if path.is_dir():
+            raise ConfigError(f"options file {config} is a folder, not a file",
+                              hint=f"give the file itself, e.g. --config {path / CONFIG_NAMES[0]}")
         if not path.is_file():
             raise ConfigError(f"options file {config} does not exist")
         return path

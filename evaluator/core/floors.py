@@ -131,3 +131,21 @@ def check_floors(
                 out.append(Violation(f"query {row.id}", ZERO_MISS_METRIC, value,
                                      f"zero-miss: {ZERO_MISS_METRIC} > 0 for every query"))
     return tuple(out)
+
+
+#: Fewer questions than this in a shape make its per-shape floor a coin toss (one question
+#: moves its hit rate by half or more). ``init``'s default draft has 3 in its smallest
+#: shape; N-15 suggests 6–7 per shape.
+MIN_SHAPE_QUESTIONS = 3
+
+
+def thin_shapes(policy: FloorPolicy, counts: Mapping[str, int]) -> tuple[str, ...]:
+    """A warning per shape whose per-shape floors rest on fewer than
+    :data:`MIN_SHAPE_QUESTIONS` questions, naming the shape and the count."""
+    if not policy.per_shape:
+        return ()
+    rules = ", ".join(f.rule for f in policy.per_shape)
+    return tuple(f"shape {shape!r} has {n} question{'s' if n != 1 else ''}: its per-shape "
+                 f"floor ({rules}) rests on too few to mean much; add questions (at least "
+                 f"{MIN_SHAPE_QUESTIONS}) or drop the shape floor (shape-floors: {{}})"
+                 for shape, n in counts.items() if n < MIN_SHAPE_QUESTIONS)

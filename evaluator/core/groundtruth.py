@@ -70,12 +70,16 @@ class Problem:
     line: int | None = None
 
     def render(self) -> str:
+        return f"{self.severity}: {self.located()}"
+
+    def located(self) -> str:
+        """Where and what, without the severity (a workflow annotation carries that)."""
         where = self.file + (f":{self.line}" if self.line else "")
         if self.query_id is not None:
             where += f": query {self.query_id!r}"
         if self.field is not None:
             where += f", field {self.field}"
-        return f"{self.severity}: {where}: {self.message}"
+        return f"{where}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -423,7 +427,8 @@ def _read_facts(query: Mapping[str, Any], qid: str, at: Location,
         if fact:
             read.append(entry)
     if not MIN_FACTS <= len(read) <= MAX_FACTS:
-        check.warn(f"has {len(read)} facts; the ground-truth format asks for "
+        check.warn(f"has {len(read)} fact{'' if len(read) == 1 else 's'}; the "
+                   "ground-truth format asks for "
                    f"{MIN_FACTS}-{MAX_FACTS} short phrases the retrieved context should "
                    "contain (they are what faithfulness is judged on)", query_id=qid,
                    field_name="gold_facts", at=field_at)

@@ -253,6 +253,11 @@ def when_computed() -> tuple[str, ...]:
     return tuple(m.headline_name for m in MEASURES if m.report == "computed")
 
 
+def compared() -> tuple[str, ...]:
+    """Every measure a comparison pairs (its base shown wherever its value is)."""
+    return tuple(dict.fromkeys([*headline(), *shape_columns(), *when_computed()]))
+
+
 def shape_columns() -> tuple[str, ...]:
     return tuple(m.headline_name for m in MEASURES if m.shape_column)
 

@@ -17,9 +17,10 @@ result gathers the sections in the declared order and pools them with
 :func:`evaluator.core.results.combine_sections`, as the unsharded run does.
 
 Run metadata that is not a metric is combined: ``started_at`` is the earliest, warnings
-are the union in order, and timings describe the parallel jobs — ``build_s`` and
-``total_s`` are the slowest part's (the wall time of the matrix), ``queries_s`` the sum,
-``jobs_total_s`` the sum of the parts' ``total_s`` (what the matrix cost).
+are the union in order, and timings describe the parallel jobs — ``snapshot_s``,
+``build_s`` and ``total_s`` are the slowest part's (the wall time of the matrix),
+``queries_s`` the sum, ``jobs_total_s`` the sum of the parts' ``total_s`` (what the matrix
+cost).
 """
 
 from __future__ import annotations
@@ -143,7 +144,8 @@ def merged_timings(timings: Sequence[Mapping[str, float]]) -> dict[str, float]:
     """Timings of parallel jobs: the slowest build and total, the summed query time and the
     summed job totals (see the module doc)."""
     out: dict[str, float] = {}
-    for key, combine in (("build_s", max), ("queries_s", sum), ("total_s", max)):
+    for key, combine in (("snapshot_s", max), ("build_s", max), ("queries_s", sum),
+                         ("total_s", max)):
         values = [t[key] for t in timings if key in t]
         if values:
             out[key] = round(combine(values), 4)

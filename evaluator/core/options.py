@@ -56,8 +56,10 @@ class Option:
     """One option. ``flag``/``file_key``/``action_input``: ``DERIVE`` spells them from the
     name, ``None`` means the option has none. ``commands``: the subcommands that take it.
     ``negation``: a flag that sets a switch to false (``--no-comment``); ``flag_sets``: the
-    value a switch flag sets. ``action_default``: the Action's default, below the options
-    file (relative paths are relative to the workspace)."""
+    value a switch flag sets; ``flag_help``: the help of a flag that turns something off
+    (``--no-…``), which ``help`` (what the option's value means) would describe backwards.
+    ``action_default``: the Action's default, below the options file (relative paths are
+    relative to the workspace)."""
 
     name: str
     type: str
@@ -70,6 +72,7 @@ class Option:
     action_input: str | None = DERIVE
     negation: str | None = None
     flag_sets: bool = True
+    flag_help: str | None = None
     action_default: Any = None
     positional: bool = False
     required: bool = False
@@ -176,6 +179,7 @@ OPTIONS: tuple[Option, ...] = (
        metavar="SYSTEMS"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
+       flag_help="report a missed floor or gate but exit 0 (fail-on-floors: false)",
        commands=("evaluate", "comment", "merge")),
     _o("baseline", "text", "what to compare with: none | auto (the PR's merge base) | "
        "ref:<git-ref> | file:<results.json>", commands=("evaluate", "comment", "merge"),
@@ -184,6 +188,7 @@ OPTIONS: tuple[Option, ...] = (
        "(only when a question's metrics or the verdict changed since the last one), "
        "on-failure (only when the check fails; an existing one is still updated), never; "
        "the flag means always", default="never", negation="--no-comment",
+       flag_help="do not post the pull-request comment (comment: never)",
        action_default="always", choices=(*COMMENT_MODES, "true", "false"),
        commands=("evaluate", "comment", "merge")),
     _o("hide_previous", "bool", "post a new comment each run and minimize the superseded ones "

@@ -18,6 +18,13 @@ refuses any other version with a message naming both. Layout::
 ``judge_check`` (with ``--judge-check``) and ``systems`` (with ``--systems``, one block per
 system, the first being the top-level evaluation's) are present only when computed.
 
+``"report"`` (optional, any version) holds what the report shows beyond this side's own
+numbers, so that ``comment --results FILE`` renders the very document ``report.md`` is
+(:class:`ReportInputs`): ``{"baseline": {results body of the side compared with, or
+null}, "source", "notes", "primary_metric", "alpha", "min_effect", "floors": {"aggregate":
+[{"metric", "op", "value"}], "per_shape": [...], "zero_miss"} or null, "changed_files":
+[path] or null, "links": {"server", "repository", "sha", "root"} or null}``.
+
 Schema version 2 adds two optional blocks; a document without them is still written as
 version 1, and this reader reads both versions:
 
@@ -44,7 +51,7 @@ from functools import cached_property
 from typing import Any
 
 from evaluator.core import textcheck
-from evaluator.core.floors import Violation
+from evaluator.core.floors import FloorPolicy, Violation
 from evaluator.core.groundtruth import Problem, has_control, shape_order
 from evaluator.core.judge import JUDGED_BY, FactAudit, anchored_share
 from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
@@ -58,7 +65,13 @@ from evaluator.core.scoring import (
     aggregate,
     by_shape,
 )
-from evaluator.core.shards import MAX_SHARDS, Shard, ShardInfo, policy_from_dict
+from evaluator.core.shards import (
+    MAX_SHARDS,
+    Shard,
+    ShardInfo,
+    policy_from_dict,
+    policy_to_dict,
+)
 from evaluator.core.stats import DEFAULT_TEST, SignificanceTest
 from evaluator.core.systems import SystemQuery, SystemRun
 from evaluator.errors import ResultsError
@@ -137,6 +150,26 @@ def significance_of(run: RunInfo) -> SignificanceTest:
                             seed=int(recorded.get("seed", DEFAULT_TEST.seed)))
 
 
+LINK_FIELDS = ("server", "repository", "sha", "root")
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    """What the report shows beyond one side's results, saved with them: the side it was
+    compared with (every per-question value), how it was compared, the floor policy (for the
+    margins and the Floor column), the pull request's changed files and where they link."""
+
+    baseline: Results | None = None
+    source: str = ""
+    notes: tuple[str, ...] = ()
+    primary_metric: str = "ndcg@5"
+    alpha: float = 0.05
+    min_effect: float = 0.02
+    floors: FloorPolicy | None = None
+    changed_files: tuple[str, ...] | None = None
+    links: Mapping[str, str] | None = None  # server, repository, sha, root (checked on use)
+
+
 @dataclass(frozen=True)
 class Results:
     run: RunInfo
@@ -150,6 +183,7 @@ class Results:
     shard: ShardInfo | None = None
     judge_check: JudgeCheck | None = None
     systems: tuple[SystemRun, ...] = ()
+    report: ReportInputs | None = None  # saved with the file: see the module doc
 
     @property
     def passed(self) -> bool:
@@ -247,7 +281,21 @@ def to_dict(results: Results) -> dict[str, Any]:
     """The JSON document; version 1 unless it has sections or a shard (see module doc)."""
     extended = bool(results.sections) or results.shard is not None
     version = SECTIONS_SCHEMA_VERSION if extended else SCHEMA_VERSION
-    return {"schema_version": version, **_body(results)}
+    doc = {"schema_version": version, **_body(results)}
+    if results.report is not None:
+        doc["report"] = _report_dict(results.report)
+    return doc
+
+
+def _report_dict(report: ReportInputs) -> dict[str, Any]:
+    return {"baseline": _body(report.baseline) if report.baseline is not None else None,
+            "source": report.source, "notes": list(report.notes),
+            "primary_metric": report.primary_metric, "alpha": report.alpha,
+            "min_effect": report.min_effect,
+            "floors": policy_to_dict(report.floors) if report.floors is not None else None,
+            "changed_files": (list(report.changed_files)
+                              if report.changed_files is not None else None),
+            "links": dict(report.links) if report.links is not None else None}
 
 
 def qualified(section: str, query_id: str) -> str:
@@ -609,7 +657,44 @@ def from_dict(data: Any, source: str) -> Results:
     if version == SCHEMA_VERSION and ("sections" in doc or "shard" in doc):
         raise r.fail("top level", f"sections and shards need schema_version "
                      f"{SECTIONS_SCHEMA_VERSION}")
-    return _read_body(r, doc, "", nested=False)
+    results = _read_body(r, doc, "", nested=False)
+    if doc.get("report") is None:
+        return results
+    report = _read_report(r, doc["report"])
+    if report.primary_metric not in results.overall.metrics:
+        raise r.fail("report.primary_metric", f"{report.primary_metric!r} is not a metric of "
+                     "the results")
+    if not 0 < report.alpha < 1 or report.min_effect < 0:
+        raise r.fail("report", "alpha must be between 0 and 1 and min_effect at least 0")
+    return replace(results, report=report)
+
+
+def _read_report(r: _Reader, value: Any) -> ReportInputs:
+    data = r.mapping(value, "report")
+    baseline = None
+    if data.get("baseline") is not None:
+        body = r.mapping(data["baseline"], "report.baseline")
+        if "shard" in body:
+            raise r.fail("report.baseline", "is one part of a sharded evaluation")
+        baseline = _read_body(r, body, "report.baseline", nested=False)
+    floors = None
+    if data.get("floors") is not None:
+        try:
+            floors = policy_from_dict(data["floors"])
+        except ValueError as err:
+            raise r.fail("report.floors", str(err)) from None
+    changed = data.get("changed_files")
+    links = data.get("links")
+    return ReportInputs(
+        baseline=baseline, source=r.text(data.get("source", ""), "report.source"),
+        notes=r.strs(data.get("notes", []), "report.notes"),
+        primary_metric=r.text(data.get("primary_metric", "ndcg@5"), "report.primary_metric"),
+        alpha=r.real(data.get("alpha", 0.05), "report.alpha"),
+        min_effect=r.real(data.get("min_effect", 0.02), "report.min_effect"),
+        floors=floors,
+        changed_files=r.strs(changed, "report.changed_files") if changed is not None else None,
+        links=({k: r.text(r.mapping(links, "report.links").get(k), f"report.links.{k}")
+                for k in LINK_FIELDS} if links is not None else None))
 
 
 def _read_check(r: _Reader, value: Any) -> JudgeCheck:

@@ -114,7 +114,7 @@ def test_init_drafts_exactly_count_reviewable_questions(tmp_path, cli, count):
     assert f"drafting: {count}/{count} questions" in run.stderr
     validated = cli("validate", str(repo), "--strict")
     assert validated.code == 0, validated.stdout + validated.stderr
-    assert f"{count} quer" in validated.stderr and "0 error(s)" in validated.stderr
+    assert f"{count} quer" in validated.stdout and "0 error(s)" in validated.stdout  # issue 25
     again = cli("init", str(repo), "--no-review")
     assert again.code == 2 and "never overwritten" in again.stderr
     evaluated = cli("evaluate", str(repo), *FAST)
@@ -178,7 +178,7 @@ def test_validate_github_annotations_point_at_file_and_line(sample_repo, cli):
 def test_validate_clean_file_exits_zero(sample_repo, cli):
     run = cli("validate", str(sample_repo), "--strict")
     assert run.code == 0, run.stdout + run.stderr
-    assert "19 queries, 0 error(s), 0 warning(s)" in run.stderr
+    assert "19 queries, 0 error(s), 0 warning(s)" in run.stdout
 
 
 def test_import_neuralmind_eval(sample_repo, cli):
@@ -290,8 +290,7 @@ def test_heartbeat_reports_while_a_step_runs():
     import io
     import time
 
-    from evaluator.authoring import heartbeat
-    from evaluator.progress import Progress
+    from evaluator.progress import Progress, heartbeat
 
     stream = io.StringIO()
     with heartbeat(Progress(stream), "index", every=0.02):

@@ -451,10 +451,12 @@ def test_base_commit_without_the_ground_truth_file(tmp_path, cli):
     out = tmp_path / "out"
     run = evaluate(cli, repo, "--baseline", "ref:HEAD~1", "--output-dir", str(out), *FAST)
     assert run.code == 1, run.stderr
-    note = ("retrieval_queries.json does not exist at the base commit; both sides use the "
-            "head's version")
-    assert note in (out / "report.md").read_text()
+    note = ("Both sides use the head's ground truth (retrieval_queries.json does not exist "
+            "at the base commit), so added queries are compared fairly.")
+    report = (out / "report.md").read_text()
+    assert note in report
     assert note in run.stdout
+    assert report.count("Both sides use the head's ground truth") == 1  # one note, not two
     assert load(out / "baseline-results.json")["run"]["commit"] == sha(repo, "HEAD~1")
     assert len(load(out / "baseline-results.json")["queries"]) == 19
 

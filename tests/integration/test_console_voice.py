@@ -23,16 +23,16 @@ def test_one_warning_prefix():
 
 def test_commit_line_says_when_the_checkout_differs(sample_repo, cli, tmp_path):
     clean = cli("evaluate", str(sample_repo), *FAST, "--output-dir", str(tmp_path / "a"))
-    assert "differ" not in clean.stdout.splitlines()[0]
+    assert "committed" not in clean.stdout.splitlines()[0]
     (sample_repo / "auth" / "handlers.py").write_text("# edited, not committed\n")
     dirty = cli("evaluate", str(sample_repo), *FAST, "--output-dir", str(tmp_path / "b"))
-    assert "(working tree differs from it)" in dirty.stdout.splitlines()[0]
+    assert "(uncommitted changes)" in dirty.stdout.splitlines()[0]
     report = (tmp_path / "b" / "report.md").read_text()
-    assert "(working tree differs from it)" in "\n".join(report.splitlines()[:4])
+    assert "(uncommitted changes)" in "\n".join(report.splitlines()[:4])
     queries = sample_repo / "retrieval_queries.json"
     queries.write_text(queries.read_text().replace("How are the JWTs", "How are JWTs"))
     both = cli("evaluate", str(sample_repo), *FAST, "--output-dir", str(tmp_path / "c"))
-    assert "(working tree and ground truth differ from it)" in both.stdout.splitlines()[0]
+    assert "(uncommitted changes, ground truth included)" in both.stdout.splitlines()[0]
     git(sample_repo, "checkout", "--", ".")
     assert (tmp_path / "c" / "results.json").exists()
 

@@ -17,7 +17,12 @@ from tests.mdcheck import inline_code, problems
     ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
     ("ping @octocat now", "ping &#64;octocat now"),
     ("mail a@b.io", "mail a@b.io"),
-    ("use `rm -rf`", "use &#96;rm -rf&#96;"),
+    # a code span the user wrote stays one (issue 25: it rendered as a literal &#96;);
+    # a lone backtick or tilde is escaped (a later one would pair with it)
+    ("use `rm -rf`", "use `rm -rf`"),
+    ("use `<b>|@x`", "use `&lt;b&gt;\\|&#64;x`"),
+    ("a lone ` tick", "a lone \\` tick"),
+    ("roughly ~ 5 and ~strike~", "roughly \\~ 5 and \\~strike\\~"),
     ("hit_rate and _private_", "hit_rate and \\_private\\_"),
     ("[link](http://x)", "\\[link\\](http://x)"),
     ("line\nbreak | cell", "line break &#124; cell"),

@@ -223,6 +223,14 @@ def test_a_saved_results_file_shows_its_own_violations_not_default_floor_margins
     assert run.code == 1
     evaluated = (out / "report.md").read_text()
     assert "floors met" not in evaluated and "floor ≥ 0.99" in evaluated
+    # The file records the policy it was checked against: the preview is the report.
     shown = cli("comment", "--results", str(out / "results.json"), "--preview", env={})
-    assert "mrr ≥ 0.99" in shown.stdout
+    assert shown.stdout.split("\n", 2)[2] == evaluated
     assert "margin" not in shown.stdout  # the default floors were not what it was checked on
+    # A file from before the policy was saved shows its own violations, not guessed margins.
+    doc = json.loads((out / "results.json").read_text())
+    del doc["report"]
+    (tmp_path / "old.json").write_text(json.dumps(doc))
+    old = cli("comment", "--results", str(tmp_path / "old.json"), "--preview", env={})
+    assert "mrr ≥ 0.99" in old.stdout
+    assert "margin" not in old.stdout

@@ -309,7 +309,7 @@ def test_gold_fact_count_is_a_warning_only(count: int, warns: bool) -> None:
         (warning,) = problems
         assert warning.severity == "warning"
         assert (warning.query_id, warning.field) == ("q1", "gold_facts")
-        assert f"has {count} facts" in warning.message
+        assert f"has {count} {'fact' if count == 1 else 'facts'};" in warning.message
     else:
         assert problems == ()
 
