@@ -17,7 +17,6 @@ under-graded; a module graded 2 or 3 that is not retrieved is a miss to look at.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import re
 import threading
@@ -27,7 +26,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.commits import (
+    HistoryCandidate,
+    added_lines,
+    evidence_facts,
+    mine,
+    parse_log,
+)
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.drafting import (
     SHAPES,
@@ -41,50 +47,7 @@ from evaluator.drafting import (
 from evaluator.errors import InputError
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
-
-
-def _public_names(source: str) -> list[str]:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
-        return []
-    return [node.name for node in tree.body
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            and not node.name.startswith("_")]
-
-
-def _docstring(path: Path) -> str:
-    from neuralmind import project_eval
-
-    return str(project_eval._module_docstring(path) or "")
-
-
-def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str]:
-    """Short phrases from the module's docstring and its public names (to be reviewed)."""
-    path = root / module
-    facts: list[str] = []
-    try:
-        text: str | None = path.read_bytes().decode("utf-8")
-    except OSError:
-        text = None
-    except UnicodeDecodeError:
-        raise InputError(f"{module} is not UTF-8 text; drafting reads every module of the "
-                         "module universe as UTF-8",
-                         hint="save it as UTF-8, or leave it out with the exclude "
-                              "option") from None
-    doc = " ".join(_docstring(path).split()) if text is not None else ""
-    if doc:
-        first = re.split(r"(?<=[.!?])\s", doc)[0].rstrip(".!?")
-        words = first.split()
-        if len(words) >= 2:
-            facts.append(" ".join(words[:8]))
-    if path.suffix == ".py" and text is not None:
-        names = _public_names(text)
-        facts += [f"{name}" for name in names[: max(0, limit - len(facts))]]
-    return facts[:limit] or [Path(module).stem.replace("_", " ")]
-
-
-
+from evaluator.snapshot import MAX_FILE_BYTES, MAX_HISTORY_COMMITS
 
 # ----------------------------------------------------------------------------- init
 
@@ -165,14 +128,17 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
         identifiers = {m: info.identifiers for m, info in code.modules.items()} if code \
             else {}
         grades, reasons = _retrieval_grades(candidate, ranked, subsystem, identifiers)
-        counters[candidate.shape] = counters.get(candidate.shape, 0) + 1
+        group = "history" if candidate.source else candidate.shape
+        counters[group] = counters.get(group, 0) + 1
         row: dict[str, Any] = {
-            "id": f"{candidate.shape}-{counters[candidate.shape]:02d}",
+            "id": f"{group}-{counters[group]:02d}",
             "question": candidate.question,
             "shape": candidate.shape,
             "relevance_grades": {m: grades.get(m, 0) for m in universe.modules},
             "gold_facts": list(candidate.facts),
         }
+        if candidate.source:
+            row["source"] = dict(candidate.source)
         review: dict[str, Any] = {
             "grades": {m: f"{grades[m]}: {reasons[m]}" for m in
                        sorted(grades, key=lambda m: (-grades[m], m)) if grades[m] > 0},
@@ -222,6 +188,76 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
                  for n, c in enumerate(chosen)}
     progress(f"review: asked NeuralMind the {len(chosen)} questions")
     return retrieved
+
+
+# ----------------------------------------------------------------------------- history
+
+
+def _today_lines(root: Path, module: str) -> list[str]:
+    """The lines of ``module`` in the checkout (none when it cannot be read as UTF-8 text
+    of at most the indexed size)."""
+    path = root / module
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return []
+        return path.read_bytes().decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _history_reason(found: HistoryCandidate, module: str) -> str:
+    total = sum(found.lines.values())
+    then = found.paths_then[module]
+    moved = f" (then {then})" if then != module else ""
+    role = "defines the change" if found.grades[module] == 3 else "needed: also changed"
+    return (f"{role}: commit {found.commit.sha[:12]} changed {found.lines[module]} of its "
+            f"{total} changed module line(s) here{moved}")
+
+
+def history_candidate(root: Path, git: Any, found: HistoryCandidate) -> Candidate:
+    """The draft question of a mined commit: grades with a reason each, and up to 4
+    evidence facts: lines the commit added that still exist, word for word, in today's
+    file (the files graded 3 first); none makes it a retrieval-only question."""
+    wanted = set(found.paths_then.values())
+    paths = sorted(wanted | {c.old for c in found.commit.changes
+                             if c.path in wanted and c.old is not None})
+    added = added_lines(git.commit_patch(root, found.commit.sha, paths))
+    facts: list[str] = []
+    for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
+        lines = added.get(found.paths_then[module], [])
+        if lines:
+            facts += [f for f in evidence_facts(lines, _today_lines(root, module))
+                      if f not in facts]
+    facts = facts[:4] if len(facts) >= 2 else []
+    return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
+                     reasons={m: _history_reason(found, m) for m in found.grades},
+                     facts=tuple(facts), key=f"commit:{found.commit.sha}",
+                     source={"commit": found.commit.sha,
+                             "subject": found.commit.subject[:MAX_SUBJECT_CHARS]})
+
+
+def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
+                 since: str | None, progress: Progress) -> tuple[list[Candidate], list[str]]:
+    """``count`` questions from the newest commits of the checkout (after ``since``), or
+    fewer with the reason for the shortfall: every commit read that was skipped, by
+    reason."""
+    log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
+    mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
+    chosen = [history_candidate(root, git, found) for found in mined.candidates[:count]]
+    skipped = ", ".join(f"{n} {reason}" for reason, n in
+                        sorted(mined.skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+    scope = f"after {since}" if since else "of HEAD"
+    limit = f" (the newest {MAX_HISTORY_COMMITS})" if mined.read >= MAX_HISTORY_COMMITS \
+        else ""
+    progress(f"history: read {mined.read} commit(s) {scope}{limit}: "
+             f"{len(mined.candidates)} make a question; skipped: {skipped or 'none'}")
+    shortfall = []
+    if len(chosen) < count:
+        shortfall.append(f"{count - len(chosen)} history question(s) short of --count "
+                         f"{count}: only {len(mined.candidates)} of the {mined.read} "
+                         f"commit(s) read {scope}{limit} make a question (skipped: "
+                         f"{skipped or 'none'})")
+    return chosen, shortfall
 
 
 # ----------------------------------------------------------------------------- review

@@ -8,7 +8,7 @@ index. Below ``main`` nothing reads or sets the process environment: the environ
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +44,8 @@ class IndexFactory(Protocol):
 
 
 class Git(Protocol):
-    """The git operations the baseline needs (:class:`evaluator.snapshot.GitRepo`)."""
+    """The git operations the baseline and ``init --from-history`` need
+    (:class:`evaluator.snapshot.GitRepo`)."""
 
     def head_commit(self, root: Path) -> str | None: ...
 
@@ -64,6 +65,11 @@ class Git(Protocol):
     def repo_prefix(self, root: Path) -> str: ...
 
     def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]: ...
+
+    def commit_log(self, repo: Path, *, since: str | None = ...,
+                   limit: int = ...) -> bytes: ...
+
+    def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes: ...
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
 from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.results import Results
-from evaluator.core.scoring import QueryResult
+from evaluator.core.scoring import QueryResult, retrieval_only
 from evaluator.core.systems import SystemTable, system_table
 from evaluator.core.verdict import (
     QuestionMove,
@@ -573,6 +573,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "run": run,
         "commit": (run.commit or "")[:12],
         "n_queries": len(results.queries),
+        "retrieval_only": sum(retrieval_only(q) for q in results.queries),
         "metrics": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
                      "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m)}
                     for m in shown_metrics],

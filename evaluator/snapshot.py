@@ -461,6 +461,39 @@ def worktree_state(root: Path, queries: Path) -> tuple[bool, bool]:
             gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
 
 
+#: The most commits ``init --from-history`` reads (newest first).
+MAX_HISTORY_COMMITS = 5000
+#: The log format: a NUL, the commit and its parents, a NUL, the subject (git refuses a NUL
+#: in a message), then ``--numstat -z`` entries (see :mod:`evaluator.core.commits`).
+HISTORY_FORMAT = "--format=%x00%H %P%x00%s"
+
+
+def commit_log(repo: Path, *, since: str | None = None,
+               limit: int = MAX_HISTORY_COMMITS) -> bytes:
+    """The newest ``limit`` commits of ``HEAD`` (after ``since``: ``since..HEAD``), each with
+    its parents, subject and changed files (added/deleted lines, renames detected), relative
+    to ``repo``. Read by :func:`evaluator.core.commits.parse_log`."""
+    revs = "HEAD"
+    if since is not None:
+        revs = f"{resolve_commit(repo, since)}..HEAD"
+    proc = _git(["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
+                 HISTORY_FORMAT, "--numstat", "-M", f"--max-count={max(1, limit)}",
+                 "--end-of-options", revs, "--"], repo)
+    return proc.stdout
+
+
+def commit_patch(repo: Path, sha: str, paths: Sequence[str]) -> bytes:
+    """The ``-U0`` diff of commit ``sha`` against its first parent for ``paths`` (taken
+    literally, relative to ``repo``): what :func:`evaluator.core.commits.added_lines`
+    reads."""
+    if not is_sha(sha):
+        raise GitError(f"{sha!r} is not a commit sha")
+    proc = _git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
+                 "--relative", "-M", "--end-of-options", sha, "--",
+                 *(f":(literal){p}" for p in paths)], repo)
+    return proc.stdout
+
+
 class GitRepo:
     """The real :class:`evaluator.deps.Git`: this module's git functions."""
 
@@ -473,3 +506,5 @@ class GitRepo:
     changed_files = staticmethod(changed_files)
     repo_prefix = staticmethod(repo_prefix)
     worktree_state = staticmethod(worktree_state)
+    commit_log = staticmethod(commit_log)
+    commit_patch = staticmethod(commit_patch)

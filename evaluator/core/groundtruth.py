@@ -15,7 +15,15 @@ ignored). Each query has:
   answer, 2 = needed, 1 = related, 0 = not relevant); at least one grade ≥ 1. The N-15
   "complete coverage" rule asks every query to grade every module; a module that is
   ungraded for a query counts as grade 0;
-* ``gold_facts`` — 2–4 short facts the retrieved context should contain.
+* ``gold_facts`` — 2–4 short facts the retrieved context should contain; absent or empty
+  makes the question *retrieval-only*: it is scored for ranking, and faithfulness is neither
+  computed nor floored for it;
+* ``source`` (optional) — ``{commit, subject}``: the commit a question drafted from the
+  repository's history comes from (``init --from-history``).
+
+A question may span lines (a pull request's description): its whitespace, newlines included,
+is normalised to single spaces, so it reads as one paragraph; other control characters are
+errors.
 
 Validation reports *every* problem at once. Errors stop the evaluation; warnings are
 reported and the evaluation goes on (``strict`` turns incomplete coverage into an error).
@@ -45,8 +53,9 @@ MIN_GRADE = 0
 MAX_GRADE = 3
 MIN_FACTS = 2
 MAX_FACTS = 4
-QUERY_FIELDS: tuple[str, ...] = ("id", "question", "shape", "relevance_grades", "gold_facts")
-OPTIONAL_QUERY_FIELDS: tuple[str, ...] = ("notes", "review")
+QUERY_FIELDS: tuple[str, ...] = ("id", "question", "shape", "relevance_grades")
+OPTIONAL_QUERY_FIELDS: tuple[str, ...] = ("gold_facts", "source", "notes", "review")
+MAX_SUBJECT_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,11 @@ class Query:
     shape: str
     grades: Mapping[str, int]
     gold_facts: tuple[str, ...]
+
+    @property
+    def retrieval_only(self) -> bool:
+        """A question without gold facts: scored for ranking only (no faithfulness)."""
+        return not self.gold_facts
 
     def grade(self, module: str) -> int:
         """The grade of ``module`` for this query; ungraded modules count as 0."""
@@ -123,6 +137,16 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 def has_control(text: str) -> bool:
     """Whether ``text`` holds a control character (newline, tab, escape, line separators)."""
     return bool(_CONTROL.search(text))
+
+
+_LINE_SPACE = re.compile(r"[ \t\n\r\x0b\x0c\x85\u2028\u2029]+")
+
+
+def one_paragraph(text: str) -> str:
+    """``text`` with its runs of spaces, tabs and line breaks as single spaces, stripped:
+    how a multi-line question (a pull request's description) is read. Other control
+    characters (an escape, a NUL) stay, for :func:`has_control` to refuse."""
+    return _LINE_SPACE.sub(" ", text).strip()
 
 
 def normalize_module(path: str) -> str | None:
@@ -333,10 +357,11 @@ def _read_facts(raw: Any, qid: str, at: Location, check: _Checker) -> tuple[str,
         elif (why := fact_problem(fact)) is not None:
             check.warn(f"{fact!r} {why}", **where)
     facts = tuple(f for f in facts if f)
-    if not MIN_FACTS <= len(facts) <= MAX_FACTS:
+    if raw and not MIN_FACTS <= len(facts) <= MAX_FACTS:
         check.warn(f"has {len(facts)} facts; the ground-truth format asks for "
                    f"{MIN_FACTS}-{MAX_FACTS} short phrases the retrieved context should "
-                   "contain (they are what faithfulness is judged on)", query_id=qid,
+                   "contain (they are what faithfulness is judged on), or none for a "
+                   "retrieval-only question", query_id=qid,
                    field_name="gold_facts", at=field_at)
     return facts
 
@@ -359,7 +384,10 @@ def _check_texts(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
                  check: _Checker) -> bool:
     """No control characters in the id, question and shape (they could forge CI lines)."""
     for name in ("id", "question", "shape"):
-        if isinstance(raw.get(name), str) and has_control(raw[name]):
+        value = raw.get(name)
+        if isinstance(value, str) and name == "question":
+            value = one_paragraph(value)
+        if isinstance(value, str) and has_control(value):
             check.error("contains a control character (a newline, tab, escape …); these "
                         "could forge workflow commands in a CI log", field_name=name,
                         at=(*at, name), **where_id)
@@ -369,15 +397,46 @@ def _check_texts(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
 
 def _check_unknown_fields(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
                           check: _Checker) -> None:
-    unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
+    known = (*QUERY_FIELDS, *OPTIONAL_QUERY_FIELDS)
+    unknown = sorted(set(map(str, raw)) - set(known))
     if unknown:
         shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
                  for u in unknown]
         close = [f"{u!r} (did you mean {c[0]!r}?)" for u in unknown
-                 if (c := difflib.get_close_matches(u, QUERY_FIELDS, n=1, cutoff=0.75))]
+                 if (c := difflib.get_close_matches(u, known, n=1, cutoff=0.75))]
         hint = f"; {', '.join(close)}" if close else ""
         check.warn(f"unknown field(s) ignored: {', '.join(shown)}{hint}",
                    at=(*at, unknown[0]), **where_id)
+
+
+_COMMIT = re.compile(r"[0-9a-f]{7,64}\Z")
+
+
+def _check_source(raw: Any, qid: str, at: Location, check: _Checker) -> None:
+    """``source: {commit, subject}``: where a question drafted from history comes from."""
+    field_at = (*at, "source")
+    where = {"query_id": qid, "field_name": "source", "at": field_at}
+    if not isinstance(raw, Mapping) or set(map(str, raw)) != {"commit", "subject"}:
+        check.error("must be a mapping with exactly commit and subject (the commit a "
+                    "question drafted from history comes from)", **where)
+        return
+    commit, subject = raw["commit"], raw["subject"]
+    if not isinstance(commit, str) or not _COMMIT.match(commit):
+        check.error("source.commit must be a commit hash (7-64 lowercase hex digits)",
+                    **where)
+    if not isinstance(subject, str) or has_control(subject) or \
+            len(subject) > MAX_SUBJECT_CHARS:
+        check.error(f"source.subject must be one line of text of at most "
+                    f"{MAX_SUBJECT_CHARS} characters", **where)
+
+
+def _read_optional(raw: Mapping[str, Any], qid: str, at: Location,
+                   check: _Checker) -> tuple[str, ...]:
+    """The optional fields: the gold facts (none: retrieval-only) and the source."""
+    if "source" in raw:
+        _check_source(raw["source"], qid, at, check)
+    facts = raw.get("gold_facts")
+    return _read_facts(facts, qid, at, check) if facts is not None else ()
 
 
 def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
@@ -431,14 +490,14 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
     before = check.errors
     grades = _read_grades(raw.get("relevance_grades"), qid, at, check) \
         if "relevance_grades" in raw else {}
-    facts = _read_facts(raw.get("gold_facts"), qid, at, check) if "gold_facts" in raw else ()
+    facts = _read_optional(raw, qid, at, check)
     if grades:
         graded.append((qid, at, grades))
     if check.errors > before or not ok:
         return None
     assert isinstance(question, str)
     assert isinstance(shape, str)
-    return Query(id=qid, question=question.strip(), shape=shape.strip(), grades=grades,
+    return Query(id=qid, question=one_paragraph(question), shape=shape.strip(), grades=grades,
                  gold_facts=facts)
 
 

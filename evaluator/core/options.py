@@ -438,6 +438,14 @@ OPTIONS: tuple[Option, ...] = (
     _o("mix", "mix", "shape weights of the drafted questions",
        default=DEFAULT_MIX, commands=("init",), metavar="focused=4,cross-file=3,identity=3",
        **_LOCAL),
+    _o("from_history", "bool", "draft the questions from the repository's history: each "
+       "commit's cleaned subject, graded by the modules it changed (--count of them)",
+       default=False, commands=("init",), **_LOCAL),
+    _o("since", "text", "with --from-history: mine only the commits after this ref "
+       "(REF..HEAD)", commands=("init",), metavar="REF", **_LOCAL),
+    _o("docstring_count", "int", "with --from-history: also draft this many questions from "
+       "the code's docstrings into the same draft", default=0, commands=("init",),
+       **_LOCAL),
     _o("review", "path", "do not draft: print, per question of this ground-truth file, the "
        "modules NeuralMind retrieves against their grades", commands=("init",), metavar="FILE",
        **_LOCAL),

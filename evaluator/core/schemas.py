@@ -18,8 +18,10 @@ from evaluator.core.groundtruth import (
     KNOWN_SHAPES,
     MAX_FACTS,
     MAX_GRADE,
+    MAX_SUBJECT_CHARS,
     MIN_FACTS,
     MIN_GRADE,
+    QUERY_FIELDS,
 )
 from evaluator.core.metrics import Gain
 from evaluator.core.options import COMMENT_WORDS, MAX_COMMENT_TIMEOUT, OPTIONS, Option
@@ -32,6 +34,16 @@ OPTIONS_FILE = "options.schema.json"
 _NON_EMPTY = {"type": "string", "minLength": 1, "pattern": r"\S"}
 
 
+_SOURCE = {
+    "type": "object", "required": ["commit", "subject"], "additionalProperties": False,
+    "description": "the commit a question drafted by init --from-history comes from",
+    "properties": {
+        "commit": {"type": "string", "pattern": "^[0-9a-f]{7,64}$"},
+        "subject": {"type": "string", "maxLength": MAX_SUBJECT_CHARS},
+    },
+}
+
+
 def ground_truth_schema() -> dict[str, Any]:
     """The schema of ``retrieval_queries.json`` (JSON or YAML)."""
     grade = {"type": "integer", "minimum": MIN_GRADE, "maximum": MAX_GRADE,
@@ -39,7 +51,7 @@ def ground_truth_schema() -> dict[str, Any]:
                             "0 is not relevant"}
     query = {
         "type": "object",
-        "required": ["id", "question", "shape", "relevance_grades", "gold_facts"],
+        "required": list(QUERY_FIELDS),
         "properties": {
             "id": {**_NON_EMPTY, "description": "unique id of the question"},
             "question": {**_NON_EMPTY, "description": "the question asked of the index, "
@@ -55,11 +67,15 @@ def ground_truth_schema() -> dict[str, Any]:
                 "additionalProperties": grade,
             },
             "gold_facts": {
-                "type": "array", "minItems": MIN_FACTS, "maxItems": MAX_FACTS,
+                "type": "array", "maxItems": MAX_FACTS,
+                "anyOf": [{"maxItems": 0}, {"minItems": MIN_FACTS}],
                 "description": "short phrases the retrieved context should contain, quoted "
-                               "from the answer's source (judged by token overlap)",
+                               "from the answer's source (judged by token overlap); absent "
+                               "or empty: a retrieval-only question, scored for ranking "
+                               "only",
                 "items": {**_NON_EMPTY, "minLength": 2},
             },
+            "source": _SOURCE,
             "notes": {"type": "string", "description": "free text for the authors"},
             "review": {"type": "object", "description": "written by init for review; "
                                                         "ignored by the evaluation"},

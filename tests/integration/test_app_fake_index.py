@@ -63,3 +63,45 @@ def test_a_useless_index_misses_the_floors_with_exit_1(sample_repo, tmp_path):
     assert _exit_code(outcome) == EXIT_FLOORS
     assert _exit_code(app.Outcome(outcome.results, None,
                                   settings.replace(fail_on_floors=False))) == EXIT_OK
+
+
+class RanksButFindsNoFact(FakeIndex):
+    """Ranks every graded module first and finds none of the facts (faithfulness 0)."""
+
+    def ask(self, query, *, judge=None, columns=None):
+        retrieval, seconds = super().ask(query, judge=judge, columns=columns)
+        from dataclasses import replace
+
+        return replace(retrieval, faithfulness=Faithfulness(0.0, 0.0, 0.0)), seconds
+
+
+def test_retrieval_only_questions_are_scored_for_ranking_and_not_floored_on_facts(
+        sample_repo, tmp_path):
+    """Issue 24: questions without gold facts pass on ranking alone (the faithfulness floor
+    failed them: "FAIL … nDCG@5 1.000"), and the report says why faithfulness is absent."""
+    import json
+    from dataclasses import replace
+
+    from evaluator import render
+
+    queries = sample_repo / "retrieval_queries.json"
+    doc = json.loads(queries.read_text(encoding="utf-8"))
+    for query in doc["queries"]:
+        query.pop("gold_facts")
+    queries.write_text(json.dumps(doc), encoding="utf-8")
+    settings = settings_for("evaluate", {"path": str(sample_repo), "baseline": "none",
+                                         "cache_dir": str(tmp_path / "c"),
+                                         "backend": "in_memory"})
+    deps = replace(real_deps({}, io.StringIO(), io.StringIO()),
+                   index_factory=lambda tree, **kw: RanksButFindsNoFact(tree, **kw,
+                                                                         perfect=True))
+    outcome = app.run_evaluate(settings, deps)
+    results = outcome.results
+    assert results.overall.metrics["ndcg@5"] == 1.0
+    assert results.overall.metrics["faithfulness"] is None
+    assert all(q.metrics["faithfulness"] is None for q in results.queries)
+    assert outcome.passed, [v.message for v in results.violations]
+    n = len(doc["queries"])
+    report = render.render(results)
+    assert (f"{n} of {n} questions are retrieval-only (no gold facts): faithfulness is "
+            "neither computed nor floored for them.") in report
