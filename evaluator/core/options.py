@@ -354,7 +354,8 @@ OPTIONS: tuple[Option, ...] = (
        "(graded and ranked); default: every source file", default=(),
        commands=("evaluate", "validate", "init", "import"), metavar="GLOB,..."),
     _o("exclude", "globs", "module universe: files left out; replaces the default list "
-       "(tests, docs, examples, benchmarks, CI, packaging, licences, generated, vendored), "
+       "(tests, docs, examples, benchmarks, CI, packaging, scripts, licences, generated, "
+       "vendored), "
        "which the word default stands for", commands=("evaluate", "validate", "init", "import"),
        metavar="GLOB,..."),
     _o("embed", "bool", "also compute the embedding columns (faithfulness_embed, context "
