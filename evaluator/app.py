@@ -27,6 +27,7 @@ from evaluator.authoring import (
     draft_document,
     draft_plan,
     explain,
+    giveaway_problems,
     heartbeat,
     history_plan,
     universe_of,
@@ -421,9 +422,11 @@ def universe(settings: Settings, files: Sequence[str]) -> Universe:
 
 
 def _validation(queries: Path, files: tuple[str, ...], settings: Settings,
-                modules: Universe) -> Validation:
+                modules: Universe, root: Path) -> Validation:
     ground_truth, problems = load_ground_truth_file(queries, present=files,
                                                     strict=settings.strict, universe=modules)
+    if ground_truth is not None:
+        problems = (*problems, *giveaway_problems(ground_truth, root, str(queries)))
     summary = validation_summary(queries.read_text(encoding="utf-8", errors="replace"),
                                  str(queries), problems)
     return Validation(queries, ground_truth, problems, summary)
@@ -439,13 +442,13 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     sections = sharding.sections_of(settings)
     if not sections:
         queries = resolve_queries(root, settings)
-        return (_validation(queries, files, settings, universe(settings, files)),)
+        return (_validation(queries, files, settings, universe(settings, files), root),)
     validations = []
     for section in sections:
         sharding.confine_section(root, section)
         mine = section.files(files)
         validations.append(_validation(root / section.queries, mine, settings,
-                                       universe(settings, mine)))
+                                       universe(settings, mine), root / section.path))
     return tuple(validations)
 
 

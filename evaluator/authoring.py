@@ -27,13 +27,15 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.core.commits import (
+    SKIP_GIVEAWAY,
     HistoryCandidate,
     added_lines,
     evidence_facts,
     mine,
     parse_log,
 )
-from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth
+from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.drafting import (
     SHAPES,
@@ -193,16 +195,39 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
 # ----------------------------------------------------------------------------- history
 
 
-def _today_lines(root: Path, module: str) -> list[str]:
-    """The lines of ``module`` in the checkout (none when it cannot be read as UTF-8 text
-    of at most the indexed size)."""
+def read_source(root: Path, module: str) -> str | None:
+    """The text of ``module`` in the checkout (``None`` when it cannot be read as UTF-8
+    text of at most the indexed size, or is a link)."""
     path = root / module
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return []
-        return path.read_bytes().decode("utf-8").splitlines()
+            return None
+        return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
-        return []
+        return None
+
+
+def _today_lines(root: Path, module: str) -> list[str]:
+    return (read_source(root, module) or "").splitlines()
+
+
+def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> list[Problem]:
+    """A warning per question that names its answer: a grade-3 module's file or a symbol
+    it defines (:mod:`evaluator.core.giveaway`)."""
+    names: dict[str, AnswerNames] = {}
+    out = []
+    for query in ground_truth.queries:
+        for module, grade in query.grades.items():
+            if grade == 3 and module not in names:
+                names[module] = answer_names(module, read_source(root, module))
+        found = overlaps(query.question, query.grades.items(), names)
+        if found.names_answer:
+            out.append(Problem(
+                "warning", f"the question names its answer ({', '.join(found.named)}, of a "
+                "module graded 3): keyword search finds it by that name alone, so it scores "
+                "better than retrieval is; ask it as a teammate would, without the name",
+                source, query_id=query.id, field="question"))
+    return out
 
 
 def _history_reason(found: HistoryCandidate, module: str) -> str:
@@ -243,18 +268,30 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
     reason."""
     log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
     mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
-    chosen = [history_candidate(root, git, found) for found in mined.candidates[:count]]
+    # A subject that names its answer's file or symbol is found by keyword search alone.
+    names: dict[str, AnswerNames] = {}
+    kept: list[HistoryCandidate] = []
+    counted = dict(mined.skipped)
+    for found in mined.candidates:
+        for module in found.grades:
+            if module not in names:
+                names[module] = answer_names(module, read_source(root, module))
+        if overlaps(found.question, found.grades.items(), names).names_answer:
+            counted[SKIP_GIVEAWAY] = counted.get(SKIP_GIVEAWAY, 0) + 1
+        else:
+            kept.append(found)
+    chosen = [history_candidate(root, git, found) for found in kept[:count]]
     skipped = ", ".join(f"{n} {reason}" for reason, n in
-                        sorted(mined.skipped.items(), key=lambda kv: (-kv[1], kv[0])))
+                        sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
     scope = f"after {since}" if since else "of HEAD"
     limit = f" (the newest {MAX_HISTORY_COMMITS})" if mined.read >= MAX_HISTORY_COMMITS \
         else ""
     progress(f"history: read {mined.read} commit(s) {scope}{limit}: "
-             f"{len(mined.candidates)} make a question; skipped: {skipped or 'none'}")
+             f"{len(kept)} make a question; skipped: {skipped or 'none'}")
     shortfall = []
     if len(chosen) < count:
         shortfall.append(f"{count - len(chosen)} history question(s) short of --count "
-                         f"{count}: only {len(mined.candidates)} of the {mined.read} "
+                         f"{count}: only {len(kept)} of the {mined.read} "
                          f"commit(s) read {scope}{limit} make a question (skipped: "
                          f"{skipped or 'none'})")
     return chosen, shortfall

@@ -248,6 +248,7 @@ class _Checker:
         self.problems: list[Problem] = []
         self._lines: dict[Location, int] | None = None
         self.errors = 0  # kept as problems are added: counting them each time is quadratic
+        self.commits: dict[str, str] = {}  # query id → the commit it was drafted from
 
     def line(self, path: Location) -> int | None:
         """The line of ``path``, or of its nearest ancestor that has one."""
@@ -424,6 +425,8 @@ def _check_source(raw: Any, qid: str, at: Location, check: _Checker) -> None:
     if not isinstance(commit, str) or not _COMMIT.match(commit):
         check.error("source.commit must be a commit hash (7-64 lowercase hex digits)",
                     **where)
+    else:
+        check.commits[qid] = commit
     if not isinstance(subject, str) or has_control(subject) or \
             len(subject) > MAX_SUBJECT_CHARS:
         check.error(f"source.subject must be one line of text of at most "
@@ -519,8 +522,11 @@ def _check_modules(graded: Sequence[tuple[str, Location, Mapping[str, int]]],
     for qid, at, grades in graded:
         for module in sorted(grades):
             if module not in present:
+                moved = (f"; the question comes from commit {check.commits[qid][:12]}, and "
+                         "the file has moved or gone since: grade where the code is now"
+                         if qid in check.commits else "")
                 check.error(f"module {module!r} does not exist in the indexed root"
-                            f"{_suggest(module, candidates)}", query_id=qid,
+                            f"{_suggest(module, candidates)}{moved}", query_id=qid,
                             field_name=f"relevance_grades[{module!r}]",
                             at=_grade_at(at, module))
 

@@ -385,3 +385,22 @@ def test_import_says_outside_the_module_universe_for_a_file_that_exists(sample_r
     assert run.code == 2
     assert "outside the module universe: tests/test_auth.py" in run.stderr
     assert "not in the checkout: gone.py" in run.stderr
+
+
+def test_validate_warns_about_a_question_that_names_its_answer(sample_repo, cli):
+    """Issue 24: a question naming its grade-3 file or a symbol defined there is found by
+    keyword search alone; validate says so (a warning: the file stays valid)."""
+    path = sample_repo / "retrieval_queries.json"
+    doc = json.loads(path.read_text())
+    target = next(q for q in doc["queries"]
+                  if q["relevance_grades"].get("auth/jwt_utils.py") == 3)
+    target["question"] = "How does `jwt_utils.py` sign a token?"
+    path.write_text(json.dumps(doc))
+    run = cli("validate", str(sample_repo))
+    assert run.code == 0, run.stdout + run.stderr
+    out = run.stdout + run.stderr
+    assert f"query {target['id']!r}, field question: the question names its answer " \
+           "(jwt_utils, jwt_utils.py" in out
+    # The bundled identity questions ask "What is TokenExpiredError …?": they name theirs.
+    flagged = re.findall(r"query '([^']+)', field question: the question names", out)
+    assert [f for f in flagged if not f.startswith("identity-")] == [target["id"]]

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.commits import (
+    SKIP_CHORE,
     SKIP_DUPLICATE,
+    SKIP_GIVEAWAY,
     SKIP_GONE,
     SKIP_LONG,
     SKIP_MERGE,
@@ -128,7 +130,9 @@ def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     write(repo, "pkg/core.py", (repo / "pkg/core.py").read_text() + "\nSPARE_VALUE = 1\n")
     commit(repo, "Tune " + "the session " * 40)
     write(repo, "pkg/core.py", (repo / "pkg/core.py").read_text() + "\nOTHER_VALUE = 2\n")
-    commit(repo, "typo")
+    commit(repo, "wip")
+    write(repo, "pkg/core.py", (repo / "pkg/core.py").read_text() + "\nTHIRD_VALUE = 3\n")
+    commit(repo, "Fix typos in the session module")
     # 10. the same subject twice: the newer one is asked
     write(repo, "pkg/helpers.py", (repo / "pkg/helpers.py").read_text() + "\nSEP = '/'\n")
     commit(repo, "Give every session a default timeout")
@@ -136,7 +140,8 @@ def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 
 SKIPPED = {SKIP_ROOT: 1, SKIP_MERGE: 1, SKIP_REVERT: 2, SKIP_VERSION: 1, SKIP_NO_MODULE: 2,
-           SKIP_GONE: 2, SKIP_LONG: 1, SKIP_VAGUE: 1, SKIP_DUPLICATE: 1}
+           SKIP_GONE: 2, SKIP_LONG: 1, SKIP_VAGUE: 1, SKIP_DUPLICATE: 1, SKIP_GIVEAWAY: 1,
+           SKIP_CHORE: 1}
 
 
 def draft(cli, repo: Path, tmp_path: Path, *args: str) -> tuple[dict, str]:
@@ -153,8 +158,8 @@ def test_every_commit_is_a_question_or_a_counted_reason(history_repo, cli, tmp_p
     commits = int(git(repo, "rev-list", "--count", "HEAD"))
     skipped = ", ".join(f"{n} {reason}" for reason, n in
                         sorted(SKIPPED.items(), key=lambda kv: (-kv[1], kv[0])))
-    assert commits == 17
-    assert len(queries) == commits - sum(SKIPPED.values()) == 5
+    assert commits == 18
+    assert len(queries) == commits - sum(SKIPPED.values()) == 4
     assert f"history: read {commits} commit(s) of HEAD: {len(queries)} make a question; " \
            f"skipped: {skipped}" in stderr
     assert f"{50 - len(queries)} history question(s) short of --count 50" in stderr
@@ -169,6 +174,7 @@ def test_every_commit_is_a_question_or_a_counted_reason(history_repo, cli, tmp_p
         "Strip the query string before caching a URL"
     assert by_commit[shas["lazy"]]["shape"] == "focused"        # the merged branch's commit
     assert shas["legacy"] not in by_commit                     # its file is gone
+    assert shas["rename"] not in by_commit                     # it names helpers.py
     # The escape sequence and the bell go; the same question, asked again later, is asked
     # once, from the newer commit.
     hostile = [q for q in queries if "timeout" in q["question"]]

@@ -800,3 +800,16 @@ def test_a_bad_source_is_an_error(source: object) -> None:
     gt, problems = load(doc(query(source=source)))
     assert gt is None
     assert only_error(problems).field == "source"
+
+
+def test_a_history_question_whose_file_has_moved_says_so() -> None:
+    source = {"commit": "0123456789abcdef0123456789abcdef01234567", "subject": "Fix it"}
+    gt, problems = load(doc(query("q1", source=source), query("q2")),
+                        present_modules=["src/db.py", "src/util/strings.py"])
+    assert gt is None
+    first, second = errors(problems)
+    assert "does not exist in the indexed root" in first.message
+    assert ("the question comes from commit 0123456789ab, and the file has moved or gone "
+            "since") in first.message
+    assert (first.query_id, second.query_id) == ("q1", "q2")
+    assert "comes from commit" not in second.message
