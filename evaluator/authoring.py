@@ -49,7 +49,7 @@ from evaluator.drafting import (
 from evaluator.errors import InputError
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
-from evaluator.snapshot import MAX_FILE_BYTES, MAX_HISTORY_COMMITS
+from evaluator.snapshot import MAX_HISTORY_COMMITS, read_source
 
 # ----------------------------------------------------------------------------- init
 
@@ -193,18 +193,6 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
 
 
 # ----------------------------------------------------------------------------- history
-
-
-def read_source(root: Path, module: str) -> str | None:
-    """The text of ``module`` in the checkout (``None`` when it cannot be read as UTF-8
-    text of at most the indexed size, or is a link)."""
-    path = root / module
-    try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 def _today_lines(root: Path, module: str) -> list[str]:

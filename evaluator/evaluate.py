@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING
 
 from evaluator import __version__
 from evaluator.core.floors import check_floors
+from evaluator.core.giveaway import AnswerNames, answer_names, overlap
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Options
 from evaluator.core.results import Results, RunInfo
 from evaluator.core.scoring import (
+    QueryResult,
     Retrieval,
     ScoringOptions,
     aggregate,
@@ -49,6 +51,7 @@ from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
     checkout_files,
+    read_source,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -335,7 +338,7 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
                              threshold=options.relevance_threshold)
-    rows = score_all(setup.ground_truth, retrievals, scoring)
+    rows = with_overlap(score_all(setup.ground_truth, retrievals, scoring), source)
     overall = aggregate(rows)
     shapes = by_shape(rows, setup.ground_truth.shapes)
     violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
@@ -348,6 +351,20 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     results = Results(run=run, overall=overall, shapes=shapes, queries=rows,
                       violations=violations)
     return results, notes
+
+
+def with_overlap(rows: Sequence[QueryResult], source: Path) -> tuple[QueryResult, ...]:
+    """Each row with its question's overlap with the names of its grade-3 modules, read
+    from ``source`` (:mod:`evaluator.core.giveaway`)."""
+    names: dict[str, AnswerNames] = {}
+    out = []
+    for row in rows:
+        for module in row.expected.get(3, ()):
+            if module not in names:
+                names[module] = answer_names(module, read_source(source, module))
+        found = overlap(row.question, [names[m] for m in row.expected.get(3, ())])
+        out.append(replace(row, overlap=found))
+    return tuple(out)
 
 
 def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: Path,

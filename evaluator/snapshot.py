@@ -461,6 +461,18 @@ def worktree_state(root: Path, queries: Path) -> tuple[bool, bool]:
             gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
 
 
+def read_source(root: Path, module: str) -> str | None:
+    """The text of ``module`` under ``root`` (``None`` when it cannot be read as UTF-8
+    text of at most the indexed size, or is a link)."""
+    path = root / module
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 #: The most commits ``init --from-history`` reads (newest first).
 MAX_HISTORY_COMMITS = 5000
 #: The log format: a NUL, the commit and its parents, a NUL, the subject (git refuses a NUL

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evaluator.core.giveaway import Overlap
 from evaluator.core.groundtruth import GroundTruth, Query
 from evaluator.core.measures import (
     HEADLINE_K,
@@ -111,6 +112,7 @@ class QueryResult:
     faithfulness: Faithfulness
     diagnostics: Diagnostics
     latency_ms: float
+    overlap: Overlap | None = None   # the question against its answer's names (give-away)
 
 
 @dataclass(frozen=True)

@@ -105,3 +105,29 @@ def test_retrieval_only_questions_are_scored_for_ranking_and_not_floored_on_fact
     report = render.render(results)
     assert (f"{n} of {n} questions are retrieval-only (no gold facts): faithfulness is "
             "neither computed nor floored for them.") in report
+
+
+def test_results_hold_each_questions_overlap_and_the_report_has_a_by_overlap_table(
+        sample_repo, tmp_path):
+    """Issue 24: give-away questions (naming a grade-3 file or symbol) are counted apart."""
+    import json
+
+    from evaluator import render
+    from evaluator.core.results import from_dict, to_dict
+
+    settings = settings_for("evaluate", {"path": str(sample_repo), "baseline": "none",
+                                         "cache_dir": str(tmp_path / "c"),
+                                         "backend": "in_memory"})
+    results = app.run_evaluate(settings, deps_with(perfect=True)).results
+    by_id = {q.id: q for q in results.queries}
+    assert by_id["identity-01"].overlap.named == ("TokenExpiredError",)
+    assert by_id["focused-01"].overlap.names_answer is False
+    assert "jwts" not in by_id["focused-01"].overlap.shared
+    named = sum(q.overlap.names_answer for q in results.queries)
+    assert 0 < named < len(results.queries)
+    again = from_dict(json.loads(json.dumps(to_dict(results))), "results.json")
+    assert [q.overlap for q in again.queries] == [q.overlap for q in results.queries]
+    report = render.render(results)
+    assert "### By overlap" in report
+    assert f"| name their answer | {named} | 1.000 |" in report
+    assert f"| do not name it | {len(results.queries) - named} | 1.000 |" in report
