@@ -137,7 +137,9 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
             "question": candidate.question,
             "shape": candidate.shape,
             "relevance_grades": {m: grades.get(m, 0) for m in universe.modules},
-            "gold_facts": list(candidate.facts),
+            # A history fact is a line the commit added: anchored to itself as evidence.
+            "gold_facts": [{"fact": f, "evidence": f} for f in candidate.facts]
+            if candidate.source else list(candidate.facts),
         }
         if candidate.source:
             row["source"] = dict(candidate.source)
@@ -201,10 +203,14 @@ def _today_lines(root: Path, module: str) -> list[str]:
 
 def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> list[Problem]:
     """A warning per question that names its answer: a grade-3 module's file or a symbol
-    it defines (:mod:`evaluator.core.giveaway`)."""
+    it defines (:mod:`evaluator.core.giveaway`). An ``identity`` question asks what or where
+    a named thing is, so naming it is its point: it is not warned about (the report's "By
+    overlap" table still counts it)."""
     names: dict[str, AnswerNames] = {}
     out = []
     for query in ground_truth.queries:
+        if query.shape == "identity":
+            continue
         for module, grade in query.grades.items():
             if grade == 3 and module not in names:
                 names[module] = answer_names(module, read_source(root, module))

@@ -15,10 +15,12 @@ from typing import Any
 
 from evaluator.core.floors import _SPEC as FLOOR_SPEC
 from evaluator.core.groundtruth import (
+    FACT_KEYS,
     KNOWN_SHAPES,
     MAX_FACTS,
     MAX_GRADE,
     MAX_SUBJECT_CHARS,
+    MIN_EVIDENCE_CHARS,
     MIN_FACTS,
     MIN_GRADE,
     QUERY_FIELDS,
@@ -49,6 +51,16 @@ def ground_truth_schema() -> dict[str, Any]:
     grade = {"type": "integer", "minimum": MIN_GRADE, "maximum": MAX_GRADE,
              "description": "3 defines the answer, 2 is needed to answer, 1 is related, "
                             "0 is not relevant"}
+    anchored = {
+        "type": "object", "required": list(FACT_KEYS), "additionalProperties": False,
+        "properties": {
+            "fact": {**_NON_EMPTY, "minLength": 2, "description": "the statement"},
+            "evidence": {**_NON_EMPTY, "minLength": MIN_EVIDENCE_CHARS,
+                         "description": "a verbatim span of the source that states the "
+                                        "fact (one or a few lines); compared with "
+                                        "whitespace normalised"},
+        },
+    }
     query = {
         "type": "object",
         "required": list(QUERY_FIELDS),
@@ -69,11 +81,12 @@ def ground_truth_schema() -> dict[str, Any]:
             "gold_facts": {
                 "type": "array", "maxItems": MAX_FACTS,
                 "anyOf": [{"maxItems": 0}, {"minItems": MIN_FACTS}],
-                "description": "short phrases the retrieved context should contain, quoted "
-                               "from the answer's source (judged by token overlap); absent "
-                               "or empty: a retrieval-only question, scored for ranking "
-                               "only",
-                "items": {**_NON_EMPTY, "minLength": 2},
+                "description": "short facts the retrieved context should contain: a "
+                               "string (judged by its words), or an anchored fact "
+                               "{fact, evidence} (supported exactly when the context holds "
+                               "the evidence span, whitespace normalised); absent or empty: "
+                               "a retrieval-only question, scored for ranking only",
+                "items": {"anyOf": [{**_NON_EMPTY, "minLength": 2}, anchored]},
             },
             "source": _SOURCE,
             "notes": {"type": "string", "description": "free text for the authors"},

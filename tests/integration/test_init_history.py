@@ -202,12 +202,14 @@ def test_facts_are_added_lines_that_still_exist(history_repo, cli, tmp_path):
     by_commit = {q["source"]["commit"]: q for q in doc["queries"]}
     retry = by_commit[shas["retry"]]
     assert 2 <= len(retry["gold_facts"]) <= 4
-    assert "remaining_attempts = max(0, self.max_retries - attempts)" in retry["gold_facts"]
-    core = (repo / "pkg/core.py").read_text()
-    helpers = (repo / "pkg/helpers.py").read_text()
+    line = "remaining_attempts = max(0, self.max_retries - attempts)"
+    assert {"fact": line, "evidence": line} in retry["gold_facts"]
+    code = "".join((repo / m).read_text() for m in ("pkg/core.py", "pkg/helpers.py",
+                                                      "pkg/config.py"))
     for q in doc["queries"]:
         for fact in q["gold_facts"]:
-            assert fact in core + helpers + (repo / "pkg/config.py").read_text(), fact
+            assert set(fact) == {"fact", "evidence"}        # anchored (issue 22's format)
+            assert fact["evidence"] in code, fact
     # One short added line is no fact: the question is retrieval-only.
     (newest,) = [q for q in doc["queries"] if "timeout" in q["question"]]
     assert newest["gold_facts"] == []
