@@ -46,21 +46,23 @@ _SOURCE = {
 }
 
 
+_ANCHORED = {
+    "type": "object", "required": list(FACT_KEYS), "additionalProperties": False,
+    "properties": {
+        "fact": {**_NON_EMPTY, "minLength": 2, "description": "the statement"},
+        "evidence": {**_NON_EMPTY, "minLength": MIN_EVIDENCE_CHARS,
+                     "description": "a verbatim span of the source that states the "
+                                    "fact (one or a few lines); compared with "
+                                    "whitespace normalised"},
+    },
+}
+
+
 def ground_truth_schema() -> dict[str, Any]:
     """The schema of ``retrieval_queries.json`` (JSON or YAML)."""
     grade = {"type": "integer", "minimum": MIN_GRADE, "maximum": MAX_GRADE,
              "description": "3 defines the answer, 2 is needed to answer, 1 is related, "
                             "0 is not relevant"}
-    anchored = {
-        "type": "object", "required": list(FACT_KEYS), "additionalProperties": False,
-        "properties": {
-            "fact": {**_NON_EMPTY, "minLength": 2, "description": "the statement"},
-            "evidence": {**_NON_EMPTY, "minLength": MIN_EVIDENCE_CHARS,
-                         "description": "a verbatim span of the source that states the "
-                                        "fact (one or a few lines); compared with "
-                                        "whitespace normalised"},
-        },
-    }
     query = {
         "type": "object",
         "required": list(QUERY_FIELDS),
@@ -86,7 +88,7 @@ def ground_truth_schema() -> dict[str, Any]:
                                "{fact, evidence} (supported exactly when the context holds "
                                "the evidence span, whitespace normalised); absent or empty: "
                                "a retrieval-only question, scored for ranking only",
-                "items": {"anyOf": [{**_NON_EMPTY, "minLength": 2}, anchored]},
+                "items": {"anyOf": [{**_NON_EMPTY, "minLength": 2}, _ANCHORED]},
             },
             "source": _SOURCE,
             "notes": {"type": "string", "description": "free text for the authors"},
