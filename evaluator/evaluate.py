@@ -30,7 +30,7 @@ from evaluator.core.floors import check_floors
 from evaluator.core.giveaway import AnswerNames, answer_names, overlap
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.judge import judge_id
-from evaluator.core.options import Options
+from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo
 from evaluator.core.scoring import (
     QueryResult,
@@ -41,6 +41,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.stats import SignificanceTest
 from evaluator.core.systems import SystemRun
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Index
@@ -68,11 +69,11 @@ def default_cache_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "neuralmind-retrieval-eval"
 
 
-def cache_dir_of(options: Options, env: Mapping[str, str]) -> Path:
+def cache_dir_of(options: Settings, env: Mapping[str, str]) -> Path:
     return Path(options.cache_dir) if options.cache_dir else default_cache_dir(env)
 
 
-def _needs_model(options: Options) -> bool:
+def _needs_model(options: Settings) -> bool:
     """Whether a run needs the embedding model: its backend, ``--embed``, or a ``--systems``
     variant embeds with it. A run that has the model judges with it too (the judge's
     similarity route), for every system of the run alike."""
@@ -85,7 +86,7 @@ def _needs_model(options: Options) -> bool:
                for spec in parse_systems(str(options.systems)))
 
 
-def judge_model_dir(options: Options, model: ModelSource) -> Path | None:
+def judge_model_dir(options: Settings, model: ModelSource) -> Path | None:
     """The model folder the run's judge embeds with (its similarity route), or ``None``
     (the terms rule alone). Decided once per run, so every system, side and self-check of
     the run is judged alike: the run needs the model (:func:`_needs_model`) and it resolved
@@ -95,13 +96,13 @@ def judge_model_dir(options: Options, model: ModelSource) -> Path | None:
     return model.path if _needs_model(options) and model.path is not None else None
 
 
-def planned_judge(options: Options, model: ModelSource) -> str:
+def planned_judge(options: Settings, model: ModelSource) -> str:
     """The judge a run with these options and this model will record (for the baseline
     precheck, before any work)."""
     return judge_id(similarity=judge_model_dir(options, model) is not None)
 
 
-def model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
+def model_for(options: Settings, cache_dir: Path, deps: Deps) -> ModelSource:
     """The embedding model, resolved only when the run needs it (:func:`_needs_model`)."""
     if _needs_model(options):
         return deps.resolve_model(cache_dir)
@@ -126,11 +127,11 @@ def _columns_embed(setup: _Setup) -> BatchEmbed | None:
     return checked_embedder(setup.model.path, purpose="--embed")
 
 
-def _snapshot_for(options: Options, cache_dir: Path, root: Path) -> Path:
+def _snapshot_for(options: Settings, cache_dir: Path, root: Path) -> Path:
     return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
 
 
-def _own_folders(options: Options, cache_dir: Path) -> list[Path]:
+def _own_folders(options: Settings, cache_dir: Path) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
     folders = [cache_dir.resolve()]
@@ -215,7 +216,7 @@ class Evaluation:
 @dataclass(frozen=True)
 class _Setup:
     root: Path
-    options: Options
+    options: Settings
     qpath: Path
     ground_truth: GroundTruth
     queries_sha256: str
@@ -297,6 +298,8 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         model=setup.model.describe() if uses_model else None,
         model_fingerprint=model_fingerprint(setup.model) if uses_model else None,
         judge=judge_id(similarity=setup.judge_model is not None),
+        significance=SignificanceTest(alpha=options.alpha,
+                                      min_effect=options.min_effect).as_dict(),
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
@@ -367,7 +370,7 @@ def with_overlap(rows: Sequence[QueryResult], source: Path) -> tuple[QueryResult
     return tuple(out)
 
 
-def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: Path,
+def _universe_and_ground_truth(options: Settings, files: tuple[str, ...], qpath: Path,
                                progress: Progress) -> tuple[Universe, GroundTruth]:
     """The module universe of the checkout and the ground truth checked against it."""
     modules = select_universe(files, UniverseSpec(
@@ -384,7 +387,7 @@ def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: 
     return modules, ground_truth
 
 
-def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
+def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None,
              select_files: Callable[[str], bool] | None = None,
              select_queries: Callable[[GroundTruth], GroundTruth] | None = None) -> Evaluation:
@@ -592,7 +595,7 @@ class _LockedIndex:
             release()
 
 
-def build_index(root: Path, files: tuple[str, ...], options: Options, *,
+def build_index(root: Path, files: tuple[str, ...], options: Settings, *,
                 progress: Progress, deps: Deps) -> _LockedIndex:
     """A built index of ``root`` in its snapshot (for drafting ground truth).
 

@@ -30,6 +30,7 @@ from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo, combine_sections, pooled_index
 from evaluator.core.sections import Section, parse_sections, select
 from evaluator.core.shards import Shard, ShardInfo, fingerprint, plan, policy_to_dict
+from evaluator.core.stats import SignificanceTest
 from evaluator.deps import Deps
 from evaluator.errors import InputError
 from evaluator.evaluate import BaseRequest, evaluate
@@ -175,7 +176,9 @@ def _empty_run(settings: Settings, deps: Deps, root: Path, gt_sha: str) -> RunIn
                    k_values=effective_k(settings.k), gain=settings.gain.value,
                    threshold=settings.relevance_threshold, queries_file="sections",
                    queries_sha256=gt_sha, commit=deps.git.head_commit(root),
-                   started_at=deps.clock().isoformat(timespec="seconds"))
+                   started_at=deps.clock().isoformat(timespec="seconds"),
+                   significance=SignificanceTest(alpha=settings.alpha,
+                                                 min_effect=settings.min_effect).as_dict())
 
 
 def pooled_run(runs: Sequence[RunInfo], empty: Callable[[], RunInfo], gt_sha: str) -> RunInfo:
