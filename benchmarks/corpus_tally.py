@@ -3,7 +3,11 @@
 Produce a tally with ``CORPUS_TALLY=FILE pytest tests/hostile`` (one JSON line per case);
 to measure the code before a change, copy ``tests/hostile`` into a worktree of the old commit
 and run it there with ``CORPUS_ORIGINAL=1`` (no ``--comment-timeout`` flag, shorter hang
-limit). The recorded runs are in ``benchmarks/corpus_totals/``.
+limit). The recorded runs are in ``benchmarks/corpus_totals/``. ``unreadable`` (issue 19)
+counts the cases that left an output another uid cannot read (checked when the tests run as
+root); ``before-i19-input.jsonl`` is branch i19-input's corpus run against main f5cdb94's
+code, its YAML alias cases each in a process of their own, killed (and tallied as a hang)
+when still busy after 120 s.
 
     python benchmarks/corpus_tally.py benchmarks/corpus_totals/before-start-round2.jsonl
 """
@@ -15,7 +19,7 @@ import sys
 from pathlib import Path
 
 KEYS = ("hang", "traceback", "leak", "wrong_code", "lost_results", "outside_writes",
-        "checkout_changed", "message", "extra")
+        "checkout_changed", "unreadable", "message", "extra")
 
 
 def main(paths: list[str]) -> None:

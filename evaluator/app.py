@@ -33,7 +33,7 @@ from evaluator.authoring import (
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
-from evaluator.core import interop
+from evaluator.core import interop, yamlfile
 from evaluator.core.comparability import SettingDifference, require_comparable
 from evaluator.core.compare import (
     BaselineComparison,
@@ -70,7 +70,6 @@ from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
 from evaluator.render import check_template
-from evaluator.snapshot import checkout_files
 
 T = TypeVar("T")
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
@@ -449,7 +448,7 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    files = checkout_files(root)
+    files = deps.git.checkout_files(root)
     sections = sharding.sections_of(settings)
     if not sections:
         queries = resolve_queries(root, settings)
@@ -474,6 +473,8 @@ class Drafted:
 
 def _target(settings: Settings, root: Path) -> Path:
     target = Path(settings.output) if settings.output else root / "retrieval_queries.json"
+    if not settings.output and target.is_symlink():  # a committed link: the default name
+        confine(target, root, setting=f"the default output {target.name}")
     if target.exists():
         raise InputError(f"{target} already exists; it is never overwritten",
                          hint="choose another --output, or move the file away")
@@ -482,8 +483,8 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
-    files = checkout_files(root, exclude=_own_folders(settings, cache_dir_of(settings,
-                                                                           deps.env)))
+    own = _own_folders(settings, cache_dir_of(settings, deps.env))
+    files = deps.git.checkout_files(root, exclude=own)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")
     if not modules.modules:
@@ -591,15 +592,19 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     fmt = given(settings.source_format, "the format")
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
-    files = checkout_files(root)
+    files = deps.git.checkout_files(root)
     modules = universe(settings, files).modules
     if fmt == "neuralmind-eval":
-        source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
-                             fmt)
+        default = root / ".neuralmind.eval.yaml"
+        if not settings.input and (default.exists() or default.is_symlink()):
+            confine(default, root, setting=f"the default input {default.name}")
+        source, text = _read(settings.input or str(default), "--input", fmt)
         try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise InputError(f"{source} is not valid YAML") from None
+            data = yamlfile.load(text)
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            raise InputError(f"{source}{where} {yamlfile.what_is_wrong(err)}") from None
         except RecursionError:
             raise InputError(f"{source} is nested too deeply") from None
         drafts = interop.from_neuralmind_eval(data, str(source), modules, files)

@@ -44,8 +44,9 @@ class IndexFactory(Protocol):
 
 
 class Git(Protocol):
-    """The git operations the baseline and ``init --from-history`` need
-    (:class:`evaluator.snapshot.GitRepo`)."""
+    """The git operations the evaluator and ``init --from-history`` need
+    (:class:`evaluator.snapshot.GitRepo`), run with an environment built from ``Deps.env``
+    (never the whole process environment)."""
 
     def head_commit(self, root: Path) -> str | None: ...
 
@@ -65,6 +66,10 @@ class Git(Protocol):
     def repo_prefix(self, root: Path) -> str: ...
 
     def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]: ...
+
+    def checkout_files(self, root: Path, *, exclude: Sequence[Path] = (),
+                       skipped: list[str] | None = None,
+                       unindexable: list[str] | None = None) -> tuple[str, ...]: ...
 
     def commit_log(self, repo: Path, *, since: str | None = ...,
                    limit: int = ...) -> bytes: ...
@@ -93,7 +98,7 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
     from evaluator.snapshot import GitRepo
 
     return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=NeuralMindIndex,
-                git=GitRepo(),
+                git=GitRepo(env),
                 # Once per run: a baseline precheck, sides and sections ask again.
                 resolve_model=functools.cache(lambda cache: model.resolve_model(cache, env)),
                 session_factory=session_factory or github.new_session,

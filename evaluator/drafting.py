@@ -464,7 +464,9 @@ def _dedupe(facts: Iterable[str], limit: int = 4) -> list[str]:
         if key not in seen and not any(key in s or s in key for s in seen):
             seen.add(key)
             out.append(fact)
-    return out[:limit]
+            if len(out) == limit:  # ``seen`` stays small: at most ``limit`` comparisons each
+                break
+    return out
 
 
 # ----------------------------------------------------------------------------- questions

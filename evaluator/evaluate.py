@@ -51,7 +51,6 @@ from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
-    checkout_files,
     read_source,
     snapshot_dir,
     snapshot_lock,
@@ -405,8 +404,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
     cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
     unindexable: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
-                           unindexable=unindexable)
+    files = deps.git.checkout_files(root, exclude=_own_folders(options, cache_dir),
+                                    skipped=skipped, unindexable=unindexable)
     files = tuple(f for f in files if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
     if unindexable:
@@ -520,7 +519,8 @@ def _run_base(setup: _Setup, base: BaseRequest | None, *, skipped: Sequence[str]
                                                   skipped=base_skipped)
         if setup.select_files is not None:
             base_files = tuple(f for f in base_files if setup.select_files(f))
-        _warn_skipped(progress, [n for n in base_skipped if n not in skipped],
+        known = set(skipped)  # a set: a checkout may hold thousands of skipped files
+        _warn_skipped(progress, [n for n in base_skipped if n not in known],
                       " at the base commit")
         if not base_files:
             raise InputError(f"the base commit {base.commit[:12]} has no files to index")

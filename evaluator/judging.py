@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.core import textcheck
 from evaluator.core.groundtruth import GroundTruth, Query
 from evaluator.core.judge import (
     EMBED_SEGMENT_CHARS,
@@ -278,6 +279,9 @@ def read_contexts(path: Path, ground_truth: GroundTruth) -> dict[str, str]:
     if not isinstance(data, dict):
         raise InputError(f"the contexts file {path} must hold a JSON object "
                          "{query id: context text}")
+    where = textcheck.first_bad_string(data)
+    if where is not None:
+        raise InputError(f"the contexts file {path}: {where} {textcheck.MESSAGE}")
     known = {q.id for q in ground_truth.queries}
     unknown = sorted(k for k in data if k not in known)
     if unknown:

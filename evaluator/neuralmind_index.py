@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from evaluator import atomic
+from evaluator.core import yamlfile
 from evaluator.core.groundtruth import Query
 from evaluator.core.scoring import Retrieval
 from evaluator.errors import BuildError, InputError
@@ -47,10 +48,24 @@ GRAPH_STATE = ("graph.json", "index_ir.json", "ir_meta.json", "extraction_cache.
                "importer_index.json", "synapses.db", "synapses.db-wal", "synapses.db-shm")
 
 
+# What NeuralMind (and the git and graphify it starts) must not see of the process
+# environment: the token and other secrets, the Action's inputs, the runner's ACTIONS_*
+# credentials, and GIT_* variables that redirect git's repository, config or commands.
+HIDDEN_PREFIXES = ("GIT_", "INPUT_", "ACTIONS_")
+HIDDEN_SUFFIXES = ("TOKEN", "API_KEY")
+
+
+def hidden(name: str) -> bool:
+    return name.startswith(HIDDEN_PREFIXES) or name.upper().endswith(HIDDEN_SUFFIXES)
+
+
 @contextlib.contextmanager
 def model_env(folder: Path | None) -> Iterator[None]:
-    """``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``) for the block."""
+    """``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``) for the block, and
+    the :func:`hidden` variables out of the environment (NeuralMind runs git in the
+    snapshot with whatever it finds there)."""
     saved = os.environ.get(ENV)
+    away = {name: os.environ.pop(name) for name in list(os.environ) if hidden(name)}
     if folder is None:
         os.environ.pop(ENV, None)
     else:
@@ -62,6 +77,7 @@ def model_env(folder: Path | None) -> Iterator[None]:
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = saved
+        os.environ.update(away)
 
 
 def cached_model_dir() -> Path | None:
@@ -160,13 +176,13 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
     settings: dict[str, Any] = {}
     if user_config is not None and user_config.is_file():
         try:
-            loaded = yaml.safe_load(user_config.read_text(encoding="utf-8"))
+            loaded = yamlfile.load(user_config.read_text(encoding="utf-8"))
         except OSError as err:
             raise BuildError(f"cannot read {user_config}: {err.strerror or err}") from None
         except yaml.YAMLError as err:  # its line, never a snippet of the file
             mark = getattr(err, "problem_mark", None)
             where = f" line {mark.line + 1}" if mark is not None else ""
-            raise BuildError(f"{user_config}{where} is not valid YAML") from None
+            raise BuildError(f"{user_config}{where} {yamlfile.what_is_wrong(err)}") from None
         except UnicodeDecodeError:
             raise InputError(f"{user_config} is not UTF-8 text",
                              hint="save .neuralmind.yaml as UTF-8") from None
@@ -177,8 +193,7 @@ def _write_project_config(tree: Path, user_config: Path | None, graph_source: st
     settings["graph_source"] = graph_source
     # The snapshot is not a git work tree; the file list already honours .gitignore.
     settings["respect_gitignore"] = False
-    (tree / ".neuralmind.yaml").write_text(yaml.safe_dump(settings, sort_keys=True),
-                                           encoding="utf-8")
+    (tree / ".neuralmind.yaml").write_text(yamlfile.dump(settings), encoding="utf-8")
 
 
 def _graphify_command() -> list[str]:
@@ -194,7 +209,7 @@ def _graphify_command() -> list[str]:
 
 def run_graphify(tree: Path) -> None:
     """``graphify update .`` in the snapshot (writes ``graphify-out/`` there, never elsewhere)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("API_KEY", "TOKEN"))}
+    env = {k: v for k, v in os.environ.items() if not hidden(k)}
     try:
         proc = subprocess.run([*_graphify_command(), "update", "."], cwd=tree, env=env,
                               capture_output=True, text=True, timeout=1800, check=False)
@@ -408,3 +423,6 @@ class NeuralMindIndex:
             with contextlib.suppress(Exception):
                 self._mind.close()
             self._mind = None
+        # NeuralMind creates some of its state 0600 (its audit lock); the cache folder is
+        # saved by ``actions/cache`` as the runner user, after a container ran as root.
+        atomic.share_tree(self.tree / ".neuralmind")

@@ -421,11 +421,20 @@ def _order_queries(results: Results, comparison: BaselineComparison | None) -> l
     return head + rest
 
 
+class MetricsView(dict[str, float | None]):
+    """A row's metrics for a template: a metric the row lacks reads as ``None`` (shown
+    "—"), never an undefined value. A results file need not hold every metric (a shape
+    of retrieval-only questions has no faithfulness; a part of a sharded run, none)."""
+
+    def __missing__(self, key: str) -> None:
+        return None
+
+
 def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
     grades = {m: g for g, ms in q.expected.items() for m in ms}
     return {
         "id": q.id, "question": q.question, "shape": q.shape,
-        "metrics": q.metrics,
+        "metrics": MetricsView(q.metrics),
         "ranked": [{"rank": i, "module": m, "grade": grades.get(m, 0)}
                    for i, m in enumerate(q.ranked_modules[:k], start=1)],
         "expected": [{"grade": g, "modules": list(ms)} for g, ms in sorted(q.expected.items(),
@@ -442,7 +451,7 @@ SECTION_METRIC = "ndcg@5"  # the headline of a section's row
 
 
 def _shape_rows(results: Results, comparison: BaselineComparison | None) -> list[dict[str, Any]]:
-    return [{"name": shape, "n": agg.n, "metrics": agg.metrics,
+    return [{"name": shape, "n": agg.n, "metrics": MetricsView(agg.metrics),
              "deltas": comparison.shapes.get(shape, {}) if comparison else {}}
             for shape, agg in results.shapes.items()]
 

@@ -36,7 +36,6 @@ from evaluator.errors import InputError
 from evaluator.evaluate import BaseRequest, evaluate
 from evaluator.paths import confine
 from evaluator.progress import Progress
-from evaluator.snapshot import checkout_files
 
 PART_GLOBS = ("results.part-*-of-*.json", "baseline-results.part-*-of-*.json")
 # The settings that change what a part holds: parts to be merged must agree on all of them.
@@ -186,11 +185,11 @@ def pooled_run(runs: Sequence[RunInfo], empty: Callable[[], RunInfo], gt_sha: st
     (the sections are evaluated one after the other)."""
     first = runs[0] if runs else empty()
     timings: dict[str, float] = {}
-    warnings: list[str] = []
+    warnings: dict[str, None] = {}  # distinct, in order
     for run in runs:
         for key, value in run.timings.items():
             timings[key] = round(timings.get(key, 0.0) + value, 4)
-        warnings += [w for w in run.warnings if w not in warnings]
+        warnings.update(dict.fromkeys(run.warnings))
     return replace(first, root=".", queries_file="sections", queries_sha256=gt_sha,
                    draft=any(r.draft for r in runs), index=pooled_index(runs), timings=timings,
                    warnings=tuple(warnings), ref=first.ref,
@@ -209,7 +208,7 @@ def evaluate_sections(root: Path, settings: Settings, sections: Sequence[Section
                       base: BaseRequest | None) -> SectionsEvaluation:
     """This job's sections, one after the other (each its own snapshot and index), pooled;
     with ``base`` each section's base side too (see :func:`evaluator.evaluate.evaluate`)."""
-    work = plan_sections(root, settings, sections, checkout_files(root))
+    work = plan_sections(root, settings, sections, deps.git.checkout_files(root))
     if work.info is not None:
         progress(f"shard {work.info.shard}: section(s) "
                  f"{', '.join(s.name for s in work.sections) or 'none'}")
@@ -259,10 +258,9 @@ def part_files(given: Sequence[str]) -> list[Path]:
                 raise InputError(f"{path} holds no parts (results.part-I-of-N.json)",
                                  hint="give the folder the shard jobs' artifacts were "
                                       "downloaded to, or the part files")
-            out += [p for p in found if p not in out]
+            out += found
         elif path.is_file():
-            if path not in out:
-                out.append(path)
+            out.append(path)
         else:
             raise InputError(f"part {path} does not exist")
-    return out
+    return list(dict.fromkeys(out))  # each once, first place kept (a set per check is n^2)

@@ -127,8 +127,8 @@ def test_a_measure_in_the_registry_reaches_scoring_labels_and_outputs():
 
 # Where the process environment may be touched: ``main`` reads it once; the NeuralMind
 # adapter sets the model folder around its calls into NeuralMind and hands graphify a copy
-# without tokens; the git adapter extends it for one child process (GIT_INDEX_FILE).
-ENVIRON_ALLOWED = {"evaluator/cli.py", "evaluator/neuralmind_index.py", "evaluator/snapshot.py"}
+# without tokens. git gets an environment built from ``Deps.env`` (issue 19), never this one.
+ENVIRON_ALLOWED = {"evaluator/cli.py", "evaluator/__main__.py", "evaluator/neuralmind_index.py"}
 
 
 def test_nothing_below_main_reads_or_sets_the_process_environment():
@@ -138,6 +138,30 @@ def test_nothing_below_main_reads_or_sets_the_process_environment():
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv"):
                 users.add(str(path.relative_to(ROOT)))
     assert users <= ENVIRON_ALLOWED, users - ENVIRON_ALLOWED
+
+
+YAML_READERS = {"load", "safe_load", "full_load", "unsafe_load", "load_all", "safe_load_all",
+                "full_load_all", "unsafe_load_all", "compose", "compose_all", "parse", "scan"}
+YAML_LOADERS = {f"{c}{kind}Loader" for c in ("", "C") for kind in ("", "Base", "Safe", "Full",
+                                                                   "Unsafe")}
+
+
+def _touches_yaml_loading(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").startswith("yaml")
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.value.id == "yaml" and (node.attr in YAML_READERS or "Loader" in node.attr)
+    return isinstance(node, ast.Name) and node.id in YAML_LOADERS
+
+
+def test_every_yaml_read_goes_through_the_one_loader_that_refuses_aliases():
+    """Only evaluator/core/yamlfile.py touches PyYAML's readers and loader classes
+    (issue 19: a nested-alias bomb in any YAML the tool reads hung it)."""
+    users = {str(path.relative_to(ROOT))
+             for path in sorted((ROOT / "evaluator").rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if _touches_yaml_loading(node)}
+    assert users == {"evaluator/core/yamlfile.py"}, users
 
 
 def test_action_yml_inputs_and_outputs_are_the_tables():

@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 import yaml
 
+from evaluator.core import textcheck, yamlfile
 from evaluator.core.universe import Universe
 
 Severity = Literal["error", "warning"]
@@ -214,7 +215,7 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
     )
     if is_json:
         try:
-            return json.loads(text), []
+            return _valid_text(json.loads(text), source)
         except json.JSONDecodeError as err:
             return None, [
                 Problem("error", f"not valid JSON: {err.msg} (column {err.colno})", source,
@@ -224,14 +225,23 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
             return None, [Problem("error", "nested too deeply to be a ground-truth file",
                                   source)]
     try:
-        return yaml.safe_load(text), []
+        return _valid_text(yamlfile.load(text), source)
     except RecursionError:
         return None, [Problem("error", "nested too deeply to be a ground-truth file", source)]
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         detail = getattr(err, "problem", None) or str(err).splitlines()[0]
-        return None, [Problem("error", f"not valid YAML: {detail}", source, line=line)]
+        prefix = "" if isinstance(err, yamlfile.AnchorError) else "not valid YAML: "
+        return None, [Problem("error", f"{prefix}{detail}", source, line=line)]
+
+
+def _valid_text(data: Any, source: str) -> tuple[Any, list[Problem]]:
+    """``data`` when every string in it is valid Unicode; else one problem naming the field."""
+    bad = textcheck.first_bad_string(data)
+    if bad is None:
+        return data, []
+    return None, [Problem("error", f"{bad} {textcheck.MESSAGE}", source)]
 
 
 def _suggest(module: str, known: Iterable[str]) -> str:
@@ -249,9 +259,8 @@ def _node_lines(text: str) -> dict[Location, int]:
     JSON is read through YAML's composer, which keeps positions (a JSON document is YAML
     flow style); the second of two equal keys gets its own line.
     """
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        root = yaml.compose(text, Loader=loader)
+        root = yamlfile.compose(text)
     except (yaml.YAMLError, RecursionError):
         return {}
     lines: dict[Location, int] = {}

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evaluator.core import textcheck
 from evaluator.core.results import Results
 from evaluator.errors import InputError
 
@@ -106,6 +107,9 @@ def parse(text: str, source: str) -> History:
         doc = json.loads(text)
     except (ValueError, RecursionError) as err:
         raise _fail(source, "file", f"not JSON ({str(err)[:80]})") from None
+    bad = textcheck.first_bad_string(doc)
+    if bad is not None:
+        raise _fail(source, bad, textcheck.MESSAGE)
     if not isinstance(doc, Mapping) or doc.get("schema") != SCHEMA:
         raise _fail(source, "schema", f"expected {SCHEMA!r}")
     if doc.get("version") != VERSION or isinstance(doc.get("version"), bool):

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evaluator.core import textcheck
 from evaluator.core.groundtruth import (
     GroundTruth,
     Query,
@@ -221,7 +222,11 @@ def parse_queries(text: str, source: str) -> dict[str, str]:
                 continue
             qid, question = line.split("\t", 1)
         before = len(problems)
-        qid, question = qid.strip(), _question(question, f"line {n}", problems)
+        qid = qid.strip()
+        if not (textcheck.valid(qid) and textcheck.valid(question)):
+            problems.append(f"line {n}: the query {textcheck.MESSAGE}")
+        else:
+            question = _question(question, f"line {n}", problems)
         if len(problems) > before:
             pass
         elif qid in seen:

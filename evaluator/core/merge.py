@@ -127,8 +127,9 @@ def _check_units(parts: Sequence[Part]) -> list[str]:
                 problems.append(f"{kind} {unit!r} is in both {where[unit]} and {source}: "
                                 "the parts overlap")
             where.setdefault(unit, source)
-        extra = sorted(set(have) - set(info.units))
-        lacking = [u for u in info.units if u not in set(have)]
+        held = set(have)
+        extra = sorted(held - set(info.units))
+        lacking = [u for u in info.units if u not in held]
         if extra:
             problems.append(f"{source}: holds {kind}(s) {', '.join(extra)} that shard "
                             f"{info.shard} does not own")
@@ -153,9 +154,7 @@ def merged_timings(timings: Sequence[Mapping[str, float]]) -> dict[str, float]:
 
 
 def _merged_run(runs: Sequence[RunInfo]) -> RunInfo:
-    warnings: list[str] = []
-    for run in runs:
-        warnings += [w for w in run.warnings if w not in warnings]
+    warnings = dict.fromkeys(w for run in runs for w in run.warnings)  # distinct, in order
     first = runs[0]
     index: dict[str, Any] = dict(first.index)
     if "cached" in index:
@@ -208,7 +207,7 @@ def merge_sides(parts: Sequence[Part]) -> tuple[Results, Results | None]:
     Parts are told apart by their ``side``; the base parts must make a whole evaluation as
     well (every shard once) and follow the same plan as the head's."""
     bases = [p for p in parts if p[1].shard is not None and p[1].shard.side == "base"]
-    heads = [p for p in parts if p not in bases]
+    heads = [p for p in parts if p[1].shard is None or p[1].shard.side != "base"]
     if not heads and bases:
         raise MergeError("only baseline parts were given; give the parts of the head "
                          "(results.part-I-of-N.json) too")

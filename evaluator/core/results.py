@@ -44,6 +44,7 @@ from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from evaluator.core import textcheck
 from evaluator.core.floors import Violation
 from evaluator.core.giveaway import Overlap
 from evaluator.core.groundtruth import has_control, shape_order
@@ -541,6 +542,9 @@ def _read_body(r: _Reader, doc: Mapping[str, Any], where: str, *,
 def from_dict(data: Any, source: str) -> Results:
     """Read a results document; raises :class:`ResultsError` with a message naming the field."""
     r = _Reader(source)
+    bad = textcheck.first_bad_string(data)
+    if bad is not None:
+        raise r.fail(bad, textcheck.MESSAGE)
     doc = r.mapping(data, "top level")
     version = doc.get("schema_version")
     if isinstance(version, bool) or not isinstance(version, int) or (

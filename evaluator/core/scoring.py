@@ -171,8 +171,13 @@ def aggregate(rows: Sequence[QueryResult]) -> Aggregate:
 
 
 def by_shape(rows: Sequence[QueryResult], shapes: Sequence[str]) -> dict[str, Aggregate]:
-    """One aggregate per shape, in the order given."""
-    return {s: aggregate([r for r in rows if r.shape == s]) for s in shapes}
+    """One aggregate per shape, in the order given (rows grouped in one pass: a file may
+    give every question its own shape)."""
+    grouped: dict[str, list[QueryResult]] = {s: [] for s in shapes}
+    for row in rows:
+        if row.shape in grouped:
+            grouped[row.shape].append(row)
+    return {s: aggregate(group) for s, group in grouped.items()}
 
 
 def score_all(ground_truth: GroundTruth, retrievals: Mapping[str, Retrieval],

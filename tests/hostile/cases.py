@@ -7,8 +7,11 @@ import base64
 import dataclasses
 import json
 import os
+import subprocess
 from collections.abc import Callable
 
+from evaluator.github import DEFAULT_KEY, marker, state_marker
+from tests.conftest import make_repo
 from tests.hostile.faults import Fault, FaultServer
 from tests.hostile.harness import TOKEN, Case, Outcome, World
 
@@ -91,6 +94,29 @@ def lone_surrogate_queries(field: str) -> Setup:
     return setup
 
 
+def nothing_written(w: World, o: Outcome, s: object) -> None:
+    """Refused before any work: no results, no half set of outputs."""
+    assert not (w.out / "results.json").exists(), "results.json was written"
+    assert not (w.out / "report.md").exists(), "report.md was written"
+
+
+def surrogate_fact(doc: dict) -> None:
+    doc["queries"][0]["gold_facts"][0] = "SURROGATE"
+
+
+def surrogate_module(doc: dict) -> None:
+    doc["queries"][0]["relevance_grades"]["SURROGATE"] = 1
+
+
+def gt_surrogate(edit: Callable[[dict], None]) -> Setup:
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        doc = w.queries()
+        edit(doc)
+        w.set_queries(json.dumps(doc).replace('"SURROGATE"', '"x\\udc80y.py"'))
+        return ev(w), {}
+    return setup
+
+
 def many_errors(w: World) -> tuple[list[str], dict[str, str]]:
     doc = w.queries()
     bad = dict(doc["queries"][0], question=7, relevance_grades={"nope.py": 9})
@@ -119,9 +145,17 @@ GROUND_TRUTH = [
     Case("gt-question-number", gt_edit(q0("question", 42)), 2, ("question", "string")),
     Case("gt-question-list", gt_edit(q0("question", ["a"])), 2, ("question", "string")),
     Case("gt-question-empty", gt_edit(q0("question", "  ")), 2, ("question is empty",)),
-    Case("gt-id-lone-surrogate", lone_surrogate_queries("id"), 2, ("id",)),
-    Case("gt-question-lone-surrogate", lone_surrogate_queries("question"), 2, ("question",)),
-    Case("gt-shape-lone-surrogate", lone_surrogate_queries("shape"), 2, ("shape",)),
+    Case("gt-id-lone-surrogate", lone_surrogate_queries("id"), 2,
+         ("retrieval_queries.json", "queries[0].id", "unicode"), check=nothing_written),
+    Case("gt-question-lone-surrogate", lone_surrogate_queries("question"), 2,
+         ("retrieval_queries.json", "queries[0].question", "unicode"), check=nothing_written),
+    Case("gt-shape-lone-surrogate", lone_surrogate_queries("shape"), 2,
+         ("retrieval_queries.json", "queries[0].shape", "unicode"), check=nothing_written),
+    Case("gt-fact-lone-surrogate", gt_surrogate(surrogate_fact), 2,
+         ("retrieval_queries.json", "queries[0].gold_facts[0]", "unicode"),
+         check=nothing_written),
+    Case("gt-module-lone-surrogate", gt_surrogate(surrogate_module), 2,
+         ("retrieval_queries.json", "relevance_grades key", "unicode"), check=nothing_written),
     Case("gt-grade-too-high", gt_edit(lambda d: d["queries"][0]["relevance_grades"].update(
         {next(iter(d["queries"][0]["relevance_grades"])): 7})), 2, ("grade",)),
     Case("gt-grade-string", gt_edit(lambda d: d["queries"][0]["relevance_grades"].update(
@@ -231,6 +265,29 @@ def results_edit(edit: Callable[[dict], None] | None = None, *, raw: str | bytes
     return setup
 
 
+def surrogate_results(edit: Callable[[dict], None], *, baseline: bool = False,
+                      argv: Callable[[World, str], list[str]] | None = None) -> Setup:
+    """A results file (``hostile.json``, or ``base.json`` as the baseline) whose field set by
+    ``edit`` to ``"SURROGATE"`` holds a lone surrogate (a JSON ``\\ud800`` escape)."""
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        doc = json.loads(w.results.read_text())
+        edit(doc)
+        target = w.root / "saved" / ("base.json" if baseline else "hostile.json")
+        target.write_text(json.dumps(doc).replace('"SURROGATE"', '"q\\ud800"'))
+        if argv is not None:
+            return argv(w, str(target)), {}
+        main = str(w.results if baseline else target)
+        return (["comment", "--results", main, "--no-fail-on-floors", *BUDGET]
+                + (["--baseline", str(target)] if baseline else [])), w.gh_env()
+    return setup
+
+
+def first_query(field: str) -> Callable[[dict], None]:
+    def edit(doc: dict) -> None:
+        doc["queries"][0][field] = "SURROGATE"
+    return edit
+
+
 def nan_metric(doc: dict) -> None:
     doc["overall"]["metrics"]["mrr"] = float("nan")
 
@@ -239,6 +296,12 @@ def drop_shape_metric(doc: dict) -> None:
     shapes = doc["by_shape"]
     first = shapes[next(iter(shapes))] if isinstance(shapes, dict) else shapes[0]
     first["metrics"].pop("mrr")
+
+
+def drop_shape_faithfulness(doc: dict) -> None:
+    for entry in (doc["by_shape"].values() if isinstance(doc["by_shape"], dict)
+                  else doc["by_shape"]):
+        entry["metrics"].pop("faithfulness", None)
 
 
 def evaluate_with_baseline(raw_edit: Callable[[dict], None]) -> Setup:
@@ -264,6 +327,8 @@ RESULTS = [
     Case("res-nan-metric", results_edit(nan_metric), 2, ("hostile.json", "mrr")),
     Case("res-missing-shape-metric", results_edit(drop_shape_metric), 2,
          ("hostile.json", "mrr")),
+    Case("res-shape-without-faithfulness", results_edit(drop_shape_faithfulness), 0,
+         ("comment created",), check=lambda w, o, s: _posted(s)),
     Case("res-wrong-version", results_edit(lambda d: d.update(schema_version=99)), 2,
          ("hostile.json",)),
     Case("res-queries-not-list", results_edit(lambda d: d.update(queries=5)), 2,
@@ -273,6 +338,20 @@ RESULTS = [
     Case("res-baseline-nan", results_edit(nan_metric, baseline=True), 2,
          ("base.json", "mrr")),
     Case("res-baseline-deep", results_edit(raw=DEEP, baseline=True), 2, ("base.json",)),
+    Case("res-id-lone-surrogate", surrogate_results(first_query("id")), 2,
+         ("hostile.json", "queries[0].id", "unicode")),
+    Case("res-question-lone-surrogate", surrogate_results(first_query("question")), 2,
+         ("hostile.json", "queries[0].question", "unicode")),
+    Case("res-baseline-lone-surrogate", surrogate_results(first_query("id"), baseline=True), 2,
+         ("base.json", "queries[0].id", "unicode")),
+    Case("eval-baseline-lone-surrogate", surrogate_results(
+        first_query("question"), baseline=True,
+        argv=lambda w, path: ev(w, "--baseline", f"file:{path}")), 2,
+         ("base.json", "queries[0].question", "unicode")),
+    Case("merge-part-lone-surrogate", surrogate_results(
+        first_query("shape"), argv=lambda w, path: ["merge", path, "--output-dir", str(w.out),
+                                                    "--no-fail-on-floors"]), 2,
+         ("hostile.json", "queries[0].shape", "unicode")),
     Case("res-baseline-none", lambda w: (["comment", "--results", str(w.results),
                                           "--baseline", "none", "--no-fail-on-floors",
                                           *BUDGET], w.gh_env()), 0, ("comment created",),
@@ -289,6 +368,32 @@ RESULTS = [
 def _posted(server: object, n: int = 1) -> None:
     assert isinstance(server, FaultServer)
     assert len(server.posted) == n, f"{len(server.posted)} comments posted, expected {n}"
+
+
+def _absent(path: os.PathLike[str]) -> None:
+    assert not os.path.lexists(path), f"{path} was created"
+
+
+def _commit_is(w: World, repo: os.PathLike[str]) -> None:
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    run = json.loads((w.out / "results.json").read_text())["run"]
+    assert run["commit"] == head, f"results name commit {run['commit']}, the checkout is {head}"
+
+
+def _sent_no(server: object, what: str) -> None:
+    assert isinstance(server, FaultServer)
+    sent = [f"{method} {path}" for method, path in server.requests]
+    assert not [r for r in sent if what in r], f"sent {what}: {sent}"
+
+
+def foreign_bot_comment() -> dict:
+    """Another app's bot comment carrying our marker and a state line."""
+    body = (f"{marker(DEFAULT_KEY)}\n{state_marker('0123456789abcdef', '0123456789abcdef')}"
+            "\nnot ours")
+    return {"id": 99, "node_id": "IC_foreign", "body": body, "created_at": "2030-01-01T00:00:00Z",
+            "user": {"login": "other-app[bot]", "type": "Bot"},
+            "html_url": "https://github.com/octo/widgets/pull/7#issuecomment-99"}
 
 
 def _not_posted(server: object) -> None:
@@ -368,6 +473,20 @@ REPOS = [
         ["import", "trec", str(w.ws), "--qrels", str(w.ws / "qrels.txt"), "--queries",
          str(w.ws / "q.jsonl"), "--output", str(w.out / "imp.json")], {}))[-1], 2,
          ("q.jsonl",)),
+    Case("repo-import-jsonl-lone-surrogate", lambda w: (
+        w.write("q.jsonl", '{"_id": "1", "text": "where is caf\\ud800?"}\n'),
+        w.write("qrels.txt", f"1 0 {next(iter(w.queries()['queries'][0]['relevance_grades']))}"
+                             " 1\n"), (
+            ["import", "trec", str(w.ws), "--qrels", str(w.ws / "qrels.txt"), "--queries",
+             str(w.ws / "q.jsonl"), "--output", str(w.out / "imp.json")], {}))[-1], 2,
+         ("q.jsonl", "line 1", "unicode")),
+    Case("repo-judge-contexts-lone-surrogate", lambda w: (
+        w.out.mkdir(), w.write("ctx.json", json.dumps(
+            {q["id"]: "SURROGATE" for q in w.queries()["queries"]}).replace(
+                '"SURROGATE"', '"text \\ud800"')), (
+            ["judge", "--queries", str(w.ws / "retrieval_queries.json"), "--contexts",
+             str(w.ws / "ctx.json"), "--output", str(w.out / "judged.json"), "--cache-dir",
+             str(w.cache)], {}))[-1], 2, ("ctx.json", "unicode")),
     Case("repo-newline-file-name", with_file("bad\nname.py", "x = 1\n"), 0, (), results=True),
 ]
 
@@ -584,6 +703,114 @@ TEMPLATES = [
 ]
 
 
+# Issue 19 item 1: actions/checkout keeps the workflow's token in .git/config; no path a PR,
+# a template or an input can set may read it (or write .git/hooks).
+def checkout_token(w: World) -> None:
+    header = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
+    with (w.ws / ".git" / "config").open("a") as config:
+        config.write(f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic '
+                     f"{header}\n")
+
+
+def in_checkout(setup: Setup) -> Setup:
+    """``setup`` in a checkout whose .git/config holds the token, as actions/checkout leaves it."""
+    def wrapped(w: World) -> tuple[list[str], dict[str, str]]:
+        checkout_token(w)
+        return setup(w)
+    return wrapped
+
+
+def link(name: str, target: str, then: Setup) -> Setup:
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        (w.ws / name).unlink(missing_ok=True)
+        (w.ws / name).symlink_to(target)
+        return then(w)
+    return setup
+
+
+CREDENTIALS = [
+    Case("vcs-template-git-config", in_checkout(options("template: .git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-git-upper", in_checkout(options("template: .GIT/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-dot-slash", in_checkout(options("template: ./.git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-dotdot", in_checkout(options("template: a/../.git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-symlink", in_checkout(link("t.md.j2", ".git/config",
+                                                  options("template: t.md.j2\n"))), 2,
+         ("template", ".git")),
+    Case("vcs-template-dir-symlink", in_checkout(link("meta", ".git",
+                                                      options("template: meta/config\n"))), 2,
+         ("template", ".git")),
+    Case("vcs-include-git-config", in_checkout(tpl('{% include ".git/config" %}')["setup"]), 2,
+         (".git/config", ".git")),
+    Case("vcs-import-git-config", in_checkout(tpl('{% import ".git/config" as c %}x')["setup"]),
+         2, (".git/config", ".git")),
+    Case("vcs-extends-git-config", in_checkout(tpl('{% extends "./.git/config" %}')["setup"]),
+         2, (".git/config", ".git")),
+    Case("vcs-include-git-symlink", in_checkout(link(
+        "inc.txt", ".git/config", tpl('{% include "inc.txt" %}')["setup"])), 2,
+         ("inc.txt", ".git")),
+    Case("vcs-history-git-hooks", in_checkout(options("history: .git/hooks/post-checkout\n")),
+         2, ("history", ".git")),
+    Case("vcs-history-hg", options("history: .hg/hgrc\n"), 2, ("history", ".hg")),
+    Case("vcs-history-svn", options("history: .svn/entries\n"), 2, ("history", ".svn")),
+    Case("vcs-output-dir-git", options("output-dir: .git/hooks\n", out=False), 2,
+         ("output-dir", ".git")),
+    Case("vcs-cache-dir-git", options("cache-dir: .git/x\n", cache=False), 2,
+         ("cache-dir", ".git")),
+    Case("vcs-queries-git", in_checkout(options("queries: .git/config\n")), 2,
+         ("queries", ".git")),
+    Case("vcs-baseline-file-git", in_checkout(options("baseline: file:.git/config\n")), 2,
+         ("baseline", ".git")),
+    Case("vcs-default-queries-symlink", in_checkout(gt_symlink(lambda w: ".git/config")), 2,
+         ("retrieval_queries.json", ".git")),
+    Case("vcs-default-options-symlink", in_checkout(link(".retrieval-eval.yml", ".git/config",
+                                                         lambda w: (ev(w), {}))), 2,
+         (".retrieval-eval.yml", ".git")),
+    # The runner's own files are refused even where a self-hosted runner keeps them inside
+    # the checkout (GitHub's runners keep them outside, where confinement already stops them).
+    Case("runner-summary-as-template", lambda w: (
+        w.write(".retrieval-eval.yml", "template: _runner/summary.md\n"),
+        w.write("_runner/summary.md", "summary"),
+        (ev(w), {"GITHUB_STEP_SUMMARY": str(w.ws / "_runner" / "summary.md")}))[-1], 2,
+         ("template", "runner")),
+    Case("runner-temp-as-history", lambda w: (
+        w.write(".retrieval-eval.yml", "history: _temp/history.json\n"),
+        (ev(w), {"RUNNER_TEMP": str(w.ws / "_temp")}))[-1], 2, ("history", "runner")),
+    Case("runner-command-folder-as-action-input", lambda w: (
+        action(history="_cmds/next.json")(w)[0],
+        {**action(history="_cmds/next.json")(w)[1],
+         "GITHUB_ENV": str(w.ws / "_cmds" / "set_env_1")}), 2, ("history", "runner")),
+    # Issue 19 item 6: git gets a minimal environment, not the runner's (which can carry
+    # GIT_CONFIG_* from an earlier step's $GITHUB_ENV: a command git would run).
+    Case("env-git-config-command", lambda w: (ev(w), {
+        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_0": f"touch {w.root / 'pwned'}; false"}), 0, (), results=True,
+         check=lambda w, o, s: _absent(w.root / "pwned")),
+    Case("env-git-dir-elsewhere", lambda w: (
+        make_repo(w.root / "other", {"other.py": "x = 1\n"}, sample=False),
+        (ev(w), {"GIT_DIR": str(w.root / "other" / ".git"),
+                 "GIT_WORK_TREE": str(w.root / "other")}))[-1], 0, (), results=True,
+         check=lambda w, o, s: _commit_is(w, w.ws)),
+    Case("vcs-import-default-input-symlink", in_checkout(link(
+        ".neuralmind.eval.yaml", ".git/config", lambda w: (
+            ["import", "neuralmind-eval", str(w.ws), "--output", str(w.out / "imp.json")],
+            {}))), 2, (".neuralmind.eval.yaml", ".git")),
+    Case("vcs-init-default-output-symlink", link(
+        "retrieval_queries.json", ".git/hooks/post-checkout",
+        lambda w: (["init", str(w.ws), "--no-review"], {})), 2,
+         ("retrieval_queries.json", ".git")),
+    Case("vcs-action-template", in_checkout(action(template=".git/config")), 2,
+         ("template", ".git")),
+    Case("vcs-action-history", in_checkout(action(history=".git/hooks/post-checkout")), 2,
+         ("history", ".git")),
+    Case("vcs-action-options-template", in_checkout(action_with_options(
+        "template: .git/config\n")), 2, ("template", ".git")),
+]
+
+
 def fault(*faults: Fault, forever: Fault | None = None) -> Callable[[object], None]:
     def serve(server: object) -> None:
         assert isinstance(server, FaultServer)
@@ -672,6 +899,21 @@ GITHUB = [
     Case("gh-echo-token-422", comment, 2, ("422",),
          serve=fault(forever=S(status=422, method="POST",
                                body={"message": "bad", "errors": [B64(TOKEN)]}))),
+    # actions/checkout's header form, basic base64(user:TOKEN), at every byte alignment.
+    *(Case(f"gh-echo-token-basic-{user}", comment, 2, ("401",), serve=fault(forever=echo(
+        lambda t, u=user: "AUTHORIZATION: basic " + B64(f"{u}:{t}")))) for user in
+      ("x", "xy", "xyz", "x-access-token", "pat-user")),
+    # Issue 19 item 5: another app's bot pasting our marker is not us.
+    Case("gh-foreign-bot-marker-not-edited", comment, 0, ("comment created",),
+         serve=fault(forever=S(status=200, method="GET", path="/comments",
+                               body=[foreign_bot_comment()])),
+         check=lambda w, o, s: (_posted(s), _sent_no(s, "PATCH"))),
+    Case("gh-foreign-bot-marker-not-hidden",
+         lambda w: (comment(w)[0] + ["--hide-previous"], comment(w)[1]), 0,
+         ("comment created",),
+         serve=fault(forever=S(status=200, method="GET", path="/comments",
+                               body=[foreign_bot_comment()])),
+         check=lambda w, o, s: (_posted(s), _sent_no(s, "/graphql"))),
     Case("gh-post-no-html-url", comment, 2, ("html_url",),
          serve=fault(forever=S(status=201, method="POST", body={"id": 1}))),
     Case("gh-list-not-list", comment, 2, ("list",),
@@ -679,8 +921,60 @@ GITHUB = [
 ]
 
 
+def alias_bomb(indent: str = "", levels: int = 9) -> str:
+    """Nested aliases ("billion laughs"): ``levels`` lists of nine aliases to the list above
+    (9**9 = 387 million strings when followed), as YAML lines at ``indent``; its first
+    anchor is on the first line."""
+    lines = [f'{indent}- &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{indent}- &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def yaml_queries(w: World, body: str, *, cmd: str = "validate",
+                 fact: str = "") -> tuple[list[str], dict]:
+    """``q.yaml`` as the ground truth: ``body`` (from line 2), then the sample's queries,
+    the first one's ``gold_facts`` replaced by ``fact`` when given (an alias)."""
+    queries = w.queries()["queries"]
+    if fact:
+        queries[0]["gold_facts"] = "FACT"
+    text = json.dumps(queries).replace('"FACT"', fact)
+    w.write("q.yaml", "version: 1\n" + body + "queries: " + text + "\n")
+    if cmd == "validate":
+        return ["validate", str(w.ws), "--queries", str(w.ws / "q.yaml")], {}
+    return ev(w, "--queries", str(w.ws / "q.yaml")), {}
+
+
+def eval_yaml(w: World) -> tuple[list[str], dict[str, str]]:
+    w.write("x.eval.yaml", "queries:\n  - id: a\n    question: where?\n    expected:\n"
+                           + alias_bomb("      "))
+    return ["import", "neuralmind-eval", str(w.ws), "--input", str(w.ws / "x.eval.yaml"),
+            "--output", str(w.out / "imp.json")], {}
+
+
+YAML_ALIASES = [  # issue 19 item 2: every YAML the tool reads refuses anchors and aliases
+    Case("gt-yaml-alias-bomb-validate",
+         lambda w: yaml_queries(w, "lol:\n" + alias_bomb(), fact="*l8"), 2,
+         ("q.yaml", ":3", "alias")),
+    Case("gt-yaml-alias-bomb-evaluate",
+         lambda w: yaml_queries(w, "lol:\n" + alias_bomb(), cmd="evaluate", fact="[*l8]"), 2,
+         ("q.yaml", "alias")),
+    Case("gt-yaml-one-anchor", lambda w: yaml_queries(w, "notes: &n [a]\nmore: *n\n"), 2,
+         ("q.yaml", ":2", "anchor")),
+    Case("opt-exclude-alias-bomb", options("alpha: 0.5\nexclude:\n" + alias_bomb("  ")), 2,
+         (".retrieval-eval.yml", "line 3", "alias")),
+    Case("opt-floors-alias", options("floors: &f {mrr: 0.1}\nshape-floors: *f\n"), 2,
+         (".retrieval-eval.yml", "line 1", "alias")),
+    Case("action-options-alias-bomb", action_with_options("exclude:\n" + alias_bomb("  ")), 2,
+         (".retrieval-eval.yml", "alias")),
+    Case("repo-neuralmind-yaml-alias-bomb",
+         with_file(".neuralmind.yaml", "name: x\nlol:\n" + alias_bomb("  ")), 2,
+         (".neuralmind.yaml", "line 3", "alias")),
+    Case("repo-import-eval-yaml-alias-bomb", eval_yaml, 2, ("x.eval.yaml", "line 5", "alias")),
+]
+
+
 ALL: list[Case] = [*GROUND_TRUTH, *OPTIONS, *RESULTS, *REPOS, *OUTPUT, *RUNNER, *ACTION,
-                   *TEMPLATES, *GITHUB]
+                   *TEMPLATES, *GITHUB, *CREDENTIALS, *YAML_ALIASES]
 
 # Cases that wait for a deadline or a budget to pass (4-5 s each): `pytest -m slow`.
 SLOW = frozenset({"tpl-nested-range-loops", "tpl-nested-list-loops", "tpl-macro-loops",

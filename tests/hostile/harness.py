@@ -20,6 +20,7 @@ from pathlib import Path
 
 from evaluator.cli import IO, main
 from tests.conftest import make_repo
+from tests.hostile.readable import CAN_SWITCH_USER, unreadable
 
 TOKEN = "ghs_Hostile0Corpus1Token2XYZ"
 HANG_LIMIT = 8.0 if os.environ.get("CORPUS_ORIGINAL") else 25.0  # then: a hang
@@ -28,9 +29,14 @@ TRACEBACK = "Traceback (most recent call last)"
 
 def token_forms(token: str = TOKEN) -> tuple[str, ...]:
     raw = token.encode()
+    # Inside a longer base64 value (``basic base64(user:TOKEN)``), at each byte offset: the
+    # characters between the first and last that mix in a byte of the neighbours.
+    inner = tuple(base64.b64encode(b"u" * k + raw + b"v" * 3).decode()[k * 4 // 3 + 1:
+                                                                      (k + len(raw)) * 4 // 3]
+                  for k in range(3))
     return (token, token.upper(), token.lower(), base64.b64encode(raw).decode(),
             base64.urlsafe_b64encode(raw).decode().rstrip("="), raw.hex(),
-            base64.b64encode(f"x-access-token:{token}".encode()).decode())
+            base64.b64encode(f"x-access-token:{token}".encode()).decode(), *inner)
 
 
 @dataclass
@@ -196,6 +202,7 @@ class Verdict:
     lost_results: bool = False
     outside_writes: list[str] = field(default_factory=list)
     checkout_changed: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # outputs another uid cannot read
     message: str = ""
     extra: str = ""
 
@@ -215,6 +222,8 @@ class Verdict:
             found.append(f"wrote outside output/cache: {self.outside_writes[:5]}")
         if self.checkout_changed:
             found.append(f"checkout changed: {self.checkout_changed[:5]}")
+        if self.unreadable:
+            found.append(f"unreadable by the next step: {self.unreadable[:5]}")
         if self.message:
             found.append(self.message)
         if self.extra:
@@ -264,6 +273,8 @@ def judge(case: Case, world: World, argv: list[str], env: Mapping[str, str],
     root_after = tree_state(world.root, (world.ws, *allowed))
     verdict.outside_writes = sorted(k for k in root_before.keys() | root_after.keys()
                                     if root_before.get(k) != root_after.get(k))
+    if CAN_SWITCH_USER and not verdict.hang:
+        verdict.unreadable = unreadable(output_roots(world, case))
     if case.results and not verdict.hang:
         folder = case.results_dir(world) if case.results_dir else world.out
         verdict.lost_results = not ((folder / "results.json").is_file()
@@ -284,6 +295,15 @@ def judge(case: Case, world: World, argv: list[str], env: Mapping[str, str],
     assert not problems, (f"{case.id}: " + "; ".join(problems)
                           + f"\n--- stderr:\n{outcome.stderr[-2000:]}\n--- crash:\n"
                           + outcome.crashed[-2000:])
+
+
+def output_roots(world: World, case: Case) -> list[Path]:
+    """The folders whose files a later step of the job reads (as the runner user)."""
+    roots = [world.out, world.cache, world.ws / ".retrieval-eval", world.root / "runner",
+             *world.allowed]
+    if case.results_dir is not None:
+        roots.append(case.results_dir(world))
+    return [r for r in dict.fromkeys(roots) if r != world.root]
 
 
 def copy_results(world: World) -> None:

@@ -68,6 +68,7 @@ def _tally(case: Case) -> Callable[[Verdict], None] | None:
                "lost_results": verdict.lost_results,
                "outside_writes": bool(verdict.outside_writes),
                "checkout_changed": bool(verdict.checkout_changed),
+               "unreadable": bool(verdict.unreadable),
                "message": bool(verdict.message), "extra": bool(verdict.extra),
                "detail": "; ".join(verdict.problems())[:300]}
         with open(target, "a", encoding="utf-8") as handle:

@@ -186,3 +186,47 @@ def test_double_star_spans_any_number_of_segments(prefix, middle, name):
     pattern = "/".join([*prefix, "**", name])
     assert glob_matches(pattern, path)
     assert glob_matches("**", path)
+
+
+_PATHS = st.lists(st.lists(st.sampled_from("ab"), min_size=1, max_size=4).map("/".join),
+                  min_size=1, max_size=12, unique=True)
+
+
+@given(_PATHS)
+def test_the_overlap_check_finds_exactly_the_overlapping_pairs(paths: list[str]):
+    """Against every pair, on distinct paths (issue 19 item 8 replaced the pairwise loop)."""
+    raw = {f"s{i}": {"path": p} for i, p in enumerate(paths)}
+    expected = {(f"s{i}", f"s{j}") for i, a in enumerate(paths) for j, b in enumerate(paths)
+                if i < j and (a == b or a.startswith(b + "/") or b.startswith(a + "/"))}
+    try:
+        parse(raw)
+        found: set[tuple[str, str]] = set()
+    except ConfigError as err:
+        found = set(re.findall(r"sections '(s\d+)' \(\S+\) and '(s\d+)' \(\S+\) overlap",
+                               str(err)))
+    assert found == expected
+
+
+def test_the_overlap_check_does_not_compare_every_pair(monkeypatch):
+    """10,000 sections took 59 s: every pair was compared. Now each section checks only the
+    folders above it (counted here); nested and repeated paths are reported once each."""
+    from evaluator.core import sections
+
+    calls = 0
+    real = sections._paths_overlap
+
+    def counting(a: str, b: str) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(a, b)
+
+    monkeypatch.setattr(sections, "_paths_overlap", counting)
+    n = 3000
+    assert len(parse({f"s{i}": {"path": f"pkg/m{i}"} for i in range(n)})) == n
+    assert calls == 0
+    nested = {f"s{i}": {"path": "a/b/c"[: 1 + 2 * (i % 3)]} for i in range(n)}
+    message = errors_of(nested)
+    assert calls <= 3 * n  # each section: its path and the folders above it
+    assert message.count("overlap") <= 3 * n
+    assert "sections 's0' (a) and 's1' (a/b) overlap" in message
+    assert "sections 's0' (a) and 's3' (a) overlap" in message

@@ -1,0 +1,55 @@
+"""Every string that enters must be valid Unicode: a check for parsed JSON/YAML documents.
+
+UTF-8 text decoded by Python never holds a lone surrogate, but a JSON ``"\\ud800"`` escape
+(or YAML's) puts one into a ``str``; nothing notices until the string is written
+(``report.md`` could not be encoded and was lost) or posted. Each reader of untrusted
+documents calls :func:`first_bad_string` right after parsing and refuses the file naming
+the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MESSAGE = "is not valid Unicode text (it holds a lone surrogate such as the escape \\ud800)"
+
+
+def valid(text: str) -> bool:
+    """``text`` encodes to UTF-8 (no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown(text: str) -> str:
+    """``text`` safe to print in a message or a CI log: a lone surrogate or a control
+    character as its escape (``\\ud800``, ``\\n``)."""
+    return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
+def first_bad_string(data: Any) -> str | None:
+    """Where the first string found in ``data`` (parsed JSON or YAML; keys and values) that
+    is not valid Unicode sits, as a field path like ``queries[0].id`` (a bad key
+    is named ``queries[0].relevance_grades key 'a\\ud800.py'``); ``None`` when all are valid.
+    Iterative: a deeply nested document cannot exhaust the stack."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, str):
+            if not valid(node):
+                return where or "the document"
+        elif isinstance(node, dict):
+            items = []
+            for key, value in node.items():
+                name = str(key)
+                if not valid(name):
+                    return f"{where or 'top level'} key '{shown(name)}'"
+                items.append((f"{where}.{shown(name)}" if where else shown(name), value))
+            stack += reversed(items)
+        elif isinstance(node, list | tuple):
+            stack += reversed([(f"{where}[{i}]", item) for i, item in enumerate(node)])
+    return None
