@@ -23,6 +23,21 @@ fresh git repository; never copied into this repository) it measures:
 ``--keep DIR`` keeps the drafts (one JSON per package) for reading; ``--show`` prints every
 drafted question with its facts and grades. Nothing is asserted: the script prints figures
 and exits 0 (a failed CLI run stops it with the command's output).
+
+The history route (issue 24): ``--history REPO [REPO ...]`` takes local git clones with
+their history (e.g. clones of psf/requests, pallets/click, pallets/flask; never copied into
+this repository) and, per clone, instead of the above:
+
+* **drafted vs asked** and **skipped by reason**: ``init --from-history --no-review --count
+  N`` (its ``history:`` progress line), with its wall time — no index is built with
+  ``--no-review``, so this is the time beyond the index build (goal: <= 60 s on 5,000
+  commits; the route reads at most the newest 5,000);
+* the docstring route's draft of the same size (``init --no-review --count N``);
+* **give-away share** of each draft: questions naming a grade-3 module's file or symbol
+  (:mod:`evaluator.core.giveaway`, the rule ``validate`` warns with);
+* **NeuralMind vs bm25** on each draft: ``evaluate --systems neuralmind,bm25`` (default
+  backend, real model, one shared cache), nDCG@5 and recall@5 per system, and on the
+  docstring draft split into the questions that name their answer and those that do not.
 """
 
 from __future__ import annotations
@@ -193,6 +208,108 @@ def bench(spec: str, cache: Path, counts: list[int], keep: Path | None,
     return rows
 
 
+def _history_line(stderr: str) -> tuple[str, dict[str, int]]:
+    """The ``history:`` progress line and its skip counts by reason."""
+    line = next((x for x in stderr.splitlines() if "history: read" in x), "")
+    skipped: dict[str, int] = {}
+    tail = line.split("skipped: ", 1)[1] if "skipped: " in line else ""
+    for part in re.split(r", (?=\d+ )", tail):
+        count, _, reason = part.partition(" ")
+        if count.isdigit():
+            skipped[reason] = int(count)
+    return line, skipped
+
+
+def _giveaways(root: Path, doc: dict[str, Any]) -> dict[str, bool]:
+    from evaluator.authoring import read_source
+    from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
+
+    names: dict[str, AnswerNames] = {}
+    out = {}
+    for q in doc["queries"]:
+        for module, grade in q["relevance_grades"].items():
+            if grade == 3 and module not in names:
+                names[module] = answer_names(module, read_source(root, module))
+        out[q["id"]] = overlaps(q["question"], q["relevance_grades"].items(),
+                                names).names_answer
+    return out
+
+
+def _systems(root: Path, draft: Path, cache: Path, out: Path) -> dict[str, Any]:
+    proc, wall = run([*cli_command(), "evaluate", str(root), "--queries", str(draft),
+                      "--systems", "neuralmind,bm25", "--baseline", "none", "--quiet",
+                      "--no-fail-on-floors", "--cache-dir", str(cache), "--output-dir",
+                      str(out)])
+    if proc.returncode != 0:
+        raise SystemExit(f"evaluate failed on {root} with {draft}:\n{proc.stderr}")
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    return {"systems": results["systems"], "wall": wall}
+
+
+def _mean(values: list[float]) -> str:
+    return f"{statistics.fmean(values):.3f}" if values else "n/a"
+
+
+def _split(systems: list[dict[str, Any]], keep: set[str], metric: str) -> list[str]:
+    return [_mean([q["metrics"][metric] for q in s["queries"] if q["id"] in keep
+                   and q["metrics"].get(metric) is not None]) for s in systems]
+
+
+def bench_history(repo: Path, count: int, keep: Path | None,
+                  print_drafts: bool) -> tuple[list[list[object]], list[list[object]]]:
+    """The history route on one clone: the draft table rows and the systems table rows."""
+    work = Path(tempfile.mkdtemp(prefix=f"bench-history-{repo.name}-"))
+    commits = subprocess.run(["git", "-C", str(repo), "rev-list", "--count", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    history, docstring = work / "history.json", work / "docstring.json"
+    proc, wall = run([*cli_command(), "init", str(repo), "--from-history", "--no-review",
+                      "--count", str(count), "--output", str(history)])
+    if proc.returncode != 0:
+        raise SystemExit(f"init --from-history failed on {repo}:\n{proc.stderr}")
+    line, skipped = _history_line(proc.stderr)
+    print(f"\n== {repo.name}: {commits} commits\n  {line.strip()}")
+    drafts, _ = run([*cli_command(), "init", str(repo), "--no-review", "--quiet", "--count",
+                     str(count), "--output", str(docstring)])
+    if drafts.returncode != 0:
+        raise SystemExit(f"init failed on {repo}:\n{drafts.stderr}")
+    docs = {"history": json.loads(history.read_text(encoding="utf-8")),
+            "docstring": json.loads(docstring.read_text(encoding="utf-8"))}
+    flags = {route: _giveaways(repo, doc) for route, doc in docs.items()}
+    facts = sum(bool(q["gold_facts"]) for q in docs["history"]["queries"])
+    draft_rows: list[list[object]] = [[
+        repo.name, commits, f"{len(docs['history']['queries'])}/{count}",
+        f"{facts}/{len(docs['history']['queries'])}", f"{wall:.1f}s",
+        f"{sum(flags['history'].values())}/{len(flags['history'])}",
+        f"{sum(flags['docstring'].values())}/{len(flags['docstring'])}",
+        "; ".join(f"{n} {r}" for r, n in skipped.items())]]
+    system_rows: list[list[object]] = []
+    cache = work / "cache"
+    for route, path in (("history", history), ("docstring", docstring)):
+        got = _systems(repo, path, cache, work / f"out-{route}")
+        systems = got["systems"]
+        labels = [s["label"] for s in systems]
+        for metric in ("ndcg@5", "recall@5"):
+            system_rows.append([f"{repo.name} {route} (all {len(flags[route])})", metric,
+                                *[f"{label} {s['overall']['metrics'][metric]:.3f}"
+                                  for label, s in zip(labels, systems, strict=True)]])
+        if route == "docstring":
+            named = {q for q, flag in flags[route].items() if flag}
+            for label, ids in (("naming their answer", named),
+                               ("not naming it", set(flags[route]) - named)):
+                cells = _split(systems, ids, "ndcg@5")
+                system_rows.append([f"{repo.name} {route} ({label}: {len(ids)})", "ndcg@5",
+                                    *[f"{lab} {c}" for lab, c in zip(labels, cells,
+                                                                     strict=True)]])
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for route, path in (("history", history), ("docstring", docstring)):
+            shutil.copy(path, keep / f"{repo.name}-{route}.json")
+    if print_drafts:
+        show(docs["history"])
+    shutil.rmtree(work, ignore_errors=True)
+    return draft_rows, system_rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES))
@@ -204,9 +321,25 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print every drafted question")
     parser.add_argument("--repeat", type=int, default=1,
                         help="timed build/init pairs per package (medians)")
+    parser.add_argument("--history", type=Path, nargs="+", default=None, metavar="REPO",
+                        help="benchmark the history route on these git clones instead")
     args = parser.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
     print(machine_line())
+    if args.history:
+        drafts: list[list[object]] = []
+        systems: list[list[object]] = []
+        for repo in args.history:
+            d, s = bench_history(repo.resolve(), max(counts), args.keep, args.show)
+            drafts += d
+            systems += s
+        print()
+        print(table(["repository", "commits", "drafted/asked", "with facts",
+                     "time (no index)", "give-away: history", "give-away: docstring",
+                     "skipped by reason"], drafts))
+        print()
+        print(table(["draft", "metric", "reference", "other"], systems))
+        return
     rows: list[list[object]] = []
     for spec in args.packages:
         rows += bench(spec, args.cache, counts, args.keep, args.show, args.repeat)

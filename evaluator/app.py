@@ -23,10 +23,11 @@ import yaml
 from evaluator import sharding
 from evaluator.authoring import (
     ask_all,
-    candidate_facts,
     draft_document,
     draft_plan,
     explain,
+    giveaway_problems,
+    history_plan,
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
@@ -47,6 +48,7 @@ from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import ReportInputs, Results, combine_sections, from_dict
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
+from evaluator.drafting import Candidate
 from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.evaluate import (
     BOTH_SIDES,
@@ -485,12 +487,14 @@ def universe(settings: Settings, files: Sequence[str]) -> Universe:
 
 def _validation(queries: Path, files: tuple[str, ...], settings: Settings,
                 modules: Universe, tree: Path) -> Validation:
-    """The file checked, and each anchored fact's span looked for in its question's
-    grade >= 2 modules under ``tree`` (a span in none of them is an error)."""
+    """The file checked, each anchored fact's span looked for in its question's grade >= 2
+    modules under ``tree`` (a span in none of them is an error), and each question that
+    names its answer (a warning)."""
     ground_truth, problems = load_ground_truth_file(queries, present=files,
                                                     strict=settings.strict, universe=modules)
     if ground_truth is not None:
         loaded = ground_truth
+        problems = (*problems, *giveaway_problems(loaded, tree, str(queries)))
         missing = evidence_problems(loaded, tree, lambda texts: missing_spans(loaded, texts),
                                     severity="error")
         if missing:
@@ -562,30 +566,56 @@ def _built(settings: Settings, deps: Deps, root: Path, files: tuple[str, ...],
 
 def run_init(settings: Settings, deps: Deps) -> Drafted:
     """Draft exactly ``count`` questions in the shape mix over the module universe (or say
-    why fewer), grade them with a reason each, and show what NeuralMind retrieves."""
+    why fewer), grade them with a reason each, and show what NeuralMind retrieves. With
+    ``from_history`` the ``count`` questions come from the checkout's commits, and
+    ``docstring_count`` more from the code's docstrings."""
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
+    history = bool(settings.from_history)
     if settings.count < 1:
         raise InputError("--count must be at least 1")
+    if not history and (settings.since is not None or settings.docstring_count):
+        raise InputError("--since and --docstring-count go with --from-history",
+                         hint="add --from-history, or leave them out")
+    if settings.docstring_count < 0:
+        raise InputError("--docstring-count cannot be negative")
+    if history and deps.git.head_commit(root) is None:
+        raise InputError(f"init --from-history reads the git history of {root}, which is "
+                         "not a git checkout with a commit",
+                         hint="run it in a clone of the repository")
     progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     files, modules = _init_universe(settings, deps, root, progress)
+    chosen: list[Candidate] = []
+    shortfall: list[str] = []
+    code = None
+    if history:
+        chosen, shortfall = history_plan(root, modules, deps.git, count=settings.count,
+                                         since=settings.since, progress=progress)
+    docstrings = settings.docstring_count if history else settings.count
     index = None if settings.no_review else _built(settings, deps, root, files, progress)
     try:
-        code, drafted = draft_plan(root, modules, settings.count, settings.mix,
-                                   progress=progress)
-        retrieved = ask_all(index, drafted.chosen, modules, progress=progress) \
+        if docstrings:
+            code, drafted = draft_plan(root, modules, docstrings, settings.mix,
+                                       progress=progress)
+            chosen += drafted.chosen
+            shortfall += drafted.shortfall
+        if not chosen:
+            raise InputError(f"no commit of {root} makes a question", hint="; ".join(
+                shortfall) or "write the ground truth by hand (see the README)")
+        retrieved = ask_all(index, chosen, modules, progress=progress) \
             if index is not None else {}
     finally:
         if index is not None:
             index.close()
-    for line in drafted.shortfall:
+    for line in shortfall:
         progress.warn(line)
-    doc = draft_document(drafted.chosen, modules, retrieved=retrieved, root_name=root.name,
+    doc = draft_document(chosen, modules, retrieved=retrieved, root_name=root.name,
                          code=code)
-    shapes = Counter(c.shape for c in drafted.chosen)
-    return Drafted(target, doc, f"{len(drafted.chosen)} draft question(s) of "
-                   f"{settings.count} asked ("
-                   + ", ".join(f"{n} {s}" for s, n in shapes.items() if n)
+    shapes = Counter(c.shape for c in chosen)
+    asked = settings.count + (settings.docstring_count if history else 0)
+    origin = f"{sum(1 for c in chosen if c.source)} from history, " if history else ""
+    return Drafted(target, doc, f"{len(chosen)} draft question(s) of {asked} asked ("
+                   + origin + ", ".join(f"{n} {s}" for s, n in shapes.items() if n)
                    + f") over {len(modules.modules)} modules; review the grades and facts "
                      "(each question's \"review\" says why), then remove \"draft\"")
 
@@ -625,7 +655,8 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     fmt = given(settings.source_format, "the format")
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
-    modules = universe(settings, deps.git.checkout_files(root)).modules
+    files = deps.git.checkout_files(root)
+    modules = universe(settings, files).modules
     if fmt == "neuralmind-eval":
         default = root / ".neuralmind.eval.yaml"
         if not settings.input and (default.exists() or default.is_symlink()):
@@ -639,7 +670,7 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
             raise InputError(f"{source}{where} {yamlfile.what_is_wrong(err)}") from None
         except RecursionError:
             raise InputError(f"{source} is nested too deeply") from None
-        drafts = interop.from_neuralmind_eval(data, str(source), modules)
+        drafts = interop.from_neuralmind_eval(data, str(source), modules, files)
     else:
         qrels_path, qrels_text = _read(settings.qrels, "--qrels", fmt)
         queries_path, queries_text = _read(settings.trec_queries, "--queries", fmt)
@@ -648,15 +679,17 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
             queries = interop.parse_queries(queries_text, str(queries_path))
         except RecursionError:
             raise InputError(f"{qrels_path} or {queries_path} is nested too deeply") from None
-        drafts = interop.from_qrels(qrels, queries, modules, source=str(qrels_path))
+        drafts = interop.from_qrels(qrels, queries, modules, source=str(qrels_path),
+                                    present=files)
     if not drafts:
         raise InputError("nothing to import: no query has both a question and judgments")
-    facts = {d.id: candidate_facts(root, max(d.grades, key=lambda m: d.grades[m]))
-             for d in drafts}
-    doc = interop.document(drafts, facts, draft=True,
-                           description=f"Imported ({fmt}) by retrieval-eval: the gold "
-                                       "facts are candidates from the code; review them, then "
-                                       "remove \"draft\".")
+    # No facts are made up: the imported questions are retrieval-only until someone who
+    # knows the answer quotes 2-4 facts from its code (a module docstring is not a fact).
+    doc = interop.document(drafts, {}, draft=True,
+                           description=f"Imported ({fmt}) by retrieval-eval: the questions "
+                                       "are retrieval-only (scored for ranking, no gold "
+                                       "facts); add 2-4 facts quoted from each answer's code "
+                                       "to judge faithfulness too, then remove \"draft\".")
     return Drafted(target, doc, f"{len(drafts)} queries imported from {fmt}")
 
 

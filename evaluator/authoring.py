@@ -17,14 +17,22 @@ under-graded; a module graded 2 or 3 that is not retrieved is a miss to look at.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.groundtruth import GroundTruth
+from evaluator.core.commits import (
+    SKIP_GIVEAWAY,
+    HistoryCandidate,
+    added_lines,
+    evidence_facts,
+    mine,
+    parse_log,
+)
+from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.drafting import (
     SHAPES,
@@ -39,55 +47,7 @@ from evaluator.drafting import (
 from evaluator.errors import InputError
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
-
-
-def _public_defs(source: str) -> list[tuple[str, str]]:
-    """Each public top-level function or class: its name and its definition line."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
-        return []
-    lines = source.splitlines()
-    return [(node.name, lines[node.lineno - 1].strip()) for node in tree.body
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            and not node.name.startswith("_") and 0 < node.lineno <= len(lines)]
-
-
-def _docstring(path: Path) -> str:
-    from neuralmind import project_eval
-
-    return str(project_eval._module_docstring(path) or "")
-
-
-def candidate_facts(root: Path, module: str, *, limit: int = 3) -> list[str | dict[str, str]]:
-    """Short phrases from the module's docstring and its public names (to be reviewed),
-    each anchored: the docstring phrase by the line(s) it is quoted from, a name by its
-    definition line (the module's stem, the fallback, is a plain fact)."""
-    path = root / module
-    facts: list[str | dict[str, str]] = []
-    try:
-        text: str | None = path.read_bytes().decode("utf-8")
-    except OSError:
-        text = None
-    except UnicodeDecodeError:
-        raise InputError(f"{module} is not UTF-8 text; drafting reads every module of the "
-                         "module universe as UTF-8",
-                         hint="save it as UTF-8, or leave it out with the exclude "
-                              "option") from None
-    doc = " ".join(_docstring(path).split()) if text is not None else ""
-    if doc:
-        first = re.split(r"(?<=[.!?])\s", doc)[0].rstrip(".!?")
-        words = first.split()
-        if len(words) >= 2 and text is not None:
-            facts.append(anchored(" ".join(words[:8]), [text]))
-    if path.suffix == ".py" and text is not None:
-        defs = _public_defs(text)
-        facts += [{"fact": name, "evidence": line}
-                  for name, line in defs[: max(0, limit - len(facts))]]
-    return facts[:limit] or [Path(module).stem.replace("_", " ")]
-
-
-
+from evaluator.snapshot import MAX_HISTORY_COMMITS, read_source
 
 # ----------------------------------------------------------------------------- init
 
@@ -161,14 +121,19 @@ def draft_document(chosen: Sequence[Candidate], universe: Universe, *,
         identifiers = {m: info.identifiers for m, info in code.modules.items()} if code \
             else {}
         grades, reasons = _retrieval_grades(candidate, ranked, subsystem, identifiers)
-        counters[candidate.shape] = counters.get(candidate.shape, 0) + 1
+        group = "history" if candidate.source else candidate.shape
+        counters[group] = counters.get(group, 0) + 1
         row: dict[str, Any] = {
-            "id": f"{candidate.shape}-{counters[candidate.shape]:02d}",
+            "id": f"{group}-{counters[group]:02d}",
             "question": candidate.question,
             "shape": candidate.shape,
             "relevance_grades": {m: grades.get(m, 0) for m in universe.modules},
-            "gold_facts": _anchored_facts(candidate, grades, code),
+            # A history fact is a line the commit added: anchored to itself as evidence.
+            "gold_facts": [{"fact": f, "evidence": f} for f in candidate.facts]
+            if candidate.source else _anchored_facts(candidate, grades, code),
         }
+        if candidate.source:
+            row["source"] = dict(candidate.source)
         review: dict[str, Any] = {
             "grades": {m: f"{grades[m]}: {reasons[m]}" for m in
                        sorted(grades, key=lambda m: (-grades[m], m)) if grades[m] > 0},
@@ -218,6 +183,103 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
                  for n, c in enumerate(chosen)}
     progress(f"review: asked NeuralMind the {len(chosen)} questions")
     return retrieved
+
+
+# ----------------------------------------------------------------------------- history
+
+
+def _today_lines(root: Path, module: str) -> list[str]:
+    return (read_source(root, module) or "").splitlines()
+
+
+def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> list[Problem]:
+    """A warning per question that names its answer: a grade-3 module's file or a symbol
+    it defines (:mod:`evaluator.core.giveaway`). An ``identity`` question asks what or where
+    a named thing is, so naming it is its point: it is not warned about (the report's "By
+    overlap" table still counts it)."""
+    names: dict[str, AnswerNames] = {}
+    out = []
+    for query in ground_truth.queries:
+        if query.shape == "identity":
+            continue
+        for module, grade in query.grades.items():
+            if grade == 3 and module not in names:
+                names[module] = answer_names(module, read_source(root, module))
+        found = overlaps(query.question, query.grades.items(), names)
+        if found.names_answer:
+            out.append(Problem(
+                "warning", f"the question names its answer ({', '.join(found.named)}, of a "
+                "module graded 3): keyword search finds it by that name alone, so it scores "
+                "better than retrieval is; ask it as a teammate would, without the name",
+                source, query_id=query.id, field="question"))
+    return out
+
+
+def _history_reason(found: HistoryCandidate, module: str) -> str:
+    total = sum(found.lines.values())
+    then = found.paths_then[module]
+    moved = f" (then {then})" if then != module else ""
+    role = "defines the change" if found.grades[module] == 3 else "needed: also changed"
+    return (f"{role}: commit {found.commit.sha[:12]} changed {found.lines[module]} of its "
+            f"{total} changed module line(s) here{moved}")
+
+
+def history_candidate(root: Path, git: Any, found: HistoryCandidate) -> Candidate:
+    """The draft question of a mined commit: grades with a reason each, and up to 4
+    evidence facts: lines the commit added that still exist, word for word, in today's
+    file (the files graded 3 first); none makes it a retrieval-only question."""
+    wanted = set(found.paths_then.values())
+    paths = sorted(wanted | {c.old for c in found.commit.changes
+                             if c.path in wanted and c.old is not None})
+    added = added_lines(git.commit_patch(root, found.commit.sha, paths))
+    facts: list[str] = []
+    for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
+        lines = added.get(found.paths_then[module], [])
+        if lines:
+            facts += [f for f in evidence_facts(lines, _today_lines(root, module))
+                      if f not in facts]
+    facts = facts[:4] if len(facts) >= 2 else []
+    return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
+                     reasons={m: _history_reason(found, m) for m in found.grades},
+                     facts=tuple(facts), key=f"commit:{found.commit.sha}",
+                     source={"commit": found.commit.sha,
+                             "subject": found.commit.subject[:MAX_SUBJECT_CHARS]})
+
+
+def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
+                 since: str | None, progress: Progress) -> tuple[list[Candidate], list[str]]:
+    """``count`` questions from the newest commits of the checkout (after ``since``), or
+    fewer with the reason for the shortfall: every commit read that was skipped, by
+    reason."""
+    log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
+    mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
+    # A subject that names its answer's file or symbol is found by keyword search alone.
+    names: dict[str, AnswerNames] = {}
+    kept: list[HistoryCandidate] = []
+    counted = dict(mined.skipped)
+    for found in mined.candidates:
+        for module in found.grades:
+            if module not in names:
+                names[module] = answer_names(module, read_source(root, module))
+        if overlaps(found.question, found.grades.items(), names).names_answer:
+            counted[SKIP_GIVEAWAY] = counted.get(SKIP_GIVEAWAY, 0) + 1
+        else:
+            kept.append(found)
+    chosen = [history_candidate(root, git, found) for found in kept[:count]]
+    skipped = ", ".join(f"{n} {reason}" for reason, n in
+                        sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
+    scope = f"after {since}" if since else "of HEAD"
+    limit = f" (the newest {MAX_HISTORY_COMMITS})" if mined.read >= MAX_HISTORY_COMMITS \
+        else ""
+    progress(f"history: read {mined.read} commit(s) {scope}{limit}: "
+             f"{len(kept)} make a question; skipped: {skipped or 'none'}")
+    shortfall = []
+    if len(chosen) < count:
+        shortfall.append(f"{count - len(chosen)} history question(s) short of --count "
+                         f"{count}: only {len(kept)} of the {mined.read} "
+                         f"commit(s) read {scope}{limit} make a question (skipped: "
+                         f"{skipped or 'none'})")
+    return chosen, shortfall
 
 
 # ----------------------------------------------------------------------------- review

@@ -41,8 +41,9 @@ class IndexFactory(Protocol):
 
 
 class Git(Protocol):
-    """The git operations the evaluator needs (:class:`evaluator.snapshot.GitRepo`), run with
-    an environment built from ``Deps.env`` (never the whole process environment)."""
+    """The git operations the evaluator and ``init --from-history`` need
+    (:class:`evaluator.snapshot.GitRepo`), run with an environment built from ``Deps.env``
+    (never the whole process environment)."""
 
     def head_commit(self, root: Path) -> str | None: ...
 
@@ -68,6 +69,11 @@ class Git(Protocol):
                        skipped: list[str] | None = None,
                        unindexable: list[str] | None = None,
                        untracked: list[str] | None = None) -> tuple[str, ...]: ...
+
+    def commit_log(self, repo: Path, *, since: str | None = ...,
+                   limit: int = ...) -> bytes: ...
+
+    def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes: ...
 
 
 @dataclass(frozen=True)

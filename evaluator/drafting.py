@@ -537,6 +537,7 @@ class Candidate:
     reasons: Mapping[str, str]
     facts: tuple[str, ...]
     key: str                     # the symbol / path it is about (one question per key)
+    source: Mapping[str, str] | None = None  # {commit, subject}: drafted from history
 
 
 @dataclass

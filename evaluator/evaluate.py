@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from evaluator import __version__
 from evaluator.core.evidence import SpanIssue, drift, evidence_modules
 from evaluator.core.floors import check_floors, thin_shapes
+from evaluator.core.giveaway import AnswerNames, answer_names, overlap
 from evaluator.core.groundtruth import (
     GroundTruth,
     Problem,
@@ -41,6 +42,7 @@ from evaluator.core.judge import judge_id
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo, untracked_sentence
 from evaluator.core.scoring import (
+    QueryResult,
     Retrieval,
     ScoringOptions,
     aggregate,
@@ -67,6 +69,7 @@ from evaluator.progress import Progress, heartbeat
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
     own_file_names,
+    read_source,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -492,7 +495,7 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
                              threshold=options.relevance_threshold)
-    rows = score_all(setup.ground_truth, retrievals, scoring)
+    rows = with_overlap(score_all(setup.ground_truth, retrievals, scoring), source)
     overall = aggregate(rows)
     shapes = by_shape(rows, setup.ground_truth.shapes)
     violations = check_floors(options.floors, overall=overall, shapes=shapes, rows=rows)
@@ -506,6 +509,20 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     results = Results(run=run, overall=overall, shapes=shapes, queries=rows,
                       violations=violations)
     return results, notes
+
+
+def with_overlap(rows: Sequence[QueryResult], source: Path) -> tuple[QueryResult, ...]:
+    """Each row with its question's overlap with the names of its grade-3 modules, read
+    from ``source`` (:mod:`evaluator.core.giveaway`)."""
+    names: dict[str, AnswerNames] = {}
+    out = []
+    for row in rows:
+        for module in row.expected.get(3, ()):
+            if module not in names:
+                names[module] = answer_names(module, read_source(source, module))
+        found = overlap(row.question, [names[m] for m in row.expected.get(3, ())])
+        out.append(replace(row, overlap=found))
+    return tuple(out)
 
 
 def _universe_and_ground_truth(options: Settings, files: tuple[str, ...], qpath: Path,

@@ -39,7 +39,7 @@ from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.judge import anchored_share
 from evaluator.core.moves import QuestionMove, tally
 from evaluator.core.results import Results, significance_of, untracked_sentence
-from evaluator.core.scoring import QueryResult
+from evaluator.core.scoring import QueryResult, retrieval_only
 from evaluator.core.systems import SystemTable, system_tables
 from evaluator.core.verdict import (
     lead_line,
@@ -641,6 +641,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "run": run,
         "commit": (run.commit or "")[:12],
         "n_queries": len(results.queries),
+        "retrieval_only": sum(retrieval_only(q) for q in results.queries),
         "metrics": [{"name": m, "label": label(m), "value": results.overall.metrics.get(m),
                      "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m)}
                     for m in shown_metrics],
@@ -728,6 +729,23 @@ def _floors_context(results: Results, policy: FloorPolicy | None) -> dict[str, A
     }
 
 
+def _overlap_rows(results: Results, primary: str) -> list[dict[str, Any]]:
+    """The "By overlap" rows: the questions that name their answer (a grade-3 module's file
+    or symbol) and those that do not, with the primary metric's mean (none without the
+    overlap, as in results written before it existed)."""
+    known = [q for q in results.queries if q.overlap is not None]
+    if not known:
+        return []
+    rows = []
+    for text, names in (("name their answer", True), ("do not name it", False)):
+        group = [q for q in known if q.overlap is not None and
+                 q.overlap.names_answer is names]
+        values = [v for q in group if (v := q.metrics.get(primary)) is not None]
+        rows.append({"label": text, "n": len(group), "metric": primary,
+                     "value": sum(values) / len(values) if values else None})
+    return rows
+
+
 def _verdict_context(results: Results, comparison: BaselineComparison | None, extras: Extras,
                      shown_metrics: Sequence[str]) -> dict[str, Any]:
     """The verdict-first sections: lead line, changed questions, floors with margins,
@@ -756,6 +774,7 @@ def _verdict_context(results: Results, comparison: BaselineComparison | None, ex
                           "delta": deltas.get(m), "lower_is_better": measures.lower_is_better(m),
                           "floor": floor_for.get(m, "")} for m in shown_metrics],
         "shape_table": _shape_table(results, comparison, primary, extras.floors),
+        "overlap_rows": _overlap_rows(results, primary),
         "touched": _touched(results, moves, extras),
         "charts": _charts(results, comparison, primary),
         "trend": trend,

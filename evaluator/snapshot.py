@@ -615,6 +615,52 @@ def worktree_state(root: Path, queries: Path, *,
             gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
 
 
+def read_source(root: Path, module: str) -> str | None:
+    """The text of ``module`` under ``root`` (``None`` when it cannot be read as UTF-8
+    text of at most the indexed size, or is a link)."""
+    path = root / module
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+#: The most commits ``init --from-history`` reads (newest first).
+MAX_HISTORY_COMMITS = 5000
+#: The log format: a NUL, the commit and its parents, a NUL, the subject (git refuses a NUL
+#: in a message), then ``--numstat -z`` entries (see :mod:`evaluator.core.commits`).
+HISTORY_FORMAT = "--format=%x00%H %P%x00%s"
+
+
+def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY_COMMITS,
+               env: Mapping[str, str] = NO_ENV) -> bytes:
+    """The newest ``limit`` commits of ``HEAD`` (after ``since``: ``since..HEAD``), each with
+    its parents, subject and changed files (added/deleted lines, renames detected), relative
+    to ``repo``. Read by :func:`evaluator.core.commits.parse_log`."""
+    revs = "HEAD"
+    if since is not None:
+        revs = f"{resolve_commit(repo, since, env=env)}..HEAD"
+    proc = _git(["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
+                 HISTORY_FORMAT, "--numstat", "-M", f"--max-count={max(1, limit)}",
+                 "--end-of-options", revs, "--"], repo, env=env)
+    return proc.stdout
+
+
+def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
+                 env: Mapping[str, str] = NO_ENV) -> bytes:
+    """The ``-U0`` diff of commit ``sha`` against its first parent for ``paths`` (taken
+    literally, relative to ``repo``): what :func:`evaluator.core.commits.added_lines`
+    reads."""
+    if not is_sha(sha):
+        raise GitError(f"{sha!r} is not a commit sha")
+    proc = _git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
+                 "--relative", "-M", "--end-of-options", sha, "--",
+                 *(f":(literal){p}" for p in paths)], repo, env=env)
+    return proc.stdout
+
+
 @dataclass(frozen=True)
 class GitRepo:
     """The real :class:`evaluator.deps.Git`: this module's git functions, each run with the
@@ -658,3 +704,10 @@ class GitRepo:
         return checkout_files(root, exclude=exclude, exclude_files=exclude_files,
                               skipped=skipped, unindexable=unindexable, untracked=untracked,
                               env=self.env)
+
+    def commit_log(self, repo: Path, *, since: str | None = None,
+                   limit: int = MAX_HISTORY_COMMITS) -> bytes:
+        return commit_log(repo, since=since, limit=limit, env=self.env)
+
+    def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes:
+        return commit_patch(repo, sha, paths, env=self.env)

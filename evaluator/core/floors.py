@@ -9,7 +9,9 @@ means ``>=``. The defaults are the N-15 CI gates:
 * zero-miss: no query with recall@5 = 0.
 
 A floor on a metric that was not computed (``None``, e.g. ``context_precision`` without
-``--embed``) is missed, and says so.
+``--embed``) is missed, and says so; except a floor on a measure judged against gold facts
+(:data:`evaluator.core.scoring.FACT_METRICS`) where every question in its scope is
+retrieval-only (no gold facts): there is nothing to judge, so it is not applied.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from evaluator.core.scoring import Aggregate, QueryResult
+from evaluator.core.scoring import FACT_METRICS, Aggregate, QueryResult, retrieval_only
 
 Op = Literal[">=", ">", "<=", "<"]
 _OPS: dict[str, Callable[[float, float], bool]] = {
@@ -115,14 +117,20 @@ def check_floors(
 ) -> tuple[Violation, ...]:
     """Every violation of ``policy``, overall first, then per shape, then per query."""
     out: list[Violation] = []
+
+    def unjudged(floor: Floor, value: float | None, scope: Sequence[QueryResult]) -> bool:
+        return value is None and floor.metric in FACT_METRICS and bool(scope) and all(
+            retrieval_only(r) for r in scope)
+
     for floor in policy.aggregate:
         value = overall.metrics.get(floor.metric)
-        if not floor.holds(value):
+        if not floor.holds(value) and not unjudged(floor, value, rows):
             out.append(Violation("overall", floor.metric, value, floor.rule))
     for shape, agg in shapes.items():
+        in_shape = [r for r in rows if r.shape == shape]
         for floor in policy.per_shape:
             value = agg.metrics.get(floor.metric)
-            if not floor.holds(value):
+            if not floor.holds(value) and not unjudged(floor, value, in_shape):
                 out.append(Violation(f"shape {shape}", floor.metric, value, floor.rule))
     if policy.zero_miss:
         for row in rows:

@@ -19,7 +19,15 @@ ignored). Each query has:
   string (judged by its words), or an *anchored* fact ``{"fact": "<the statement>",
   "evidence": "<a verbatim span of the source: one or a few lines>"}`` (no other keys),
   which is supported exactly when the retrieved context holds the span, compared with
-  whitespace normalised (:func:`normalize_evidence`).
+  whitespace normalised (:func:`normalize_evidence`). Absent or empty makes the question
+  *retrieval-only*: it is scored for ranking, and faithfulness is neither computed nor
+  floored for it;
+* ``source`` (optional) — ``{commit, subject}``: the commit a question drafted from the
+  repository's history comes from (``init --from-history``).
+
+A question may span lines (a pull request's description): its whitespace, newlines included,
+is normalised to single spaces, so it reads as one paragraph; other control characters are
+errors.
 
 Validation reports *every* problem at once. Errors stop the evaluation; warnings are
 reported and the evaluation goes on (``strict`` turns incomplete coverage into an error).
@@ -50,8 +58,9 @@ MIN_GRADE = 0
 MAX_GRADE = 3
 MIN_FACTS = 2
 MAX_FACTS = 4
-QUERY_FIELDS: tuple[str, ...] = ("id", "question", "shape", "relevance_grades", "gold_facts")
-OPTIONAL_QUERY_FIELDS: tuple[str, ...] = ("notes", "review")
+QUERY_FIELDS: tuple[str, ...] = ("id", "question", "shape", "relevance_grades")
+OPTIONAL_QUERY_FIELDS: tuple[str, ...] = ("gold_facts", "source", "notes", "review")
+MAX_SUBJECT_CHARS = 300
 #: The keys of an anchored fact, ``{"fact": ..., "evidence": ...}``.
 FACT_KEYS: tuple[str, ...] = ("fact", "evidence")
 #: A span shorter than this (whitespace normalised) occurs in almost any source.
@@ -104,6 +113,11 @@ class Query:
         """How many of the query's facts carry evidence."""
         return sum(e is not None for e in self.evidence)
 
+    @property
+    def retrieval_only(self) -> bool:
+        """A question without gold facts: scored for ranking only (no faithfulness)."""
+        return not self.gold_facts
+
     def grade(self, module: str) -> int:
         """The grade of ``module`` for this query; ungraded modules count as 0."""
         return self.grades.get(module, 0)
@@ -148,6 +162,16 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 def has_control(text: str) -> bool:
     """Whether ``text`` holds a control character (newline, tab, escape, line separators)."""
     return bool(_CONTROL.search(text))
+
+
+_LINE_SPACE = re.compile(r"[ \t\n\r\x0b\x0c\x85\u2028\u2029]+")
+
+
+def one_paragraph(text: str) -> str:
+    """``text`` with its runs of spaces, tabs and line breaks as single spaces, stripped:
+    how a multi-line question (a pull request's description) is read. Other control
+    characters (an escape, a NUL) stay, for :func:`has_control` to refuse."""
+    return _LINE_SPACE.sub(" ", text).strip()
 
 
 def normalize_evidence(text: str) -> str:
@@ -268,6 +292,7 @@ class _Checker:
         self.problems: list[Problem] = []
         self._lines: dict[Location, int] | None = None
         self.errors = 0  # kept as problems are added: counting them each time is quadratic
+        self.commits: dict[str, str] = {}  # query id → the commit it was drafted from
 
     def line(self, path: Location) -> int | None:
         """The line of ``path``, or of its nearest ancestor that has one."""
@@ -403,7 +428,7 @@ def _read_fact(raw: Any, where: dict[str, Any],
 def _read_facts(query: Mapping[str, Any], qid: str, at: Location,
                 check: _Checker) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
     """The query's facts and, per fact, its evidence (``()`` when none is anchored); none
-    when the field is absent (reported by the caller)."""
+    when the field is absent or null (a retrieval-only question)."""
     if "gold_facts" not in query:
         return (), ()
     raw, field_at = query["gold_facts"], (*at, "gold_facts")
@@ -426,11 +451,12 @@ def _read_facts(query: Mapping[str, Any], qid: str, at: Location,
             check.warn(f"{fact!r} {why}", **where)
         if fact:
             read.append(entry)
-    if not MIN_FACTS <= len(read) <= MAX_FACTS:
+    if raw and not MIN_FACTS <= len(read) <= MAX_FACTS:
         check.warn(f"has {len(read)} fact{'' if len(read) == 1 else 's'}; the "
                    "ground-truth format asks for "
                    f"{MIN_FACTS}-{MAX_FACTS} short phrases the retrieved context should "
-                   "contain (they are what faithfulness is judged on)", query_id=qid,
+                   "contain (they are what faithfulness is judged on), or none for a "
+                   "retrieval-only question", query_id=qid,
                    field_name="gold_facts", at=field_at)
     spans = tuple(span for _, span in read)
     return tuple(f for f, _ in read), (spans if any(e is not None for e in spans) else ())
@@ -454,7 +480,10 @@ def _check_texts(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
                  check: _Checker) -> bool:
     """No control characters in the id, question and shape (they could forge CI lines)."""
     for name in ("id", "question", "shape"):
-        if isinstance(raw.get(name), str) and has_control(raw[name]):
+        value = raw.get(name)
+        if isinstance(value, str) and name == "question":
+            value = one_paragraph(value)
+        if isinstance(value, str) and has_control(value):
             check.error("contains a control character (a newline, tab, escape …); these "
                         "could forge workflow commands in a CI log", field_name=name,
                         at=(*at, name), **where_id)
@@ -464,15 +493,48 @@ def _check_texts(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
 
 def _check_unknown_fields(raw: Mapping[str, Any], at: Location, where_id: dict[str, Any],
                           check: _Checker) -> None:
-    unknown = sorted(set(map(str, raw)) - set(QUERY_FIELDS) - set(OPTIONAL_QUERY_FIELDS))
+    known = (*QUERY_FIELDS, *OPTIONAL_QUERY_FIELDS)
+    unknown = sorted(set(map(str, raw)) - set(known))
     if unknown:
         shown = [u.encode("unicode_escape").decode("ascii") if has_control(u) else u
                  for u in unknown]
         close = [f"{u!r} (did you mean {c[0]!r}?)" for u in unknown
-                 if (c := difflib.get_close_matches(u, QUERY_FIELDS, n=1, cutoff=0.75))]
+                 if (c := difflib.get_close_matches(u, known, n=1, cutoff=0.75))]
         hint = f"; {', '.join(close)}" if close else ""
         check.warn(f"unknown field(s) ignored: {', '.join(shown)}{hint}",
                    at=(*at, unknown[0]), **where_id)
+
+
+_COMMIT = re.compile(r"[0-9a-f]{7,64}\Z")
+
+
+def _check_source(raw: Any, qid: str, at: Location, check: _Checker) -> None:
+    """``source: {commit, subject}``: where a question drafted from history comes from."""
+    field_at = (*at, "source")
+    where = {"query_id": qid, "field_name": "source", "at": field_at}
+    if not isinstance(raw, Mapping) or set(map(str, raw)) != {"commit", "subject"}:
+        check.error("must be a mapping with exactly commit and subject (the commit a "
+                    "question drafted from history comes from)", **where)
+        return
+    commit, subject = raw["commit"], raw["subject"]
+    if not isinstance(commit, str) or not _COMMIT.match(commit):
+        check.error("source.commit must be a commit hash (7-64 lowercase hex digits)",
+                    **where)
+    else:
+        check.commits[qid] = commit
+    if not isinstance(subject, str) or has_control(subject) or \
+            len(subject) > MAX_SUBJECT_CHARS:
+        check.error(f"source.subject must be one line of text of at most "
+                    f"{MAX_SUBJECT_CHARS} characters", **where)
+
+
+def _read_optional(raw: Mapping[str, Any], qid: str, at: Location,
+                   check: _Checker) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+    """The optional fields: the gold facts with their evidence (none: retrieval-only) and
+    the source."""
+    if "source" in raw:
+        _check_source(raw["source"], qid, at, check)
+    return _read_facts(raw, qid, at, check) if raw.get("gold_facts") is not None else ((), ())
 
 
 def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
@@ -526,14 +588,14 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
     before = check.errors
     grades = _read_grades(raw["relevance_grades"], qid, at, check) if "relevance_grades" in raw \
         else {}
-    facts, evidence = _read_facts(raw, qid, at, check)
+    facts, evidence = _read_optional(raw, qid, at, check)
     if grades:
         graded.append((qid, at, grades))
     if check.errors > before or not ok:
         return None
     assert isinstance(question, str)
     assert isinstance(shape, str)
-    return Query(id=qid, question=question.strip(), shape=shape.strip(), grades=grades,
+    return Query(id=qid, question=one_paragraph(question), shape=shape.strip(), grades=grades,
                  gold_facts=facts, evidence=evidence)
 
 
@@ -555,8 +617,11 @@ def _check_modules(graded: Sequence[tuple[str, Location, Mapping[str, int]]],
     for qid, at, grades in graded:
         for module in sorted(grades):
             if module not in present:
+                moved = (f"; the question comes from commit {check.commits[qid][:12]}, and "
+                         "the file has moved or gone since: grade where the code is now"
+                         if qid in check.commits else "")
                 check.error(f"module {module!r} does not exist in the indexed root"
-                            f"{_suggest(module, candidates)}", query_id=qid,
+                            f"{_suggest(module, candidates)}{moved}", query_id=qid,
                             field_name=f"relevance_grades[{module!r}]",
                             at=_grade_at(at, module))
 

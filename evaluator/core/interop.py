@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.core import textcheck
-from evaluator.core.groundtruth import GroundTruth, Query, normalize_module
+from evaluator.core.groundtruth import (
+    GroundTruth,
+    Query,
+    has_control,
+    normalize_module,
+    one_paragraph,
+)
 from evaluator.core.results import Results
 from evaluator.errors import InputError
 
@@ -80,8 +86,39 @@ def _module(raw: str, where: str) -> str:
     return norm
 
 
-def from_neuralmind_eval(data: Any, source: str, modules: Iterable[str]) -> list[Draft]:
-    """``.neuralmind.eval.yaml``: a list (or ``{questions: [...]}``) of ``{q, gold}``."""
+def _question(raw: str, where: str, problems: list[str]) -> str:
+    """An imported question as one paragraph (a multi-line BEIR or YAML question is read
+    the way ``validate`` reads it); ``""`` with a problem when another control character
+    remains."""
+    question = one_paragraph(raw)
+    if has_control(question):
+        problems.append(f"{where}: the question holds a control character (an escape, a "
+                        "NUL …) that a ground truth cannot hold")
+        return ""
+    return question
+
+
+def _not_modules(paths: Iterable[str], universe: Iterable[str],
+                 present: Iterable[str]) -> str:
+    """``paths`` that are not modules, said the way a user can act on: files of the
+    checkout outside the module universe, and files missing from the checkout."""
+    known, files = set(universe), set(present)
+    outside = sorted(p for p in paths if p not in known and p in files)
+    missing = sorted(p for p in paths if p not in known and p not in files)
+    parts = []
+    if outside:
+        parts.append(f"outside the module universe: {', '.join(outside[:5])} (grade them "
+                     "only after adding them with the include option)")
+    if missing:
+        parts.append(f"not in the checkout: {', '.join(missing[:5])}")
+    return "; ".join(parts)
+
+
+def from_neuralmind_eval(data: Any, source: str, modules: Iterable[str],
+                         present: Iterable[str] = ()) -> list[Draft]:
+    """``.neuralmind.eval.yaml``: a list (or ``{questions: [...]}``) of ``{q, gold}``;
+    ``present`` are the checkout's files (to tell a file left out of the universe from a
+    missing one)."""
     entries = data.get("questions") if isinstance(data, Mapping) else data
     if not isinstance(entries, list) or not entries:
         raise InputError(f"{source}: expected a list of {{q, gold}} entries")
@@ -94,11 +131,13 @@ def from_neuralmind_eval(data: Any, source: str, modules: Iterable[str]) -> list
         if not isinstance(entry, Mapping):
             problems.append(f"{where} is not a mapping")
             continue
-        question = str(entry.get("q") or entry.get("question") or "").strip()
+        question = _question(str(entry.get("q") or entry.get("question") or ""), where,
+                             problems)
         gold = entry.get("gold")
         gold_list = [gold] if isinstance(gold, str) else gold
         if not question or not isinstance(gold_list, list) or not gold_list:
-            problems.append(f"{where} needs a non-empty 'q' and 'gold'")
+            if not problems or not problems[-1].startswith(f"{where}:"):
+                problems.append(f"{where} needs a non-empty 'q' and 'gold'")
             continue
         if question.lower() in seen:
             problems.append(f"{where} repeats the question {question!r}")
@@ -111,7 +150,7 @@ def from_neuralmind_eval(data: Any, source: str, modules: Iterable[str]) -> list
             continue
         unknown = sorted(golds - set(universe))
         if unknown:
-            problems.append(f"{where}: gold file(s) not in the checkout: {', '.join(unknown)}")
+            problems.append(f"{where}: gold file(s) {_not_modules(unknown, universe, present)}")
             continue
         grades = {m: (3 if m in golds else 0) for m in universe}
         drafts.append(Draft(f"q{i:02d}", question, grades, _shape(grades)))
@@ -182,9 +221,14 @@ def parse_queries(text: str, source: str) -> dict[str, str]:
                 problems.append(f"line {n}: expected 'qid<TAB>question'")
                 continue
             qid, question = line.split("\t", 1)
-        qid, question = qid.strip(), question.strip()
+        before = len(problems)
+        qid = qid.strip()
         if not (textcheck.valid(qid) and textcheck.valid(question)):
             problems.append(f"line {n}: the query {textcheck.MESSAGE}")
+        else:
+            question = _question(question, f"line {n}", problems)
+        if len(problems) > before:
+            pass
         elif qid in seen:
             problems.append(f"line {n}: query {qid!r} appears twice")
         elif not question:
@@ -198,7 +242,8 @@ def parse_queries(text: str, source: str) -> dict[str, str]:
 
 
 def from_qrels(qrels: Mapping[str, Mapping[str, int]], queries: Mapping[str, str],
-               modules: Iterable[str], *, source: str) -> list[Draft]:
+               modules: Iterable[str], *, source: str, present: Iterable[str] = ()
+               ) -> list[Draft]:
     universe = set(modules)
     problems = []
     unknown_q = sorted(set(qrels) - set(queries))
@@ -207,8 +252,8 @@ def from_qrels(qrels: Mapping[str, Mapping[str, int]], queries: Mapping[str, str
     for qid, judged in sorted(qrels.items()):
         missing = sorted(set(judged) - universe)
         if missing:
-            problems.append(f"query {qid}: judged modules not in the checkout: "
-                            f"{', '.join(missing[:5])}")
+            problems.append(f"query {qid}: judged modules "
+                            f"{_not_modules(missing, universe, present)}")
         if judged and max(judged.values()) < 1:
             problems.append(f"query {qid}: no module has grade >= 1")
     if problems:

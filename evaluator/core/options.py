@@ -166,7 +166,8 @@ OPTIONS: tuple[Option, ...] = (
        "(graded and ranked); default: every source file", default=(),
        commands=("evaluate", "validate", "init", "import"), metavar="GLOB,..."),
     _o("exclude", "globs", "module universe: files left out; replaces the default list "
-       "(tests, docs, examples, benchmarks, CI, packaging, licences, generated, vendored), "
+       "(tests, docs, examples, benchmarks, CI, packaging, scripts, licences, generated, "
+       "vendored), "
        "which the word default stands for", commands=("evaluate", "validate", "init", "import"),
        metavar="GLOB,..."),
     _o("embed", "bool", "also compute the embedding columns (faithfulness_embed, context "
@@ -250,6 +251,14 @@ OPTIONS: tuple[Option, ...] = (
        default=12, commands=("init",), **_LOCAL),
     _o("mix", "mix", "shape weights of the drafted questions",
        default=DEFAULT_MIX, commands=("init",), metavar="focused=4,cross-file=3,identity=3",
+       **_LOCAL),
+    _o("from_history", "bool", "draft the questions from the repository's history: each "
+       "commit's cleaned subject, graded by the modules it changed (--count of them)",
+       default=False, commands=("init",), **_LOCAL),
+    _o("since", "text", "with --from-history: mine only the commits after this ref "
+       "(REF..HEAD)", commands=("init",), metavar="REF", **_LOCAL),
+    _o("docstring_count", "int", "with --from-history: also draft this many questions from "
+       "the code's docstrings into the same draft", default=0, commands=("init",),
        **_LOCAL),
     _o("review", "path", "do not draft: print, per question of this ground-truth file, the "
        "modules NeuralMind retrieves against their grades", commands=("init",), metavar="FILE",
@@ -378,6 +387,9 @@ class Settings(_SettingsBase):
     format: str = field(default_factory=_default("format"))
     count: int = field(default_factory=_default("count"))
     mix: Mapping[str, float] = field(default_factory=_default("mix"))
+    from_history: bool = field(default_factory=_default("from_history"))
+    since: str | None = field(default_factory=_default("since"))
+    docstring_count: int = field(default_factory=_default("docstring_count"))
     review: str | None = field(default_factory=_default("review"))
     no_review: bool = field(default_factory=_default("no_review"))
     source_format: str | None = field(default_factory=_default("source_format"))

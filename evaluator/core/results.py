@@ -8,7 +8,8 @@ refuses any other version with a message naming both. Layout::
      "overall": {"n": 19, "metrics": {"recall@5": 0.8, ...}},
      "by_shape": {"focused": {"n": 7, "metrics": {...}}, ...},
      "queries": [{"id", "question", "shape", "ranked_modules", "expected", "metrics",
-                  "facts_found", "facts_missing", "diagnostics", "latency_ms"}, ...],
+                  "facts_found", "facts_missing", "diagnostics", "latency_ms",
+                  "overlap": {"names_answer", "named", "shared", "share"}}, ...],
      "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]},
      "judge_check": {"separation", "right_mean", "wrong_mean", "warning", "skipped",
                      "queries": [{"id", "right", "wrong", "wrong_module", "wrong_from"}]},
@@ -52,6 +53,7 @@ from typing import Any
 
 from evaluator.core import textcheck
 from evaluator.core.floors import FloorPolicy, Violation
+from evaluator.core.giveaway import Overlap
 from evaluator.core.groundtruth import Problem, has_control, shape_order
 from evaluator.core.judge import JUDGED_BY, FactAudit, anchored_share
 from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
@@ -225,7 +227,12 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
             "flags": list(row.diagnostics.flags),
         },
         "latency_ms": row.latency_ms,
-    }
+    } | ({} if row.overlap is None else {"overlap": _overlap_dict(row.overlap)})
+
+
+def _overlap_dict(found: Overlap) -> dict[str, Any]:
+    return {"names_answer": found.names_answer, "named": list(found.named),
+            "shared": list(found.shared), "share": found.share}
 
 
 def _check_dict(check: JudgeCheck) -> dict[str, Any]:
@@ -462,6 +469,13 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
             raise r.fail(f"{where}.expected", f"grade {grade!r} is not a number")
         expected[int(grade)] = r.strs(modules, f"{where}.expected.{grade}")
     latency = r.number(data.get("latency_ms", 0.0), f"{where}.latency_ms")
+    overlap = None
+    if data.get("overlap") is not None:
+        raw = r.mapping(data["overlap"], f"{where}.overlap")
+        overlap = Overlap(shared=r.strs(raw.get("shared", []), f"{where}.overlap.shared"),
+                          named=r.strs(raw.get("named", []), f"{where}.overlap.named"),
+                          share=r.number(raw.get("share", 0.0), f"{where}.overlap.share")
+                          or 0.0)
     return QueryResult(
         id=r.text(data.get("id"), f"{where}.id"),
         question=r.text(data.get("question"), f"{where}.question"),
@@ -475,6 +489,7 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
                                                    f"{where}.diagnostics.no_relevant"),
                                 missed_top=tuple(missed), missing_facts=missing),
         latency_ms=latency or 0.0,
+        overlap=overlap,
     )
 
 

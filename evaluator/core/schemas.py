@@ -18,9 +18,11 @@ from evaluator.core.groundtruth import (
     KNOWN_SHAPES,
     MAX_FACTS,
     MAX_GRADE,
+    MAX_SUBJECT_CHARS,
     MIN_EVIDENCE_CHARS,
     MIN_FACTS,
     MIN_GRADE,
+    QUERY_FIELDS,
 )
 from evaluator.core.options import OPTIONS
 
@@ -31,24 +33,36 @@ OPTIONS_FILE = "options.schema.json"
 _NON_EMPTY = {"type": "string", "minLength": 1, "pattern": r"\S"}
 
 
+_SOURCE = {
+    "type": "object", "required": ["commit", "subject"], "additionalProperties": False,
+    "description": "the commit a question drafted by init --from-history comes from",
+    "properties": {
+        "commit": {"type": "string", "pattern": "^[0-9a-f]{7,64}$"},
+        "subject": {"type": "string", "maxLength": MAX_SUBJECT_CHARS},
+    },
+}
+
+
+_ANCHORED = {
+    "type": "object", "required": list(FACT_KEYS), "additionalProperties": False,
+    "properties": {
+        "fact": {**_NON_EMPTY, "minLength": 2, "description": "the statement"},
+        "evidence": {**_NON_EMPTY, "minLength": MIN_EVIDENCE_CHARS,
+                     "description": "a verbatim span of the source that states the "
+                                    "fact (one or a few lines); compared with "
+                                    "whitespace normalised"},
+    },
+}
+
+
 def ground_truth_schema() -> dict[str, Any]:
     """The schema of ``retrieval_queries.json`` (JSON or YAML)."""
     grade = {"type": "integer", "minimum": MIN_GRADE, "maximum": MAX_GRADE,
              "description": "3 defines the answer, 2 is needed to answer, 1 is related, "
                             "0 is not relevant"}
-    anchored = {
-        "type": "object", "required": list(FACT_KEYS), "additionalProperties": False,
-        "properties": {
-            "fact": {**_NON_EMPTY, "minLength": 2, "description": "the statement"},
-            "evidence": {**_NON_EMPTY, "minLength": MIN_EVIDENCE_CHARS,
-                         "description": "a verbatim span of the source that states the "
-                                        "fact (one or a few lines); compared with "
-                                        "whitespace normalised"},
-        },
-    }
     query = {
         "type": "object",
-        "required": ["id", "question", "shape", "relevance_grades", "gold_facts"],
+        "required": list(QUERY_FIELDS),
         "properties": {
             "id": {**_NON_EMPTY, "description": "unique id of the question"},
             "question": {**_NON_EMPTY, "description": "the question asked of the index, "
@@ -64,13 +78,16 @@ def ground_truth_schema() -> dict[str, Any]:
                 "additionalProperties": grade,
             },
             "gold_facts": {
-                "type": "array", "minItems": MIN_FACTS, "maxItems": MAX_FACTS,
+                "type": "array", "maxItems": MAX_FACTS,
+                "anyOf": [{"maxItems": 0}, {"minItems": MIN_FACTS}],
                 "description": "short facts the retrieved context should contain: a "
                                "string (judged by its words), or an anchored fact "
                                "{fact, evidence} (supported exactly when the context holds "
-                               "the evidence span, whitespace normalised)",
-                "items": {"anyOf": [{**_NON_EMPTY, "minLength": 2}, anchored]},
+                               "the evidence span, whitespace normalised); absent or empty: "
+                               "a retrieval-only question, scored for ranking only",
+                "items": {"anyOf": [{**_NON_EMPTY, "minLength": 2}, _ANCHORED]},
             },
+            "source": _SOURCE,
             "notes": {"type": "string", "description": "free text for the authors"},
             "review": {"type": "object", "description": "written by init for review; "
                                                         "ignored by the evaluation"},

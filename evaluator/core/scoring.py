@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evaluator.core.giveaway import Overlap
 from evaluator.core.groundtruth import GroundTruth, Query
 from evaluator.core.judge import FactAudit
 from evaluator.core.measures import (
@@ -30,6 +31,11 @@ FAITHFULNESS_COLUMNS: tuple[str, ...] = (
     "faithfulness", "fact_recall", "contradiction",
     "context_precision", "context_recall", "answer_relevance",
 )
+#: Every measure judged against the gold facts: not computed (``None``) for a
+#: retrieval-only question (no gold facts), so means and floors leave it out.
+FACT_METRICS: frozenset[str] = frozenset((
+    *FAITHFULNESS_COLUMNS, "faithfulness_n15", "fact_recall_n15", "contradiction_n15",
+    "faithfulness_embed"))
 __all__ = ["DEFAULT_K", "HEADLINE_K", "effective_k", "metric_names"]
 
 
@@ -110,6 +116,7 @@ class QueryResult:
     faithfulness: Faithfulness
     diagnostics: Diagnostics
     latency_ms: float
+    overlap: Overlap | None = None   # the question against its answer's names (give-away)
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,8 @@ def score_query(query: Query, retrieval: Retrieval, options: ScoringOptions) -> 
     columns: dict[str, float | None] = {c: getattr(faith, c) for c in FAITHFULNESS_COLUMNS}
     columns |= {"context_tokens": float(retrieval.context_tokens),
                 "token_reduction": retrieval.token_reduction, **retrieval.columns}
+    if query.retrieval_only:
+        columns = {c: None if c in FACT_METRICS else v for c, v in columns.items()}
     metrics = compute_all(MeasureInput(ranking, grades, HEADLINE_K, th, options.gain, columns),
                           effective_k(options.k_values))
     top = set(ranking[:HEADLINE_K])
@@ -149,6 +158,12 @@ def score_query(query: Query, retrieval: Retrieval, options: ScoringOptions) -> 
         expected=expected, metrics=metrics, faithfulness=faith, diagnostics=diagnostics,
         latency_ms=retrieval.latency_ms,
     )
+
+
+def retrieval_only(row: QueryResult) -> bool:
+    """Whether ``row`` scores a retrieval-only question (no gold facts, so no
+    faithfulness)."""
+    return row.metrics.get("faithfulness") is None
 
 
 def aggregate(rows: Sequence[QueryResult]) -> Aggregate:

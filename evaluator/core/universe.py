@@ -12,10 +12,10 @@ Two options define it (globs, gitignore style, see :func:`glob_regex`):
   with ``exclude: []`` scores every file of the checkout, as the evaluator did before the
   universe existed);
 * ``exclude`` — globs whose files are left out. The default is :data:`DEFAULT_EXCLUDES`
-  (tests, docs, examples, benchmarks, CI and tool configuration, packaging scripts, licences,
-  generated and vendored files); a list given by the user *replaces* it, and the word
-  ``default`` in that list stands for the whole default list (``[default, "scripts/"]``
-  extends it, ``[]`` turns it off).
+  (tests, docs, examples, benchmarks, CI and tool configuration, packaging, scripts and
+  extras, licences, generated and vendored files); a list given by the user *replaces* it,
+  and the word ``default`` in that list stands for the whole default list
+  (``[default, "build_tools/"]`` extends it, ``[]`` turns it off).
 
 Every file left out carries its reason, so a run can say what it left out and why.
 """
@@ -57,7 +57,7 @@ def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
 DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("licences", "LICENSE", "LICENSE.*", "LICENCE", "LICENCE.*", "COPYING",
             "COPYING.*", "NOTICE", "NOTICE.*", "AUTHORS", "AUTHORS.*"),
-    *_rules("tests", "tests/", "test/", "__tests__/", "test_*.py", "*_test.py",
+    *_rules("tests", "tests/", "test/", "testing/", "__tests__/", "test_*.py", "*_test.py",
             "conftest.py", "*_test.go", "*.test.js", "*.test.ts", "*.test.tsx", "*.spec.js",
             "*.spec.ts", "*.spec.tsx", "*Test.java", "*Tests.java"),
     *_rules("docs", "docs/", "doc/", "*.md", "*.rst", "*.txt", "*.adoc"),
@@ -68,9 +68,13 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
             "azure-pipelines.yml", "tox.ini", "noxfile.py", "Makefile", "*.cfg", "*.toml",
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),
     *_rules("packaging", "setup.py", "MANIFEST.in", "*.spec", "*.egg-info/"),
+    *_rules("scripts", "scripts/", "extra/"),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
             "*.generated.*", "build/", "dist/", "__pycache__/", "*.pyc", "node_modules/"),
-    *_rules("vendored", "vendor/", "_vendor/", "third_party/", "thirdparty/"),
+    # ``*/**/packages/``: a package's bundled copies (``requests/packages/``, pip's
+    # ``_vendor``); a top-level ``packages/`` (a monorepo's own code) stays.
+    *_rules("vendored", "vendor/", "_vendor/", "third_party/", "thirdparty/",
+            "*/**/packages/"),
 )
 
 

@@ -271,3 +271,26 @@ def test_faithfulness_audit_and_drift(request):
     assert "faithfulness, 3 of 9 facts anchored" in text
     assert "Faithfulness audit" in text and "Ground truth and code disagree" in text
     _check(request, "faithfulness-audit.md", text)
+
+
+def test_by_overlap_and_retrieval_only(request):
+    """Issue 24: the By-overlap table (questions naming their answer apart) and the note on
+    retrieval-only questions (no gold facts: faithfulness neither computed nor floored)."""
+    from dataclasses import replace
+
+    from evaluator.core.giveaway import Overlap
+
+    results = make_results(quality=0.8, policy=LENIENT, seed=5)
+    rows = []
+    for n, row in enumerate(results.queries):
+        named = ("echo",) if n % 3 == 0 else ()
+        metrics = dict(row.metrics)
+        if n % 4 == 0:   # retrieval-only
+            metrics.update(faithfulness=None, fact_recall=None, contradiction=None)
+        rows.append(replace(row, metrics=metrics,
+                            overlap=Overlap(shared=("echo",), named=named, share=0.5)))
+    from evaluator.core.scoring import aggregate, by_shape
+
+    rescored = replace(results, queries=tuple(rows), overall=aggregate(rows),
+                       shapes=by_shape(rows, list(results.shapes)))
+    _check(request, "by-overlap.md", render(rescored))

@@ -14,7 +14,6 @@ import pytest
 
 from evaluator import atomic, history_file
 from evaluator.artifact import read_zip
-from evaluator.authoring import candidate_facts
 from evaluator.core import history
 from evaluator.core.results import from_dict, to_dict
 from evaluator.core.stats import min_p_value
@@ -116,12 +115,6 @@ def test_drafting_survives_hostile_modules_and_links(tmp_path):
     assert _entry_points(root, {}) == {}
     assert verbatim("Return the value", "x\n# return the value here\n")
     assert not verbatim("the value", "the values")
-
-
-def test_import_names_a_module_that_is_not_utf8(tmp_path):
-    (tmp_path / "bad.py").write_bytes(b"# caf\xe9\n")
-    with pytest.raises(InputError, match=r"bad\.py is not UTF-8 text"):
-        candidate_facts(tmp_path, "bad.py")
 
 
 def test_a_linked_neuralmind_yaml_is_never_read(tmp_path, cli):

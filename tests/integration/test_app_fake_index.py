@@ -59,3 +59,71 @@ def test_a_useless_index_misses_the_floors_with_exit_1(sample_repo, tmp_path):
     assert _exit_code(outcome) == EXIT_FLOORS
     assert _exit_code(app.Outcome(outcome.results, None,
                                   settings.replace(fail_on_floors=False))) == EXIT_OK
+
+
+class RanksButFindsNoFact(FakeIndex):
+    """Ranks every graded module first and hands over no context: no fact can be found
+    (faithfulness 0 for any question that has facts)."""
+
+    def ask(self, question):
+        from dataclasses import replace
+
+        return replace(super().ask(question), context="", documents=())
+
+
+def test_retrieval_only_questions_are_scored_for_ranking_and_not_floored_on_facts(
+        sample_repo, tmp_path):
+    """Issue 24: questions without gold facts pass on ranking alone (the faithfulness floor
+    failed them: "FAIL … nDCG@5 1.000"), and the report says why faithfulness is absent."""
+    import json
+    from dataclasses import replace
+
+    from evaluator import render
+
+    queries = sample_repo / "retrieval_queries.json"
+    doc = json.loads(queries.read_text(encoding="utf-8"))
+    for query in doc["queries"]:
+        query.pop("gold_facts")
+    queries.write_text(json.dumps(doc), encoding="utf-8")
+    settings = settings_for("evaluate", {"path": str(sample_repo), "baseline": "none",
+                                         "cache_dir": str(tmp_path / "c"),
+                                         "backend": "in_memory"})
+    deps = replace(real_deps({}, io.StringIO(), io.StringIO()),
+                   index_factory=lambda tree, **kw: RanksButFindsNoFact(tree, **kw,
+                                                                         perfect=True))
+    outcome = app.run_evaluate(settings, deps)
+    results = outcome.results
+    assert results.overall.metrics["ndcg@5"] == 1.0
+    assert results.overall.metrics["faithfulness"] is None
+    assert all(q.metrics["faithfulness"] is None for q in results.queries)
+    assert outcome.passed, [v.message for v in results.violations]
+    n = len(doc["queries"])
+    report = render.render(results)
+    assert (f"{n} of {n} questions are retrieval-only (no gold facts): faithfulness is "
+            "neither computed nor floored for them.") in report
+
+
+def test_results_hold_each_questions_overlap_and_the_report_has_a_by_overlap_table(
+        sample_repo, tmp_path):
+    """Issue 24: give-away questions (naming a grade-3 file or symbol) are counted apart."""
+    import json
+
+    from evaluator import render
+    from evaluator.core.results import from_dict, to_dict
+
+    settings = settings_for("evaluate", {"path": str(sample_repo), "baseline": "none",
+                                         "cache_dir": str(tmp_path / "c"),
+                                         "backend": "in_memory"})
+    results = app.run_evaluate(settings, deps_with(perfect=True)).results
+    by_id = {q.id: q for q in results.queries}
+    assert by_id["identity-01"].overlap.named == ("TokenExpiredError",)
+    assert by_id["focused-01"].overlap.names_answer is False
+    assert "jwts" not in by_id["focused-01"].overlap.shared
+    named = sum(q.overlap.names_answer for q in results.queries)
+    assert 0 < named < len(results.queries)
+    again = from_dict(json.loads(json.dumps(to_dict(results))), "results.json")
+    assert [q.overlap for q in again.queries] == [q.overlap for q in results.queries]
+    report = render.render(results)
+    assert "### By overlap" in report
+    assert f"| name their answer | {named} | 1.000 |" in report
+    assert f"| do not name it | {len(results.queries) - named} | 1.000 |" in report

@@ -336,3 +336,99 @@ def test_retrieval_grade_needs_an_import_link_and_a_use_of_the_name():
                                         {"audit.py", "shop.py"}, identifiers)
     assert grades == {"cart.py": 3, "shop.py": 1}
     assert "ranks it #3" in reasons["shop.py"] and "`checkout`" in reasons["shop.py"]
+
+
+# ----------------------------------------------------------------------------- issue 24
+
+
+def test_import_reads_a_multi_line_beir_question_as_validate_does(sample_repo, cli, tmp_path):
+    """``import trec`` wrote BEIR's multi-line questions, which ``validate`` then refused
+    as "control character"; both now read them as one paragraph."""
+    (sample_repo / "retrieval_queries.json").unlink()
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 auth/handlers.py 3\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(json.dumps({"_id": "q1", "text": "Login fails after a redirect.\n\n"
+                                   "Steps:\r\n  1. log in\n  2. follow the link"}) + "\n")
+    run = cli("import", "trec", str(sample_repo), "--qrels", str(qrels), "--queries",
+              str(queries))
+    assert run.code == 0, run.stderr
+    doc = json.loads((sample_repo / "retrieval_queries.json").read_text())
+    (query,) = doc["queries"]
+    assert query["question"] == ("Login fails after a redirect. Steps: 1. log in 2. follow "
+                                 "the link")
+    validated = cli("validate", str(sample_repo))
+    assert validated.code == 0, validated.stdout + validated.stderr
+
+
+def test_import_refuses_a_question_with_an_escape(sample_repo, cli, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 auth/handlers.py 3\n")
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text(json.dumps({"_id": "q1", "text": "red \x1b[31m text"}) + "\n")
+    out = tmp_path / "o.json"
+    run = cli("import", "trec", str(sample_repo), "--qrels", str(qrels), "--queries",
+              str(queries), "--output", str(out))
+    assert run.code == 2 and "control character" in run.stderr
+    assert not out.exists()
+
+
+def test_imported_questions_are_retrieval_only_not_docstring_facts(sample_repo, cli):
+    """``import`` made facts of module docstrings ("requests.models ~~~~~~~~ This module…");
+    it now drafts none: the questions are retrieval-only until someone quotes facts."""
+    (sample_repo / "retrieval_queries.json").unlink()
+    (sample_repo / ".neuralmind.eval.yaml").write_text(
+        "- q: |\n    How are refunds\n    issued?\n  gold: billing/stripe_client.py\n")
+    run = cli("import", "neuralmind-eval", str(sample_repo))
+    assert run.code == 0, run.stderr
+    doc = json.loads((sample_repo / "retrieval_queries.json").read_text())
+    (query,) = doc["queries"]
+    assert query["question"] == "How are refunds issued?"
+    assert query["gold_facts"] == []
+    assert "retrieval-only" in doc["description"]
+    validated = cli("validate", str(sample_repo))
+    assert validated.code == 0, validated.stdout + validated.stderr
+    assert "0 error(s), 1 warning(s)" in validated.stderr   # the draft, nothing on facts
+    assert "gold_facts" not in validated.stdout + validated.stderr
+
+
+@pytest.mark.parametrize("fmt", ["neuralmind-eval", "trec"])
+def test_import_says_outside_the_module_universe_for_a_file_that_exists(sample_repo, cli,
+                                                                         tmp_path, fmt):
+    (sample_repo / "retrieval_queries.json").unlink()
+    (sample_repo / "tests").mkdir(exist_ok=True)
+    (sample_repo / "tests" / "test_auth.py").write_text("def test_login():\n    pass\n")
+    if fmt == "trec":
+        qrels = tmp_path / "qrels.txt"
+        qrels.write_text("q1 0 tests/test_auth.py 3\nq1 0 gone.py 1\n")
+        queries = tmp_path / "queries.tsv"
+        queries.write_text("q1\tHow is login tested?\n")
+        args = ["--qrels", str(qrels), "--queries", str(queries)]
+    else:
+        (sample_repo / ".neuralmind.eval.yaml").write_text(
+            "- q: How is login tested?\n  gold: [tests/test_auth.py, gone.py]\n")
+        args = []
+    run = cli("import", fmt, str(sample_repo), *args)
+    assert run.code == 2
+    assert "outside the module universe: tests/test_auth.py" in run.stderr
+    assert "not in the checkout: gone.py" in run.stderr
+
+
+def test_validate_warns_about_a_question_that_names_its_answer(sample_repo, cli):
+    """Issue 24: a question naming its grade-3 file or a symbol defined there is found by
+    keyword search alone; validate says so (a warning: the file stays valid)."""
+    path = sample_repo / "retrieval_queries.json"
+    doc = json.loads(path.read_text())
+    target = next(q for q in doc["queries"]
+                  if q["relevance_grades"].get("auth/jwt_utils.py") == 3)
+    target["question"] = "How does `jwt_utils.py` sign a token?"
+    path.write_text(json.dumps(doc))
+    run = cli("validate", str(sample_repo))
+    assert run.code == 0, run.stdout + run.stderr
+    out = run.stdout + run.stderr
+    assert f"query {target['id']!r}, field question: the question names its answer " \
+           "(jwt_utils, jwt_utils.py" in out
+    # The bundled identity questions ask "What is TokenExpiredError …?": naming the thing
+    # is what an identity question does, so they are not warned about.
+    flagged = re.findall(r"query '([^']+)', field question: the question names", out)
+    assert flagged == [target["id"]]

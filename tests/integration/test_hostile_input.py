@@ -60,11 +60,26 @@ def test_control_characters_in_ground_truth_are_refused(sample_repo, cli, field)
     doc = json.loads(path.read_text())
     doc["queries"][0][field] = "focused\n::error title=Injected::PR author controls this"
     path.write_text(json.dumps(doc))
-    run = cli("evaluate", str(sample_repo), *FAST, env={"GITHUB_ACTIONS": "true"})
-    assert run.code == 2
-    assert "contains a control character" in run.stderr
+    out = sample_repo.parent / "out"
+    run = cli("evaluate", str(sample_repo), *FAST, "--output-dir", str(out),
+              env={"GITHUB_ACTIONS": "true"})
+    if field == "question":
+        # Issue 24: a multi-line question is read as one paragraph, so the newline can
+        # no longer start a workflow command of its own.
+        assert run.code in (0, 1), run.stderr
+        results = json.loads((out / "results.json").read_text())
+        assert results["queries"][0]["question"] == \
+            "focused ::error title=Injected::PR author controls this"
+    else:
+        assert run.code == 2
+        assert "contains a control character" in run.stderr
     for line in (run.stdout + run.stderr).splitlines():
         assert not line.startswith("::error title=Injected")
+    if out.exists():
+        for written in out.rglob("*"):
+            if written.is_file():
+                for line in written.read_text(errors="replace").splitlines():
+                    assert not line.startswith("::error title=Injected"), written
 
 
 def test_control_characters_in_a_results_file_are_refused(saved, cli, server, tmp_path):

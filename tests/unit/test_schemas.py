@@ -37,7 +37,8 @@ def test_bundled_ground_truth_matches_the_schema_and_the_validator():
 @pytest.mark.parametrize("mutate", [
     lambda q: q.update(relevance_grades={"a.py": 4}),
     lambda q: q.update(relevance_grades={"a.py": "3"}),
-    lambda q: q.pop("gold_facts"),
+    lambda q: q.pop("relevance_grades"),
+    lambda q: q.update(source={"commit": "not a sha", "subject": "s"}),
     lambda q: q.update(id=""),
     lambda q: q.update(question="   "),
 ])
@@ -50,6 +51,23 @@ def test_schema_and_validator_both_refuse(mutate):
         jsonschema.validate(doc, ground_truth_schema())
     gt, _problems = load_ground_truth(json.dumps(doc), "gt.json")
     assert gt is None
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda q: q.pop("gold_facts"),
+    lambda q: q.update(gold_facts=[]),
+    lambda q: q.update(question="Why does the session\ndrop cookies on a redirect?"),
+    lambda q: q.update(source={"commit": "0123abc", "subject": "fix: keep cookies (#12)"}),
+])
+def test_schema_and_validator_both_accept(mutate):
+    """Retrieval-only questions, multi-line questions and a history source (issue 24)."""
+    query = {"id": "q1", "question": "Why?", "shape": "focused",
+             "relevance_grades": {"a.py": 3}, "gold_facts": ["alpha beta", "gamma delta"]}
+    mutate(query)
+    doc = {"queries": [query]}
+    jsonschema.validate(doc, ground_truth_schema())
+    gt, problems = load_ground_truth(json.dumps(doc), "gt.json")
+    assert gt is not None, [p.render() for p in problems]
 
 
 def test_options_schema_accepts_the_documented_example_and_refuses_typos():

@@ -25,6 +25,7 @@ from evaluator.core.options import Settings, build_options
 from evaluator.core.results import SCHEMA_VERSION, Results, RunInfo, from_dict, to_dict
 from evaluator.core.scoring import (
     DEFAULT_K,
+    FACT_METRICS,
     FAITHFULNESS_COLUMNS,
     HEADLINE_K,
     Aggregate,
@@ -39,6 +40,7 @@ from evaluator.core.scoring import (
     effective_k,
     mean,
     metric_names,
+    retrieval_only,
     score_all,
     score_query,
 )
@@ -835,3 +837,61 @@ def test_any_corruption_raises_results_error_or_loads(path: tuple[Any, ...],
         return
     assert message.startswith("r.json: ")
     assert "is this a results.json" in message or "schema_version" in message
+
+
+# ----------------------------------------------------------------------------- issue 24
+
+
+def test_a_retrieval_only_question_has_no_faithfulness_but_every_ranking_metric() -> None:
+    with_facts = scored()
+    query = Query(id="q1", question="question q1?", shape="focused", grades=dict(GRADES),
+                  gold_facts=())
+    only = score_query(query, make_retrieval(), ScoringOptions())
+    assert retrieval_only(only) and not retrieval_only(with_facts)
+    for name in FACT_METRICS:
+        assert only.metrics.get(name) is None, name
+    for name in ("recall@5", "mrr", "ndcg@5", "hit_rate"):
+        assert only.metrics[name] == with_facts.metrics[name]
+    assert with_facts.metrics["faithfulness"] == 0.75
+    overall = aggregate([only, with_facts])
+    assert overall.metrics["faithfulness"] == 0.75   # the mean leaves the question out
+
+
+def _scored_pair(*, facts: tuple[bool, bool]) -> list[QueryResult]:
+    rows = []
+    for n, has in enumerate(facts):
+        query = Query(id=f"q{n}", question="?", shape="focused" if n == 0 else "identity",
+                      grades=dict(GRADES), gold_facts=("fact one", "fact two") if has else ())
+        rows.append(score_query(query, make_retrieval(
+            f"q{n}", faithfulness=faith(faithfulness=0.0, fact_recall=0.0)),
+            ScoringOptions()))
+    return rows
+
+
+def test_faithfulness_floors_are_not_applied_when_no_question_has_facts() -> None:
+    rows = _scored_pair(facts=(False, False))
+    policy = FloorPolicy(aggregate=(Floor("faithfulness", ">", 0.0),
+                                    Floor("context_precision", ">=", 0.1)),
+                         per_shape=(Floor("faithfulness", ">", 0.0),), zero_miss=False)
+    violations = check_floors(policy, overall=aggregate(rows),
+                              shapes=by_shape(rows, ("focused", "identity")), rows=rows)
+    # context_precision is judged against facts too: nothing to judge, nothing floored.
+    assert violations == ()
+
+
+def test_faithfulness_floors_apply_to_the_questions_with_facts() -> None:
+    rows = _scored_pair(facts=(True, False))
+    policy = FloorPolicy(aggregate=(Floor("faithfulness", ">", 0.0),),
+                         per_shape=(Floor("faithfulness", ">", 0.0),), zero_miss=False)
+    violations = check_floors(policy, overall=aggregate(rows),
+                              shapes=by_shape(rows, ("focused", "identity")), rows=rows)
+    assert [(v.scope, v.metric, v.value) for v in violations] == [
+        ("overall", "faithfulness", 0.0), ("shape focused", "faithfulness", 0.0)]
+
+
+def test_a_floor_on_a_column_not_computed_for_questions_with_facts_is_still_missed() -> None:
+    rows = _scored_pair(facts=(True, True))
+    policy = FloorPolicy(aggregate=(Floor("context_precision", ">=", 0.1),), per_shape=(),
+                         zero_miss=False)
+    (violation,) = check_floors(policy, overall=aggregate(rows), shapes={}, rows=rows)
+    assert violation.value is None

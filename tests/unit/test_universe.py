@@ -53,6 +53,34 @@ def test_default_universe_leaves_out_with_a_reason(path, reason):
     assert universe.reason(path) == reason
 
 
+PYTEST_REQUESTS_LIKE = (
+    "src/_pytest/main.py", "testing/test_main.py", "testing/plugins/conftest_helpers.py",
+    "scripts/release.py", "extra/get_issues.py", "src/requests/packages/urllib3/poolmanager.py",
+    "src/requests/packages.py", "pip/_vendor/six.py", "packages/ui/index.js",
+    "src/_pytest/testing.py",
+)
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    ("testing/test_main.py", "tests"),
+    ("testing/plugins/conftest_helpers.py", "tests"),
+    ("scripts/release.py", "scripts"),
+    ("extra/get_issues.py", "scripts"),
+    ("src/requests/packages/urllib3/poolmanager.py", "vendored"),
+    ("pip/_vendor/six.py", "vendored"),
+])
+def test_default_universe_leaves_out_testing_scripts_extra_and_bundled_packages(path, reason):
+    """Issue 24: such files filled 16 of 60 top-5 lists on pytest and requests."""
+    universe = select_universe(PYTEST_REQUESTS_LIKE)
+    assert universe.reason(path) == reason
+
+
+def test_files_named_like_those_folders_stay_modules():
+    universe = select_universe(PYTEST_REQUESTS_LIKE)
+    assert universe.modules == ("packages/ui/index.js", "src/_pytest/main.py",
+                                "src/_pytest/testing.py", "src/requests/packages.py")
+
+
 def test_default_universe_keeps_the_package_code():
     universe = select_universe(CLICK_LIKE)
     assert universe.modules == ("pkg/foo.go", "src/click/__init__.py", "src/click/_compat.py",

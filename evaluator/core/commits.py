@@ -1,0 +1,389 @@
+"""Questions from a repository's own history: what ``init --from-history`` drafts.
+
+Every commit describes a change in a person's words, and its diff names the files that
+answer it (the way SWE-bench, Loc-Bench and SweRank build localisation questions from an
+issue's or pull request's text and the files its fix changed). This module is pure: it
+reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.snapshot.commit_log`,
+:func:`evaluator.snapshot.commit_patch`) and decides, per commit:
+
+* the **question**: the subject, cleaned deterministically (:func:`clean_subject`):
+  conventional-commit prefixes (``fix(core):``), issue and pull-request references
+  (``#123``, ``GH-123``, ``Fixes #12``, a trailing ``(#123)``) and control characters go;
+* the **relevant modules**: the files it changed that are modules of the universe by their
+  path, followed through later renames to today's paths (:class:`RenameMap`); a file that
+  no longer exists is dropped. Grade 3 for the files carrying most of the changed lines
+  (the fewest files, most lines first, holding more than half of them), 2 for the rest;
+* the **shape**: ``focused`` for one module, ``cross-file`` for two or more;
+* or why it is **skipped** (:data:`SKIP_REASONS`): the first commit, a merge, a revert or
+  a commit reverted later (git's ``Revert "subject"``), a version bump, a
+  change to tests/docs/CI only, a change over the size limit, files that no longer exist,
+  a subject that says too little.
+
+Commit messages are hostile input: they are decoded with replacement characters (never
+surrogates), control characters become spaces, and a subject longer than
+:data:`MAX_SUBJECT_CHARS` is skipped, never cut.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
+
+#: A change over either limit (in the modules it touches) is too big to be one question.
+MAX_FILES = 8
+MAX_LINES = 400
+MIN_QUESTION_WORDS = 3
+MAX_FACTS = 4
+MIN_FACT_CHARS = 12
+MAX_FACT_CHARS = 120
+
+SKIP_ROOT = "the repository's first commit (it adds everything)"
+SKIP_MERGE = "merge of branches"
+SKIP_REVERT = "revert, or reverted later"
+SKIP_VERSION = "version bump or release"
+SKIP_NO_MODULE = "changes only tests, docs, CI or other files outside the module universe"
+SKIP_SIZE = f"over the size limit ({MAX_FILES} modules or {MAX_LINES} changed lines)"
+SKIP_GONE = "its modules no longer exist"
+SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
+SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
+SKIP_DUPLICATE = "same question as a newer commit"
+SKIP_CHORE = "a typo, formatting or lint change"
+SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
+SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_REVERT, SKIP_VERSION, SKIP_NO_MODULE,
+                                 SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG, SKIP_DUPLICATE,
+                                 SKIP_CHORE, SKIP_GIVEAWAY)
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One file of a commit: its path after the commit (``old`` before it, for a rename) and
+    its added/deleted lines (0 for a binary file)."""
+
+    path: str
+    added: int
+    deleted: int
+    old: str | None = None
+
+    @property
+    def lines(self) -> int:
+        return self.added + self.deleted
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    parents: tuple[str, ...]
+    subject: str          # one line, control characters replaced, whitespace collapsed
+    changes: tuple[FileChange, ...]
+
+
+_HEADER = re.compile(r"\n?([0-9a-f]{40}|[0-9a-f]{64})((?: (?:[0-9a-f]{40}|[0-9a-f]{64}))*) ?\Z")
+_NUMSTAT = re.compile(r"\n?(\d+|-)\t(\d+|-)\t(.*)\Z", re.DOTALL)
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])")
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")
+
+
+def one_line(raw: bytes | str) -> str:
+    """Hostile text as one printable line: control characters become spaces, runs of
+    whitespace one space; undecodable bytes become U+FFFD (never a surrogate)."""
+    text = _text(raw) if isinstance(raw, bytes) else \
+        raw.encode("utf-8", "replace").decode("utf-8")
+    return " ".join(_CONTROLS.sub(" ", _ANSI.sub("", text)).split())
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else 0
+
+
+def parse_log(data: bytes) -> list[Commit]:
+    """The commits of ``git log -z --format=%x00%H %P%x00%s --numstat -M``, newest first.
+
+    A state machine over the NUL-separated fields: a header (sha and parents), then the
+    subject (always the next field), then numstat entries; a rename's entry has an empty
+    path followed by the old and the new path, which are consumed as such (a file named like
+    a sha cannot start a commit). Paths that are not UTF-8 or hold control characters are
+    left out (no ground truth can grade them)."""
+    fields = data.split(b"\0")
+    commits: list[Commit] = []
+    sha: str | None = None
+    parents: tuple[str, ...] = ()
+    subject = ""
+    changes: list[FileChange] = []
+
+    def close() -> None:
+        if sha is not None:
+            commits.append(Commit(sha, parents, subject, tuple(changes)))
+
+    i = 0
+    while i < len(fields):
+        raw = fields[i]
+        i += 1
+        text = _text(raw)
+        if not text.strip("\n"):
+            continue
+        stat = _NUMSTAT.match(text) if sha is not None else None
+        if stat is not None:
+            path = stat.group(3)
+            old = None
+            if not path:  # a rename: old and new path follow
+                old_raw = fields[i] if i < len(fields) else b""
+                new_raw = fields[i + 1] if i + 1 < len(fields) else b""
+                i += 2
+                old, path = _path(old_raw), _path(new_raw)
+            else:
+                path = _path(raw[raw.index(b"\t", raw.index(b"\t") + 1) + 1:])
+            if path is not None:
+                changes.append(FileChange(path, _number(stat.group(1)),
+                                          _number(stat.group(2)), old))
+            continue
+        header = _HEADER.match(text)
+        if header is None:
+            continue  # nothing else is expected here; never guessed at
+        close()
+        sha = header.group(1)
+        parents = tuple(header.group(2).split())
+        subject = one_line(fields[i]) if i < len(fields) else ""
+        i += 1
+        changes = []
+    close()
+    return commits
+
+
+def _path(raw: bytes) -> str | None:
+    try:
+        path = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return None if not path or has_control(path) else path
+
+
+# ----------------------------------------------------------------------------- the question
+
+_TYPES = ("feat", "feature", "fix", "bugfix", "hotfix", "docs", "doc", "chore", "refactor",
+          "perf", "test", "tests", "build", "ci", "style", "revert", "deps", "security")
+_CONVENTIONAL = re.compile(r"^(?:" + "|".join(_TYPES) + r")(?:\([^)]{0,60}\))?!?\s*:\s*",
+                           re.IGNORECASE)
+_BRACKET_TAG = re.compile(r"^\[[^\]]{1,30}\]\s*")
+_CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|part of|"
+                      r"related to)\s*:?\s+(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+",
+                      re.IGNORECASE)
+_REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
+_EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+_REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
+_REVERTED = re.compile(r'^Revert "(.+)"$')
+_CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
+                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate)\b",
+                    re.IGNORECASE)
+_VERSION = re.compile(
+    r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"
+    r"|(?:release|releasing|prepare|preparing|bump(?:ed)?|tag(?:ged)?|version)\b.*\d+\.\d+"
+    r"|bump(?:ed)?\s+(?:the\s+)?version|bump\s+\S+\s+from\s"   # dependabot
+    r"|(?:start|back to)\s+(?:the\s+)?(?:next\s+)?(?:dev(?:elopment)?\s+)?version)",
+    re.IGNORECASE)
+
+
+def clean_subject(subject: str) -> str:
+    """The question a subject asks, cleaned deterministically: a conventional-commit
+    prefix or a ``[tag]``, issue and pull-request references (``Fixes #12``, ``(#123)``,
+    ``GH-123``, ``owner/repo#5``) go; spaces collapse; the first letter is upper case; a
+    trailing period goes."""
+    text = one_line(subject)
+    for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
+        text = _CONVENTIONAL.sub("", text)
+        text = _BRACKET_TAG.sub("", text)
+    text = _CLOSING.sub("", text)
+    text = _REF.sub("", text)
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = " ".join(text.split()).strip(" ,;:-–—")
+    text = text.removesuffix(".").rstrip()
+    return text[:1].upper() + text[1:]
+
+
+# ----------------------------------------------------------------------------- renames
+
+
+class RenameMap:
+    """Today's path of a path as it was after a commit, fed newest commit first: a commit's
+    renames apply to the commits older than it (:meth:`record` after :meth:`today`)."""
+
+    def __init__(self) -> None:
+        self._forward: dict[str, str] = {}
+
+    def today(self, path: str) -> str:
+        return self._forward.get(path, path)
+
+    def record(self, commit: Commit) -> None:
+        for change in commit.changes:
+            if change.old is not None and change.old != change.path:
+                self._forward[change.old] = self.today(change.path)
+
+
+# ----------------------------------------------------------------------------- drafting
+
+
+@dataclass(frozen=True)
+class HistoryCandidate:
+    """A commit that makes a question: its grades over today's modules (3 for the files
+    carrying most changed lines, 2 for the rest), their paths at the commit, and its
+    shape."""
+
+    commit: Commit
+    question: str
+    grades: Mapping[str, int]
+    lines: Mapping[str, int]       # today's path → lines the commit changed in it
+    paths_then: Mapping[str, str]  # today's path → its path at the commit
+
+    @property
+    def shape(self) -> str:
+        return "focused" if len(self.grades) == 1 else "cross-file"
+
+
+@dataclass(frozen=True)
+class Mined:
+    """Every commit read: the candidates (newest first) and the skipped, by reason."""
+
+    candidates: tuple[HistoryCandidate, ...]
+    skipped: Mapping[str, int]
+    read: int
+
+
+def top_files(lines: Mapping[str, int]) -> set[str]:
+    """The fewest files, most changed lines first (ties by path), that hold more than half
+    of the changed lines: grade 3."""
+    ordered = sorted(lines, key=lambda p: (-lines[p], p))
+    total = sum(lines.values())
+    out: set[str] = set()
+    held = 0
+    for path in ordered:
+        out.add(path)
+        held += lines[path]
+        if held * 2 > total:
+            break
+    return out
+
+
+def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
+                 reverted: set[str]) -> str | None:
+    if not commit.parents:
+        return SKIP_ROOT
+    if len(commit.parents) > 1:
+        return SKIP_MERGE
+    if commit.subject in reverted:
+        return SKIP_REVERT
+    if len(commit.subject) > MAX_SUBJECT_CHARS:
+        return SKIP_LONG
+    if _REVERT.match(commit.subject) or _REVERT.match(_CONVENTIONAL.sub("", commit.subject)):
+        return SKIP_REVERT
+    cleaned = clean_subject(commit.subject)
+    if _VERSION.search(cleaned):
+        return SKIP_VERSION
+    if _CHORE.search(cleaned):
+        return SKIP_CHORE
+    if not any(is_module_path(c.path) for c in commit.changes):
+        return SKIP_NO_MODULE
+    return None
+
+
+def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
+         modules: Iterable[str]) -> Mined:
+    """Decide every commit (newest first): a candidate, or its counted skip reason.
+    ``is_module_path`` says whether a path is a module by the universe's rules (for any
+    commit's files); ``modules`` are today's modules."""
+    present = frozenset(modules)
+    renames = RenameMap()
+    skipped: dict[str, int] = {}
+    out: list[HistoryCandidate] = []
+    asked: set[str] = set()
+    reverted: set[str] = set()   # subjects a newer commit reverts (git's "Revert "…"")
+
+    def skip(reason: str) -> None:
+        skipped[reason] = skipped.get(reason, 0) + 1
+
+    for commit in commits:
+        reason = _skip_reason(commit, is_module_path, reverted)
+        if (undone := _REVERTED.match(commit.subject)) is not None:
+            reverted.add(undone.group(1))
+        lines: dict[str, int] = {}
+        then: dict[str, str] = {}
+        if reason is None:
+            touched = [c for c in commit.changes if is_module_path(c.path)]
+            if len(touched) > MAX_FILES or sum(c.lines for c in touched) > MAX_LINES:
+                reason = SKIP_SIZE
+            else:
+                for change in touched:
+                    now = renames.today(change.path)
+                    if now in present:
+                        lines[now] = lines.get(now, 0) + change.lines
+                        then[now] = change.path
+                if not lines:
+                    reason = SKIP_GONE
+        question = clean_subject(commit.subject)
+        if reason is None and len(question.split()) < MIN_QUESTION_WORDS:
+            reason = SKIP_VAGUE
+        if reason is None and question.lower() in asked:
+            reason = SKIP_DUPLICATE
+        renames.record(commit)
+        if reason is not None:
+            skip(reason)
+            continue
+        asked.add(question.lower())
+        if not any(lines.values()):       # only binary or mode changes: one file each
+            lines = dict.fromkeys(lines, 1)
+        best = top_files(lines)
+        grades = {path: 3 if path in best else 2 for path in sorted(lines)}
+        out.append(HistoryCandidate(commit, question, grades, lines, then))
+    return Mined(tuple(out), skipped, len(commits))
+
+
+# ----------------------------------------------------------------------------- facts
+
+
+def added_lines(patch: bytes) -> dict[str, list[str]]:
+    """The lines a ``git show -U0`` patch adds, by the file's path after the commit (the
+    ``+++ b/…`` line; a quoted path is left out). Whitespace is collapsed."""
+    out: dict[str, list[str]] = {}
+    current: str | None = None
+    for raw in patch.split(b"\n"):
+        if raw.startswith(b"+++ "):
+            target = raw[4:]
+            current = None
+            if target.startswith(b"b/"):
+                current = _path(target[2:])
+            continue
+        if raw.startswith(b"diff --git "):
+            current = None
+            continue
+        if current is not None and raw.startswith(b"+"):
+            line = one_line(raw[1:])
+            if line:
+                out.setdefault(current, []).append(line)
+    return out
+
+
+def _fact_score(line: str) -> tuple[int, int]:
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", line))
+    return (-len(words), len(line))
+
+
+def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
+                   limit: int = MAX_FACTS) -> list[str]:
+    """Up to ``limit`` added lines that still exist, word for word (whitespace collapsed),
+    in today's file: specific ones (a fact the judge can use, 12–120 characters, not a
+    comment marker or a lone bracket), the most distinct words first."""
+    present = {" ".join(line.split()) for line in today_lines}
+    kept: list[str] = []
+    for line in dict.fromkeys(added):
+        if line not in present or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
+            continue
+        if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
+                fact_problem(line) is not None:
+            continue
+        kept.append(line)
+    return sorted(kept, key=_fact_score)[:limit]

@@ -1,0 +1,172 @@
+"""Give-away detection: does a question name its own answer?
+
+A question that names the file or the function that answers it ("How does `echo()` in
+`utils.py` …") is found by keyword search alone, so scores on it look better than the
+retrieval is. For a question and its grade-3 modules this module computes:
+
+* the **names** of each answer (:func:`answer_names`): its file name and stem, and the
+  functions, classes and methods it defines (Python read with :mod:`ast`, other languages by
+  their ``def``/``class``/``function``/``func``/``fn`` lines), and the words of those names,
+  of its path and of the first docstring lines (module and symbols);
+* the question's **overlap** (:func:`overlap`): the words it shares with those names, their
+  share of the question's own words, and the names it *states*: the answer's file name or
+  stem, or a symbol it defines, spelled as code (in backticks, called, dotted, or an
+  identifier with ``_``, a digit or inner capitals such as ``merge_setting``,
+  ``HTTPAdapter``), or a CamelCase class name as written (``Session``). A plain word that
+  happens to be a name (``session``) is a shared word, not a stated name.
+
+A question *names its answer* when it states one of those names.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from evaluator.core.groundtruth import GENERIC_WORDS
+
+QUESTION_WORDS = frozenset("""
+about after also and any are because been before being between both but can could did
+does doing done each either every for from had has have how into its just more most not
+now only other our over same should some such than that the their them then there these
+they this those through too under until use used uses using via was way were what when
+where whether which while who why will with within without would you your
+""".split())  # noqa: SIM905 (a word list reads best as text)
+_SKIP_PARTS = frozenset({"src", "lib", "__init__", "__main__", "index", "mod", "main"})
+_OTHER_DEFS = re.compile(
+    r"^\s*(?:export\s+)?(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?(?:def|class|function|func|fn|"
+    r"struct|interface|trait|enum|type)\s+(?:\([^)]*\)\s*)?([A-Za-z_][A-Za-z0-9_]*)",
+    re.MULTILINE)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CODE = re.compile(r"`([^`]{1,200})`|([A-Za-z_][A-Za-z0-9_.]*)\(\)|"
+                   r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b")
+
+
+@dataclass(frozen=True)
+class AnswerNames:
+    """What a module is called and defines, for give-away detection."""
+
+    module: str
+    files: frozenset[str]     # "utils.py", "utils" (lower case)
+    symbols: frozenset[str]   # names it defines, as written ("Session", "merge_setting")
+    words: frozenset[str]     # every word of its path, names and first docstring lines
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """A question against its answer's names."""
+
+    shared: tuple[str, ...]   # words the question shares with the names, sorted
+    named: tuple[str, ...]    # the names it states (file or symbol), sorted
+    share: float              # shared words / the question's own words (0 without words)
+
+    @property
+    def names_answer(self) -> bool:
+        return bool(self.named)
+
+
+def words(text: str) -> set[str]:
+    """The content words of ``text``: identifiers split at ``_`` and case changes, lower
+    case, 3 letters or more, neither generic code words nor question words."""
+    out: set[str] = set()
+    for ident in _IDENT.findall(text):
+        for part in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", ident):
+            low = part.lower()
+            if len(low) >= 3 and low not in GENERIC_WORDS and low not in QUESTION_WORDS:
+                out.add(low)
+    return out
+
+
+def _doc_first_line(node: ast.AST) -> str:
+    try:
+        doc = ast.get_docstring(node)  # type: ignore[arg-type]
+    except TypeError:
+        return ""
+    return doc.strip().splitlines()[0] if doc and doc.strip() else ""
+
+
+def _python_names(source: str) -> tuple[set[str], list[str]]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set(), []
+    names: set[str] = set()
+    docs = [_doc_first_line(tree)]
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+            docs.append(_doc_first_line(node))
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        names.add(item.name)
+                        docs.append(_doc_first_line(item))
+    return names, docs
+
+
+def answer_names(module: str, source: str | None) -> AnswerNames:
+    """The names of ``module`` (its path, and what ``source`` defines; none without it)."""
+    base = posixpath.basename(module)
+    stem = posixpath.splitext(base)[0]
+    files = {base.lower(), stem.lower()} - _SKIP_PARTS
+    symbols: set[str] = set()
+    docs: list[str] = []
+    if source is not None:
+        if module.endswith(".py"):
+            symbols, docs = _python_names(source)
+        else:
+            symbols = set(_OTHER_DEFS.findall(source))
+    symbols = {s for s in symbols if not s.startswith("__")}
+    parts = [p for p in module.split("/") if posixpath.splitext(p)[0] not in _SKIP_PARTS]
+    vocabulary = words(" ".join([*parts, *symbols, *docs]))
+    return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary))
+
+
+def _distinctive(name: str) -> bool:
+    """A name that reads as code, not as a word: ``_``, a digit, or inner capitals."""
+    return "_" in name.strip("_") or any(c.isdigit() for c in name) or \
+        any(c.isupper() for c in name[1:])
+
+
+def _stated(question: str) -> tuple[set[str], set[str]]:
+    """What the question spells as code, split into identifiers, and its plain tokens."""
+    code: set[str] = set()
+    for match in _CODE.finditer(question):
+        text = next(g for g in match.groups() if g)
+        code.add(text.lower())
+        code |= set(_IDENT.findall(text))
+    plain = set(re.findall(r"[A-Za-z_][A-Za-z0-9_.]*", question))
+    return code, plain
+
+
+def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
+    """The question's overlap with the names of its answers (its grade-3 modules)."""
+    own = words(question)
+    vocabulary: set[str] = set().union(*(a.words | {f for f in a.files if "." not in f}
+                                         for a in answers)) if answers else set()
+    shared = own & vocabulary
+    code, plain = _stated(question)
+    plain_lower = {p.lower().rstrip(".") for p in plain}
+    named: set[str] = set()
+    for answer in answers:
+        for f in answer.files:
+            if f in code or (f in plain_lower and ("." in f or _distinctive(f))):
+                named.add(f)
+        for symbol in answer.symbols:
+            if len(symbol) < 3:
+                continue
+            if symbol in code or symbol.lower() in code or (
+                    symbol in plain and (_distinctive(symbol) or symbol[0].isupper())):
+                named.add(symbol)
+    return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
+                   len(shared) / len(own) if own else 0.0)
+
+
+def overlaps(question: str, grades: Iterable[tuple[str, int]],
+             names_of: dict[str, AnswerNames]) -> Overlap:
+    """:func:`overlap` against the grade-3 modules among ``grades`` found in ``names_of``."""
+    answers = [names_of[m] for m, g in grades if g == 3 and m in names_of]
+    return overlap(question, answers)

@@ -1,0 +1,107 @@
+"""Unit tests for evaluator.core.commits: parsing git's log, cleaning subjects, grading."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.core.commits import (
+    SKIP_MERGE,
+    SKIP_VERSION,
+    Commit,
+    FileChange,
+    added_lines,
+    clean_subject,
+    evidence_facts,
+    mine,
+    one_line,
+    parse_log,
+    top_files,
+)
+
+A, B, C = "a" * 40, "b" * 40, "c" * 40
+
+
+@pytest.mark.parametrize(("subject", "question"), [
+    ("feat(session): add a retry budget to the session (#12)",
+     "Add a retry budget to the session"),
+    ("fix!: keep cookies across redirects, fixes #40", "Keep cookies across redirects"),
+    ("Fix GH-1234: handle empty bodies", "Handle empty bodies"),
+    ("[core] Handle empty bodies in owner/repo#5", "Handle empty bodies in"),
+    ("Closes #3 - parse chunked responses.", "Parse chunked responses"),
+    ("docs: Explain the hooks", "Explain the hooks"),
+    ("Session: drop the proxy cache", "Session: drop the proxy cache"),
+    ("Use \x1b[31mred\x1b[0m text\x07 here", "Use red text here"),
+])
+def test_clean_subject(subject: str, question: str) -> None:
+    assert clean_subject(subject) == question
+
+
+def test_one_line_never_keeps_surrogates_or_controls() -> None:
+    assert one_line(b"caf\xe9 \x00x\ty") == "caf\ufffd x y"
+    assert one_line("lone \udc80 surrogate\u2028next") == "lone ? surrogate next"
+
+
+def _log(*records: tuple[str, str, str, list[bytes]]) -> bytes:
+    out = b""
+    for sha, parents, subject, stats in records:
+        out += b"\0" + f"{sha} {parents}".rstrip(" ").encode() + b"\0" + subject.encode() \
+            + b"\0\n" + b"".join(stats) + b"\0"
+    return out
+
+
+def test_parse_log_reads_renames_binaries_and_odd_names() -> None:
+    data = _log(
+        (A, B, "Rename it", [b"3\t1\t\0old/x.py\0new/x.py\0", b"-\t-\timg.png\0"]),
+        (B, "", "First", [b"2\t0\t" + C.encode() + b"\0", b"1\t0\tcaf\xe9.py\0",
+                          b"1\t0\tbad\x1bname.py\0"]))
+    first, second = parse_log(data)
+    assert first == Commit(A, (B,), "Rename it", (FileChange("new/x.py", 3, 1, "old/x.py"),
+                                                 FileChange("img.png", 0, 0)))
+    # a file named like a sha is a file; names that are not UTF-8 or hold controls go
+    assert second == Commit(B, (), "First", (FileChange(C, 2, 0),))
+
+
+def test_parse_log_ignores_garbage_and_a_truncated_tail() -> None:
+    assert parse_log(b"not a log\0\0\n1\t2\tx.py\0") == []
+    (only,) = parse_log(b"\0" + A.encode() + b"\0subject\0\n1\t0\t\0a.py")
+    assert (only.sha, only.subject, only.changes) == (A, "subject", ())  # rename cut short
+
+
+def test_top_files_hold_more_than_half_of_the_lines() -> None:
+    assert top_files({"a": 10}) == {"a"}
+    assert top_files({"a": 10, "b": 9, "c": 2}) == {"a", "b"}
+    assert top_files({"a": 50, "b": 10, "c": 10}) == {"a"}
+    assert top_files({"a": 5, "b": 5}) == {"a", "b"}
+
+
+def test_mine_counts_every_skip_and_follows_renames() -> None:
+    commits = [
+        Commit("1" * 40, ("2" * 40,), "Bump version to 2.0.1", (FileChange("pkg/a.py", 1, 1),)),
+        Commit("2" * 40, ("3" * 40,), "Move the parser to a new module",
+               (FileChange("pkg/new.py", 0, 0, "pkg/old.py"),)),
+        Commit("3" * 40, ("4" * 40, "5" * 40), "Merge pull request #1 from x/y", ()),
+        Commit("4" * 40, ("6" * 40,), "Parse headers case-insensitively",
+               (FileChange("pkg/old.py", 9, 1), FileChange("pkg/a.py", 1, 0),
+                FileChange("tests/test_a.py", 30, 0))),
+    ]
+    mined = mine(commits, is_module_path=lambda p: not p.startswith("tests/"),
+                 modules=["pkg/a.py", "pkg/new.py"])
+    assert mined.skipped == {SKIP_VERSION: 1, SKIP_MERGE: 1}
+    move, parse = mined.candidates
+    assert move.grades == {"pkg/new.py": 3} and move.shape == "focused"
+    assert parse.grades == {"pkg/new.py": 3, "pkg/a.py": 2}
+    assert parse.paths_then == {"pkg/new.py": "pkg/old.py", "pkg/a.py": "pkg/a.py"}
+
+
+def test_added_lines_and_evidence_facts() -> None:
+    patch = (b"diff --git a/p.py b/p.py\n--- a/p.py\n+++ b/p.py\n@@ -1 +1,3 @@\n"
+             b"-old_line = 1\n+def compute_budget(attempts):\n+    return max(0, LIMIT - "
+             b"attempts)\n+x = 1\n"
+             b"diff --git a/\"q\\tx.py\" b/\"q\\tx.py\"\n+++ \"b/q\\tx.py\"\n+ignored_line = 1\n")
+    added = added_lines(patch)
+    assert added == {"p.py": ["def compute_budget(attempts):",
+                              "return max(0, LIMIT - attempts)", "x = 1"]}
+    today = ["def compute_budget(attempts):", "    return max(0,   LIMIT - attempts)"]
+    assert evidence_facts(added["p.py"], today) == ["return max(0, LIMIT - attempts)",
+                                                    "def compute_budget(attempts):"]
+    assert evidence_facts(added["p.py"], ["something else"]) == []

@@ -1,0 +1,76 @@
+"""Unit tests for evaluator.core.giveaway: does a question name its own answer?"""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.core.giveaway import answer_names, overlap, overlaps, words
+
+SESSIONS = '''"""Session objects that keep settings across requests."""
+
+
+class Session:
+    """A Requests session."""
+
+    def prepare_request(self, request):
+        """Build the PreparedRequest to send."""
+
+
+def merge_setting(request_setting, session_setting):
+    """Merge a request's setting with the session's."""
+'''
+
+
+@pytest.fixture
+def sessions():
+    return answer_names("src/requests/sessions.py", SESSIONS)
+
+
+def test_answer_names_read_the_file_symbols_and_first_docstring_lines(sessions) -> None:
+    assert sessions.files == {"sessions.py", "sessions"}
+    assert sessions.symbols == {"Session", "prepare_request", "merge_setting"}
+    assert {"requests", "sessions", "session", "prepare", "merge", "setting", "keep",
+            "across", "built"} - sessions.words == {"built"}
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("How does `echo()` in `sessions.py` work?", ("sessions", "sessions.py")),
+    ("Fix `prepare_request` for redirects", ("prepare_request",)),
+    ("Why does merge_setting drop None values?", ("merge_setting",)),
+    ("Keep the Session's cookies after a redirect", ("Session",)),  # the class, as written
+    ("Keep the session's cookies after a redirect", ()),             # a word
+    ("Align Session.get parameters with requests.get", ("Session",)),
+    ("Constrain Session to one adapter", ("Session",)),
+    ("How are settings merged between a request and its session?", ()),
+    ("Where do the sessions module's helpers live", ()),
+])
+def test_a_question_names_its_answer_only_when_it_states_a_name(sessions, question,
+                                                                named) -> None:
+    found = overlap(question, [sessions])
+    assert found.named == named
+    assert found.names_answer is bool(named)
+
+
+def test_shared_words_and_share(sessions) -> None:
+    found = overlap("How are settings merged between a request and its session?", [sessions])
+    assert found.shared == ("request", "session", "settings")
+    assert found.share == pytest.approx(3 / len(words(
+        "How are settings merged between a request and its session?")))
+    assert overlap("Why?", [sessions]).share == 0.0
+
+
+def test_only_grade_3_modules_count(sessions) -> None:
+    other = answer_names("src/requests/models.py", "class Response:\n    pass\n")
+    names = {sessions.module: sessions, other.module: other}
+    grades = [(sessions.module, 2), (other.module, 3)]
+    assert overlaps("Fix `merge_setting`", grades, names).named == ()
+    assert overlaps("Fix the Response reason", grades, names).named == ("Response",)
+
+
+def test_other_languages_and_unreadable_sources() -> None:
+    go = answer_names("pkg/pool.go", "package pool\n\nfunc NewPool(size int) *Pool {\n}\n"
+                                     "type Pool struct {\n}\n")
+    assert go.symbols == {"NewPool", "Pool"}
+    broken = answer_names("pkg/broken.py", "def (:\n")
+    assert broken.symbols == frozenset() and broken.files == {"broken.py", "broken"}
+    assert answer_names("pkg/gone.py", None).symbols == frozenset()
