@@ -569,10 +569,7 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
             else "not a git checkout: every file under it")
     progress(f"checkout: {len(files)} files in {root} ({rule}; never the tool's own files)")
     modules, ground_truth = _universe_and_ground_truth(options, files, qpath, progress)
-    # On the whole ground truth: a shard's share of it is gated as a whole after merging.
-    thin = thin_shapes(options.floors, Counter(q.shape for q in ground_truth.queries))
-    for warning in thin:
-        progress.warn(warning)
+    thin = _thin_shapes(options, ground_truth, progress)
     if select_queries is not None:
         ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
@@ -603,6 +600,16 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                         t0=t0, progress=progress, ignored=ignored)
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
+
+
+def _thin_shapes(options: Settings, ground_truth: GroundTruth,
+                 progress: Progress) -> tuple[str, ...]:
+    """Warnings for shapes with too few questions for their per-shape floors, judged on the
+    whole ground truth (a shard's share of it is gated as a whole after merging)."""
+    thin = tuple(thin_shapes(options.floors, Counter(q.shape for q in ground_truth.queries)))
+    for warning in thin:
+        progress.warn(warning)
+    return thin
 
 
 def _finished(setup: _Setup, results: Results, *, files: tuple[str, ...],
