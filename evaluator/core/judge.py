@@ -14,14 +14,18 @@ dropped, and the rest is stemmed with the Snowball English stemmer (``redirects`
 The context is read line by line (lines longer than :data:`MAX_LINE_CHARS` characters are
 cut into pieces of that size; nothing is truncated). Each line is *blank* (no word), a
 *label* — at most :data:`LABEL_WORDS` words and no code syntax, the shape of a list of names
-such as ``TimestampSigner (code)`` or ``- SignatureExpired`` — *code* (a statement keyword,
-``=``, ``->``, a call with an argument ``f(x`` or a method call ``a.b(``, a square or
-curly bracket, a trailing ``:``, a decorator) or *prose*.
+such as ``TimestampSigner (code)`` or ``- SignatureExpired`` — *code* (``=``, ``->``, a
+call with an argument ``f(x`` or a method call ``a.b(``, a square or curly bracket, a
+trailing ``:``, a decorator, or a statement keyword opening a line of at most
+:data:`STATEMENT_WORDS` words such as ``return value``) or *prose*. A line also belongs to
+the ``def`` and ``class`` lines of the context that enclose it by indentation: their names
+are its *scope* (a line of a method is about its method and its class).
 
 **Stretch.** Support must come from one contiguous stretch of real source text: a run of
 at most :data:`STRETCH_LINES` consecutive lines of the context that starts at a line holding
 a term of the fact and does not cross a label line (labels hold no support: a list of names
-is not a statement). Terms found in different stretches never add up.
+is not a statement). Terms found in different stretches never add up; the terms and names
+of a stretch include its lines' scope.
 
 **Found by terms.** A fact with *n* distinct terms is found when one stretch
 
@@ -29,18 +33,21 @@ is not a statement). Terms found in different stretches never add up.
    the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6;
 2. holds, exactly, every *name* of the fact — a dotted or underscored name, a call ``f()``,
    camelCase or CapWords, a capitalised word inside a sentence (``Timeout``), but not an
-   acronym (``URL``) — as a whole identifier, case-sensitive (for ``a.b`` the last part in
-   the stretch and every part somewhere in the context); every *number* (digits, ``3_600``
+   acronym (``URL``) — as a whole identifier, case-sensitive (for ``a.b`` every part, in
+   the stretch or its scope); every *number* (digits, ``3_600``
    read as ``3600``, or a number word two … twelve) as a whole number; every *quoted
    string* ('…', "…", “…”, ‘…’, `…`) verbatim with whitespace normalised; and every
    *quantity* word of the fact (all/every/each, any, only, always, once, twice, both,
    first, last, at most, at least, more, less …) by a word of its group or, on a code
    line, a code form of it (``for``/``all(`` for all, ``<=``/``max(`` for at most, …);
-3. if none of the stretch's lines holding a fact term is code, holds those terms in the
-   fact's order (the longest common subsequence of the fact's terms and the stretch's fact
-   terms covers every distinct term present): prose is read in order, so a bag of the
-   fact's words in another order (a shuffled decoy) does not count, while code (whose
-   order is the program's) may state the fact in any order;
+3. reads its prose in order: unless the fact terms on its code lines and in its scope
+   alone reach the threshold of 1, the fact terms on its prose lines appear in the fact's
+   order (the longest common subsequence of the fact's terms and the prose lines' fact
+   terms covers every distinct term on them). So a bag of the fact's words in another
+   order (a shuffled decoy), or a docstring naming the same things in other roles
+   ("replaces entities with characters" against "replaces characters with entities"),
+   does not count, while code (whose order is the program's) may state the fact in any
+   order;
 4. agrees with the fact's polarity, read from the fact itself: a fact without a negation
    cue needs a stretch in which no occurrence of a fact term has a prose cue at most
    :data:`NEGATION_WINDOW` words before it on its line; a negated fact ("Catching Timeout
@@ -104,8 +111,9 @@ from functools import lru_cache
 import snowballstemmer
 
 SEGMENT_LINES = 12
-STRETCH_LINES = 6
+STRETCH_LINES = 10
 LABEL_WORDS = 3
+STATEMENT_WORDS = 4
 MAX_LINE_CHARS = 400
 COVERAGE_THRESHOLD = 0.7
 NEGATION_WINDOW = 3
@@ -170,7 +178,7 @@ _QUOTED_PUNCT = re.compile(r"""(['"])([^\w\s'"]|_)\1""", re.UNICODE)
 NEGATION_CUES: frozenset[str] = frozenset({
     "no", "not", "never", "cannot", "can't", "won't", "don't", "doesn't", "didn't",
     "isn't", "aren't", "wasn't", "weren't", "shouldn't", "mustn't", "without", "neither",
-    "nor", "none",
+    "nor", "none", "rather", "instead",
 })
 # Python's ``not`` is an operator on a line of code, not a statement about the fact.
 _CODE_LINE = re.compile(r"^\s*(?:if|elif|while|return|assert|and|or|for|lambda|yield|raise)\b"
@@ -249,7 +257,7 @@ def words(line: str, *, prose: bool | None = None) -> tuple[Word, ...]:
             raw.casefold().replace("’", "'"),)
         compound = len(parts) > 1 or "_" in raw
         for part in parts:
-            cue = prose and not compound and part in NEGATION_CUES
+            cue = prose and not compound and part in NEGATION_CUES and raw != "None"
             content = not cue and len(part) > 1 and part not in STOP_WORDS \
                 and part not in NEGATION_CUES and "'" not in part
             out.append(Word(stem(part) if content else "", cue, compound))
@@ -503,7 +511,8 @@ def line_kind(line: str) -> str:
     count = len(_RAW.findall(stripped))
     if count == 0:
         return "blank"
-    if _STATEMENT.match(stripped) or _CODE_MARK.search(stripped):
+    if _CODE_MARK.search(stripped) or (_STATEMENT.match(stripped)
+                                       and count <= STATEMENT_WORDS):
         return "code"
     if count <= LABEL_WORDS:
         return "label"
@@ -523,6 +532,8 @@ class ContextLine:
     names: frozenset[str]
     numbers: frozenset[str]
     lowered: frozenset[str]  # its words, case-folded (for quantities)
+    scope_terms: frozenset[str] = frozenset()  # of the enclosing ``def``/``class`` names
+    scope_names: frozenset[str] = frozenset()
 
 
 def _read_line(line: str, window: int) -> ContextLine:
@@ -557,7 +568,7 @@ class PreparedContext:
     :class:`ContextLine`), which lines hold each term, and every name in it."""
 
     def __init__(self, text: str, *, negation_window: int = NEGATION_WINDOW) -> None:
-        self.lines = [_read_line(line, negation_window) for line in _lines(text)]
+        self.lines = _with_scopes([_read_line(line, negation_window) for line in _lines(text)])
         self.lines_of: dict[str, list[int]] = {}
         names: set[str] = set()
         for i, line in enumerate(self.lines):
@@ -565,6 +576,30 @@ class PreparedContext:
                 self.lines_of.setdefault(term, []).append(i)
             names |= line.names
         self.names = frozenset(names)
+
+
+_DEFINITION = re.compile(r"^(\s*)(?:async\s+)?(?:def|class)\s+([^\W\d]\w*)", re.UNICODE)
+
+
+def _with_scopes(lines: list[ContextLine]) -> list[ContextLine]:
+    """Each line with the names of the ``def`` and ``class`` lines of the context that
+    enclose it (by indentation): a line of a method is about its class and its method."""
+    stack: list[tuple[int, str]] = []
+    out = []
+    for line in lines:
+        if line.text.strip():
+            indent = len(line.text) - len(line.text.lstrip())
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+        if stack:
+            names = frozenset(name for _, name in stack)
+            scope_terms = frozenset(w.term for name in names for w in words(name) if w.term)
+            line = replace(line, scope_terms=scope_terms, scope_names=names)
+        out.append(line)
+        match = _DEFINITION.match(line.text)
+        if match:
+            stack.append((len(match.group(1)), match.group(2)))
+    return out
 
 
 @dataclass(frozen=True)
@@ -593,27 +628,31 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 def _stretch(context: PreparedContext, reading: FactReading, start: int, end: int,
-             weight: Callable[[str], float], total: float) -> Stretch:
+             weight: Callable[[str], float], total: float, threshold: float) -> Stretch:
     lines = context.lines[start:end]
-    present = frozenset(t for line in lines for t in line.terms if t in reading.wanted)
-    coverage = math.fsum(weight(t) for t in present) / total if total > 0 else 0.0
-    names = frozenset().union(*(line.names for line in lines))
+    scope = frozenset().union(*(line.scope_terms for line in lines)) & reading.wanted
+    present = frozenset(t for line in lines for t in line.terms if t in reading.wanted) | scope
+
+    def share(held: frozenset[str]) -> float:
+        return math.fsum(weight(t) for t in held) / total if total > 0 else 0.0
+
+    coverage = share(present)
+    names = frozenset().union(*(line.names | line.scope_names for line in lines))
     numbers = frozenset().union(*(line.numbers for line in lines))
     flat = " ".join(line.flat for line in lines)
     lowered = frozenset().union(*(line.lowered for line in lines))
     code = any(line.kind == "code" for line in lines)
-    exact = (all(n.split(".")[-1] in names and all(p in context.names for p in n.split("."))
-                 for n in reading.names)
+    exact = (all(all(p in names for p in n.split(".")) for n in reading.names)
              and reading.numbers <= numbers
              and all(q in flat for q in reading.quoted)
              and all(_quantity_met(q, lowered, flat if code else "")
                      for q in reading.quantities))
-    holding = [line for line in lines if any(t in reading.wanted for t in line.terms)]
-    if any(line.kind == "code" for line in holding):
-        ordered = True
-    else:
-        seq = [t for line in holding for t in line.terms if t in reading.wanted]
-        ordered = _lcs(reading.sequence, seq) >= len(present)
+    in_code = scope | frozenset(t for line in lines if line.kind == "code"
+                                for t in line.terms if t in reading.wanted)
+    prose = [t for line in lines if line.kind != "code" for t in line.terms
+             if t in reading.wanted]
+    ordered = (share(in_code) >= threshold - 1e-12
+               or _lcs(reading.sequence, prose) >= len(set(prose)))
     flags = [(neg, neg_any) for line in lines
              for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
              if t in reading.wanted]
@@ -647,7 +686,8 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
             end += 1
         if context.lines[start].kind == "label":
             continue
-        out.append(_stretch(context, reading, start, end, weight, total))
+        out.append(_stretch(context, reading, start, end, weight, total,
+                            config.coverage_threshold))
     return out
 
 

@@ -68,6 +68,15 @@ def test_judge_check_on_a_checkout(cli, sample_repo, tmp_path):
     assert len(check["queries"]) + len(check["skipped"]) == len(doc["queries"])
     assert check["separation"] == check["right_mean"] - check["wrong_mean"]
     assert "judge self-check" in run.stderr
+    # beside the separation: false versions of the suite's own facts on the right source,
+    # and the contexts the product retrieved (issue 22 item 4)
+    total = sum(q["false_versions"] for q in check["queries"])
+    assert total >= len(check["queries"])
+    assert check["false_credit"] == sum(q["false_credited"] for q in check["queries"]) / total
+    faith = [q["metrics"]["faithfulness"] for q in doc["queries"]]
+    assert check["retrieved_mean"] == pytest.approx(sum(faith) / len(faith))
+    assert "false versions of the facts" in run.stderr
+    assert "the retrieved contexts score" in run.stderr
 
 
 def test_bad_systems_exit_2(cli, sample_repo):
