@@ -47,6 +47,9 @@ from suitelib import DEFAULT_CACHE, REPO, Suite, load_suite, suite_names
 
 sys.path.insert(0, str(REPO))
 
+from benchlib import table as plain_table
+from judge_agreement import HEADERS, load, report
+
 from evaluator.core.groundtruth import Query
 from evaluator.core.judge import (
     FACT_SIMILARITY_THRESHOLD,
@@ -57,8 +60,6 @@ from evaluator.core.judge import (
 )
 from evaluator.core.judgecheck import check_pairs
 from evaluator.judging import embed_segments, n15_columns, similarity_of
-from judge_agreement import HEADERS, load, report
-from benchlib import table as plain_table
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
 

@@ -215,3 +215,40 @@ def test_unicode_names_numbers_and_quotes(context, fact, expected):
 def test_the_judge_identity_is_bumped():
     assert JUDGE_VERSION == 3
     assert judge_id(similarity=False) == "evaluator-judge 3 (terms)"
+
+
+# ---------------------------------------------------------- scope, mixed order, statements
+
+def test_a_line_belongs_to_its_enclosing_definitions():
+    context = ("class Signer:\n    def unsign(self, value):\n"
+               "        if self.sep not in value:\n            raise BadSignature(value)\n")
+    assert supported(context, "Signer.unsign raises BadSignature")
+    # the dotted name needs its class in the stretch or its scope, not elsewhere
+    elsewhere = ("class Markup(str):\n    pass\n" + "x = 1\n" * STRETCH_LINES
+                 + "def escape(s):\n    return escape_inner(s)\n")
+    assert not supported(elsewhere, "Markup.escape returns the escaped inner value")
+
+
+def test_prose_in_a_mixed_stretch_is_read_in_order_unless_the_code_states_it():
+    context = ('    """Convert escaped markup back into a text string. This replaces\n'
+               '    HTML entities with the characters they represent."""\n'
+               "    from html import unescape\n    return unescape(str(self))\n")
+    assert supported(context, "unescape replaces HTML entities with the characters they "
+                              "represent")
+    assert not supported(context, "unescape replaces characters with the HTML entities "
+                                  "that represent them")
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("return value", "code"), ("raise BadSignature", "code"),
+    ("if the signature does not match the value it is rejected", "prose"),
+    ("for every header the value is checked again", "prose"),
+])
+def test_a_statement_keyword_makes_code_only_on_a_short_line(line, kind):
+    assert line_kind(line) == kind
+
+
+def test_python_none_is_not_a_negation():
+    assert not read_fact("escape(None) returns Markup('None')").negated
+    assert read_fact("none of the keys is used").negated
+    assert supported(">>> escape(None)\nMarkup('None')", "escape(None) is Markup('None')")
