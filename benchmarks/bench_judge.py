@@ -101,7 +101,7 @@ def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> N
 
 
 def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
-               grid: bool) -> list[tuple[str, list[float], list[float]]]:
+               grid: bool, columns: bool = True) -> list[tuple[str, list[float], list[float]]]:
     pairs = contexts(suite)
     scorers: dict[str, Scorer] = {
         "faithfulness_n15 (neuralmind.ragas)":
@@ -116,7 +116,7 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
             lambda q, ctx, docs: judge(ctx, q.gold_facts, similar=similar).faithfulness)
     if grid:
         weights = idf_weights(corpus(suite.root))
-        for span in (3, 6, 10):
+        for span in (6, 10, 15):
             for threshold in (0.5, 0.6, 0.7, 0.8):
                 for idf in (False, True):
                     cfg = JudgeConfig(stretch_lines=span, coverage_threshold=threshold)
@@ -129,7 +129,7 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
     for name, scorer in scorers.items():
         rows.append((name, [scorer(q, r[0], r[1]) for q, r, _ in pairs],
                      [scorer(q, w[0], w[1]) for q, _, w in pairs]))
-    if embed is not None:
+    if embed is not None and columns:
         rows += embed_rows(pairs, embed)
     return rows
 
@@ -249,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--before", metavar="REF", help="also the judge at git revision REF")
     parser.add_argument("--agreement-only", action="store_true")
     parser.add_argument("--no-agreement", action="store_true")
+    parser.add_argument("--headline-only", action="store_true",
+                        help="leave out the --embed columns (the slow part)")
     args = parser.parse_args(argv)
     embed = None
     if not args.no_embed:
@@ -267,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     for name in args.suites.split(","):
         suite = load_suite(name, args.cache)
         t = time.perf_counter()
-        rows = suite_rows(suite, embed, args.grid)
+        rows = suite_rows(suite, embed, args.grid, columns=not args.headline_only)
         table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
                     f"({time.perf_counter() - t:.1f}s)")
         if embed is not None:
