@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -70,6 +70,7 @@ from evaluator.progress import Progress
 from evaluator.render import check_template
 from evaluator.snapshot import checkout_files
 
+T = TypeVar("T")
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
 
 
@@ -89,6 +90,14 @@ class Outcome:
     @property
     def passed(self) -> bool:
         return self.results.passed
+
+
+def given(value: T | None, what: str) -> T:
+    """A setting its command cannot do without (the parser asks for it; this is for a
+    caller that builds settings itself)."""
+    if value is None:
+        raise InputError(f"{what} is needed")
+    return value
 
 
 def load_results(path: Path, *, part: bool = False) -> Results:
@@ -149,8 +158,9 @@ def compare(results: Results, baseline: Results | None, source: str, settings: S
     if baseline is None:
         return None
     metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
-    options = {"source": source, "metrics": metrics, "primary_metric": settings.primary_metric,
-               "alpha": settings.alpha, "min_effect": settings.min_effect}
+    options: dict[str, Any] = {"source": source, "metrics": metrics,
+                               "primary_metric": settings.primary_metric,
+                               "alpha": settings.alpha, "min_effect": settings.min_effect}
     pooled = compare_results(baseline, results, notes=notes, **options)
     if results.sections and baseline.sections:
         return compare_sections(baseline, results, pooled, **options)
@@ -327,7 +337,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
     """The parts of a sharded evaluation → the one result an unsharded run gives, compared
     (with the jobs' baseline parts, else ``--baseline file:``) and gated the same way."""
     parts = [(str(path), load_results(regular_file(path, what="part"), part=True))
-             for path in sharding.part_files(settings.parts)]
+             for path in sharding.part_files(given(settings.parts, "the parts"))]
     results, merged_base = merge_sides(parts)
     if settings.template:
         check_template(Path(settings.template))
@@ -384,8 +394,7 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
 
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     """The run's artifact through the GitHub API, under the comment phase's deadline."""
-    if settings.run_id <= 0:
-        raise InputError(f"--run-id must be a positive integer, not {settings.run_id}")
+    run_id = given(settings.run_id, "--run-id")
     ctx = github.context_from_env(deps.env, pr=settings.pr)
     if not ctx.token:
         raise GitHubError("no GitHub token to download the run's artifact with",
@@ -393,7 +402,7 @@ def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
                                "needs `permissions: actions: read`")
     client = github.GitHubClient(deps.session_factory(), ctx,
                                  deadline_s=settings.comment_timeout)
-    fetched = fetch_run_results(client, run_id=settings.run_id,
+    fetched = fetch_run_results(client, run_id=run_id,
                                 artifact_name=settings.artifact_name)
     if settings.pr is not None and settings.pr != fetched.pr_number:
         raise GitHubError(f"the results artifact of run {settings.run_id} is for pull request "
@@ -521,7 +530,8 @@ def run_review(settings: Settings, deps: Deps) -> list[str]:
     root = Path(settings.path or ".").resolve()
     progress = Progress(deps.stderr, quiet=settings.quiet)
     files, modules = _init_universe(settings, deps, root, progress)
-    ground_truth = read_ground_truth(Path(settings.review), present=files, strict=False,
+    ground_truth = read_ground_truth(Path(given(settings.review, "--review")),
+                                     present=files, strict=False,
                                      universe=modules)
     for problem in ground_truth.warnings:
         progress.warn(problem.render())
@@ -546,7 +556,7 @@ def _read(path_text: str | None, what: str, fmt: str) -> tuple[Path, str]:
 
 def run_import(settings: Settings, deps: Deps) -> Drafted:
     """Convert a ``.neuralmind.eval.yaml`` or TREC/BEIR qrels + queries to ground truth."""
-    fmt = settings.source_format
+    fmt = given(settings.source_format, "the format")
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
     modules = universe(settings, checkout_files(root)).modules
@@ -612,7 +622,8 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
                      "NEURALMIND_ONNX_MODEL_DIR for the headline judge",)
         if settings.embed:
             columns = checked_embedder(model.path, purpose="--embed")
-    report = judge_contexts(ground_truth=ground_truth, contexts_path=Path(settings.contexts),
+    report = judge_contexts(ground_truth=ground_truth,
+                            contexts_path=Path(given(settings.contexts, "--contexts")),
                             embed=embed, columns=columns)
     target = Path(settings.judge_output) if settings.judge_output else None
     return Judged(report, target, notes)

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from evaluator import app, publish
 from evaluator.app import EXAMPLE_QUERIES
-from evaluator.core.options import Settings
+from evaluator.core.options import ACTION_ORIGIN, Settings
 from evaluator.deps import Deps, real_deps
 from evaluator.errors import (
     EXIT_FLOORS,
@@ -123,7 +123,7 @@ def _action(io: IO) -> tuple[str, Settings, Mapping[str, str]]:
         env["GITHUB_TOKEN"] = token
     command, given, defaults = action_values(env)
     return command, settings_for(command, given, defaults=defaults,
-                                 origin="action inputs"), env
+                                 origin=ACTION_ORIGIN), env
 
 
 def _run(argv: Sequence[str] | None, io: IO) -> int:

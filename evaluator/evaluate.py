@@ -29,7 +29,7 @@ from evaluator import __version__
 from evaluator.core.floors import check_floors
 from evaluator.core.groundtruth import GroundTruth, Problem, Query, load_ground_truth
 from evaluator.core.judge import judge_id
-from evaluator.core.options import Options
+from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo
 from evaluator.core.scoring import (
     Retrieval,
@@ -65,11 +65,11 @@ def default_cache_dir(env: Mapping[str, str]) -> Path:
     return Path(base) / "neuralmind-retrieval-eval"
 
 
-def cache_dir_of(options: Options, env: Mapping[str, str]) -> Path:
+def cache_dir_of(options: Settings, env: Mapping[str, str]) -> Path:
     return Path(options.cache_dir) if options.cache_dir else default_cache_dir(env)
 
 
-def _needs_model(options: Options) -> bool:
+def _needs_model(options: Settings) -> bool:
     """Whether a run needs the embedding model: its backend, ``--embed``, or a ``--systems``
     variant embeds with it. A run that has the model judges with it too (the judge's
     similarity route), for every system of the run alike."""
@@ -82,7 +82,7 @@ def _needs_model(options: Options) -> bool:
                for spec in parse_systems(str(options.systems)))
 
 
-def judge_model_dir(options: Options, model: ModelSource) -> Path | None:
+def judge_model_dir(options: Settings, model: ModelSource) -> Path | None:
     """The model folder the run's judge embeds with (its similarity route), or ``None``
     (the terms rule alone). Decided once per run, so every system, side and self-check of
     the run is judged alike: the run needs the model (:func:`_needs_model`) and it resolved
@@ -92,13 +92,13 @@ def judge_model_dir(options: Options, model: ModelSource) -> Path | None:
     return model.path if _needs_model(options) and model.path is not None else None
 
 
-def planned_judge(options: Options, model: ModelSource) -> str:
+def planned_judge(options: Settings, model: ModelSource) -> str:
     """The judge a run with these options and this model will record (for the baseline
     precheck, before any work)."""
     return judge_id(similarity=judge_model_dir(options, model) is not None)
 
 
-def model_for(options: Options, cache_dir: Path, deps: Deps) -> ModelSource:
+def model_for(options: Settings, cache_dir: Path, deps: Deps) -> ModelSource:
     """The embedding model, resolved only when the run needs it (:func:`_needs_model`)."""
     if _needs_model(options):
         return deps.resolve_model(cache_dir)
@@ -123,11 +123,11 @@ def _columns_embed(setup: _Setup) -> BatchEmbed | None:
     return checked_embedder(setup.model.path, purpose="--embed")
 
 
-def _snapshot_for(options: Options, cache_dir: Path, root: Path) -> Path:
+def _snapshot_for(options: Settings, cache_dir: Path, root: Path) -> Path:
     return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
 
 
-def _own_folders(options: Options, cache_dir: Path) -> list[Path]:
+def _own_folders(options: Settings, cache_dir: Path) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
     folders = [cache_dir.resolve()]
@@ -212,7 +212,7 @@ class Evaluation:
 @dataclass(frozen=True)
 class _Setup:
     root: Path
-    options: Options
+    options: Settings
     qpath: Path
     ground_truth: GroundTruth
     queries_sha256: str
@@ -350,7 +350,7 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     return results, notes
 
 
-def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: Path,
+def _universe_and_ground_truth(options: Settings, files: tuple[str, ...], qpath: Path,
                                progress: Progress) -> tuple[Universe, GroundTruth]:
     """The module universe of the checkout and the ground truth checked against it."""
     modules = select_universe(files, UniverseSpec(
@@ -367,7 +367,7 @@ def _universe_and_ground_truth(options: Options, files: tuple[str, ...], qpath: 
     return modules, ground_truth
 
 
-def evaluate(root: Path, options: Options, *, progress: Progress, deps: Deps,
+def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None,
              select_files: Callable[[str], bool] | None = None,
              select_queries: Callable[[GroundTruth], GroundTruth] | None = None) -> Evaluation:
@@ -579,7 +579,7 @@ class _LockedIndex:
             release()
 
 
-def build_index(root: Path, files: tuple[str, ...], options: Options, *,
+def build_index(root: Path, files: tuple[str, ...], options: Settings, *,
                 progress: Progress, deps: Deps) -> _LockedIndex:
     """A built index of ``root`` in its snapshot (for drafting ground truth).
 

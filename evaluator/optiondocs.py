@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from evaluator.core import schemas
 from evaluator.core.measures import MEASURES
-from evaluator.core.options import OPTIONS, Option
+from evaluator.core.options import OPTIONS, SETTINGS_BEGIN, SETTINGS_END, Option
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- {}:begin (generated: python -m evaluator.optiondocs) -->", "<!-- {}:end -->"
@@ -110,6 +111,16 @@ def action_block() -> str:
     return "\n".join(lines)
 
 
+def settings_class(options: Sequence[Option] | None = None) -> str:
+    """The source of :class:`evaluator.core.options.Settings`: one typed field per row."""
+    lines = ["@dataclass(frozen=True, kw_only=True)", "class Settings(_SettingsBase):",
+             '    """Every option\'s value after all layers, typed and frozen (generated from',
+             '    the option table: ``python -m evaluator.optiondocs``)."""', ""]
+    for o in OPTIONS if options is None else options:
+        lines.append(f'    {o.name}: {o.annotation} = field(default_factory=_default("{o.name}"))')
+    return "\n".join(lines)
+
+
 def _replace(text: str, begin: str, end: str, body: str) -> str:
     pattern = re.compile(re.escape(begin) + r".*?" + re.escape(end), re.S)
     if not pattern.search(text):
@@ -126,7 +137,14 @@ def generated() -> dict[Path, str]:
     block = action_block()
     action = _replace(action, ACTION_BEGIN, ACTION_END, block.split("\n", 1)[1].rsplit(
         "\n", 1)[0])
-    return {ROOT / "README.md": readme, ROOT / "action.yml": action}
+    options = (ROOT / "evaluator" / "core" / "options.py").read_text(encoding="utf-8")
+    options = _replace(options, SETTINGS_BEGIN, SETTINGS_END, settings_class())
+    out = {ROOT / "README.md": readme, ROOT / "action.yml": action,
+           ROOT / "evaluator" / "core" / "options.py": options}
+    for name, schema in schemas.published().items():
+        out[ROOT / "evaluator" / "schemas" / name] = json.dumps(schema, indent=2,
+                                                                ensure_ascii=False) + "\n"
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

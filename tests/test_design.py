@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluator import optiondocs, settings
-from evaluator.core import options
+from evaluator.core import options, schemas
 from evaluator.core.options import Option, build_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,8 @@ def test_the_cli_is_thin():
 
 @pytest.fixture
 def with_deadline(monkeypatch):
-    """The option table with one more row, as an engineer would add it (and nothing else)."""
+    """The option table with one more row, as an engineer would add it, and the typed
+    ``Settings`` regenerated from it (what ``python -m evaluator.optiondocs`` writes)."""
     row = Option("deadline", "int", "stop after this many minutes", default=30)
     table = (*options.OPTIONS, row)
     monkeypatch.setattr(options, "OPTIONS", table)
@@ -46,10 +47,19 @@ def with_deadline(monkeypatch):
                                                  for o in table if o.file_key})
     monkeypatch.setattr(settings, "OPTIONS", table)
     monkeypatch.setattr(optiondocs, "OPTIONS", table)
-    return row
+    monkeypatch.setattr(schemas, "OPTIONS", table)
+    source = optiondocs.settings_class(table)
+    namespace = dict(vars(options))
+    exec(compile(source, "<generated Settings>", "exec"), namespace)
+    monkeypatch.setattr(options, "Settings", namespace["Settings"])
+    return row, source
 
 
 def test_an_option_added_to_the_table_appears_everywhere(with_deadline, tmp_path):
+    _row, source = with_deadline
+    assert '    deadline: int = field(default_factory=_default("deadline"))' in source
+    stale = optiondocs.generated()[ROOT / "evaluator" / "core" / "options.py"]
+    assert source in stale, "optiondocs regenerates the typed Settings from the table"
     assert options.Settings().deadline == 30
     args = settings.build_parser().parse_args(["evaluate", str(tmp_path), "--deadline", "45"])
     assert settings.settings_for("evaluate", settings.flag_values(args, "evaluate")).deadline \
@@ -64,8 +74,42 @@ def test_an_option_added_to_the_table_appears_everywhere(with_deadline, tmp_path
     assert "`--deadline`" in optiondocs.options_table()
     assert "stop after this many minutes" in optiondocs.options_table()
     assert "  deadline:\n" in optiondocs.action_block()
+    assert schemas.options_schema()["properties"]["deadline"]["minimum"] == 1
     with pytest.raises(options.ConfigError, match="deadline: 'soon' is not a whole number"):
         build_settings([("command line", {"deadline": "soon"})])
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "2.5", "soon"])
+def test_one_type_one_rule_in_every_layer(with_deadline, tmp_path, value):
+    """The parser, the options file, the action input and the schema of one type agree:
+    an int option is a whole number of at least 1 wherever it is given."""
+    import jsonschema
+
+    layers = [[("command line", {"deadline": value})],
+              [("f.yml", {"deadline": value})],
+              [("action inputs", settings.action_values(
+                  {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_DEADLINE": value})[1])]]
+    for layer in layers:
+        with pytest.raises(options.ConfigError, match="is not a whole number of at least 1"):
+            build_settings(layer, file_layer=0 if layer[0][0] == "f.yml" else None)
+    schema = {**schemas.options_schema(), "$schema": None}
+    assert not jsonschema.Draft202012Validator(schema).is_valid({"deadline": value})
+
+
+def test_mypy_rejects_a_misspelled_setting(tmp_path):
+    from mypy import api
+
+    probe = tmp_path / "probe.py"
+    probe.write_text("from evaluator.core.options import Settings\n\n\n"
+                     "def alpha_of(settings: Settings) -> float:\n"
+                     "    return settings.alhpa\n\n\n"
+                     "def level(settings: Settings) -> str:\n"
+                     "    return settings.alpha\n")
+    out, _err, status = api.run([str(probe), "--no-incremental", "--follow-imports=silent",
+                                 "--config-file", str(ROOT / "pyproject.toml")])
+    assert status == 1, out
+    assert '"Settings" has no attribute "alhpa"' in out
+    assert 'Incompatible return value type (got "float", expected "str")' in out
 
 
 def test_a_measure_in_the_registry_reaches_scoring_labels_and_outputs():

@@ -15,7 +15,11 @@ ignored). Each query has:
   answer, 2 = needed, 1 = related, 0 = not relevant); at least one grade ≥ 1. The N-15
   "complete coverage" rule asks every query to grade every module; a module that is
   ungraded for a query counts as grade 0;
-* ``gold_facts`` — 2–4 short facts the retrieved context should contain.
+* ``gold_facts`` — 2–4 short facts the retrieved context should contain. Each is a plain
+  string (judged by its words), or an *anchored* fact ``{"fact": "<the statement>",
+  "evidence": "<a verbatim span of the source: one or a few lines>"}`` (no other keys),
+  which is supported exactly when the retrieved context holds the span, compared with
+  whitespace normalised (:func:`normalize_evidence`).
 
 Validation reports *every* problem at once. Errors stop the evaluation; warnings are
 reported and the evaluation goes on (``strict`` turns incomplete coverage into an error).
@@ -47,6 +51,10 @@ MIN_FACTS = 2
 MAX_FACTS = 4
 QUERY_FIELDS: tuple[str, ...] = ("id", "question", "shape", "relevance_grades", "gold_facts")
 OPTIONAL_QUERY_FIELDS: tuple[str, ...] = ("notes", "review")
+#: The keys of an anchored fact, ``{"fact": ..., "evidence": ...}``.
+FACT_KEYS: tuple[str, ...] = ("fact", "evidence")
+#: A span shorter than this (whitespace normalised) occurs in almost any source.
+MIN_EVIDENCE_CHARS = 8
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,18 @@ class Query:
     shape: str
     grades: Mapping[str, int]
     gold_facts: tuple[str, ...]
+    #: Per fact, its evidence span as written (``None`` for an unanchored fact); empty when
+    #: no fact is anchored. Compare spans through :func:`normalize_evidence`.
+    evidence: tuple[str | None, ...] = ()
+
+    def evidence_of(self, index: int) -> str | None:
+        """The evidence span of fact ``index`` as written, or ``None`` when unanchored."""
+        return self.evidence[index] if index < len(self.evidence) else None
+
+    @property
+    def anchored(self) -> int:
+        """How many of the query's facts carry evidence."""
+        return sum(e is not None for e in self.evidence)
 
     def grade(self, module: str) -> int:
         """The grade of ``module`` for this query; ungraded modules count as 0."""
@@ -123,6 +143,17 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
 def has_control(text: str) -> bool:
     """Whether ``text`` holds a control character (newline, tab, escape, line separators)."""
     return bool(_CONTROL.search(text))
+
+
+def normalize_evidence(text: str) -> str:
+    """An evidence span (or a context) as compared: Unicode NFC, every run of whitespace
+    one space, stripped. So a span written on one line matches the same code split over
+    lines or indented otherwise, and ``é`` typed precomposed matches a decomposed one."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+# Whitespace is allowed in a span (it is normalised away); other control characters are not.
+_EVIDENCE_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
 def normalize_module(path: str) -> str | None:
@@ -317,28 +348,78 @@ def _read_grades(raw: Any, qid: str, at: Location, check: _Checker) -> dict[str,
     return grades
 
 
-def _read_facts(raw: Any, qid: str, at: Location, check: _Checker) -> tuple[str, ...]:
-    field_at = (*at, "gold_facts")
-    if not isinstance(raw, list) or not all(isinstance(f, str) for f in raw):
-        check.error("must be a list of strings", query_id=qid, field_name="gold_facts",
-                    at=field_at)
-        return ()
-    facts = tuple(" ".join(f.split()) for f in raw)
-    for i, fact in enumerate(facts):
+def _read_fact(raw: Any, where: dict[str, Any],
+               check: _Checker) -> tuple[str, str | None] | None:
+    """One entry of ``gold_facts``: ``(fact, evidence)``; ``None`` when it is not a string
+    nor an anchored-fact object (reported)."""
+    if isinstance(raw, str):
+        return " ".join(raw.split()), None
+    if not isinstance(raw, Mapping):
+        check.error("must be a string, or an object {\"fact\": ..., \"evidence\": ...}",
+                    **where)
+        return None
+    keys = set(map(str, raw))
+    unknown = sorted(keys - set(FACT_KEYS))
+    missing = [k for k in FACT_KEYS if k not in keys]
+    if unknown or missing:
+        parts = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"unknown key(s) {', '.join(repr(u) for u in unknown)}"] if unknown else [])
+        check.error(f"an anchored fact is exactly {{\"fact\": ..., \"evidence\": ...}}: "
+                    f"{'; '.join(parts)}", **where)
+        return None
+    fact, evidence = raw["fact"], raw["evidence"]
+    if not isinstance(fact, str) or not isinstance(evidence, str):
+        check.error("the fact and its evidence must both be strings", **where)
+        return None
+    if _EVIDENCE_CONTROL.search(evidence) or "\u2028" in evidence or "\u2029" in evidence:
+        check.error("the evidence contains a control character other than whitespace",
+                    **where)
+        return None
+    span = evidence.strip("\n\r")
+    if not normalize_evidence(span):
+        check.error("the evidence is empty: quote the line(s) of source that state the fact",
+                    **where)
+        return None
+    if len(normalize_evidence(span)) < MIN_EVIDENCE_CHARS:
+        check.warn(f"the evidence {normalize_evidence(span)!r} is shorter than "
+                   f"{MIN_EVIDENCE_CHARS} characters, so it occurs in almost any context; "
+                   "quote the whole line that states the fact", **where)
+    return " ".join(fact.split()), span
+
+
+def _read_facts(query: Mapping[str, Any], qid: str, at: Location,
+                check: _Checker) -> tuple[tuple[str, ...], tuple[str | None, ...]]:
+    """The query's facts and, per fact, its evidence (``()`` when none is anchored); none
+    when the field is absent (reported by the caller)."""
+    if "gold_facts" not in query:
+        return (), ()
+    raw, field_at = query["gold_facts"], (*at, "gold_facts")
+    if not isinstance(raw, list):
+        check.error("must be a list of facts (strings, or objects {\"fact\": ..., "
+                    "\"evidence\": ...})", query_id=qid, field_name="gold_facts", at=field_at)
+        return (), ()
+    read: list[tuple[str, str | None]] = []
+    for i, item in enumerate(raw):
         where = {"query_id": qid, "field_name": f"gold_facts[{i}]", "at": (*field_at, i)}
+        entry = _read_fact(item, where, check)
+        if entry is None:
+            continue
+        fact, evidence = entry
         if not fact:
             check.error("is an empty fact", **where)
         elif has_control(fact):
             check.error("contains a control character", **where)
-        elif (why := fact_problem(fact)) is not None:
+        elif evidence is None and (why := fact_problem(fact)) is not None:
             check.warn(f"{fact!r} {why}", **where)
-    facts = tuple(f for f in facts if f)
-    if not MIN_FACTS <= len(facts) <= MAX_FACTS:
-        check.warn(f"has {len(facts)} facts; the ground-truth format asks for "
+        if fact:
+            read.append(entry)
+    if not MIN_FACTS <= len(read) <= MAX_FACTS:
+        check.warn(f"has {len(read)} facts; the ground-truth format asks for "
                    f"{MIN_FACTS}-{MAX_FACTS} short phrases the retrieved context should "
                    "contain (they are what faithfulness is judged on)", query_id=qid,
                    field_name="gold_facts", at=field_at)
-    return facts
+    spans = tuple(span for _, span in read)
+    return tuple(f for f, _ in read), (spans if any(e is not None for e in spans) else ())
 
 
 def _check_shape(shape: str, qid: str, at: Location, strict: bool, check: _Checker) -> None:
@@ -429,9 +510,9 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
     elif isinstance(shape, str) and ok_text:
         _check_shape(shape, qid, at, strict, check)
     before = check.errors
-    grades = _read_grades(raw.get("relevance_grades"), qid, at, check) \
-        if "relevance_grades" in raw else {}
-    facts = _read_facts(raw.get("gold_facts"), qid, at, check) if "gold_facts" in raw else ()
+    grades = _read_grades(raw["relevance_grades"], qid, at, check) if "relevance_grades" in raw \
+        else {}
+    facts, evidence = _read_facts(raw, qid, at, check)
     if grades:
         graded.append((qid, at, grades))
     if check.errors > before or not ok:
@@ -439,7 +520,7 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
     assert isinstance(question, str)
     assert isinstance(shape, str)
     return Query(id=qid, question=question.strip(), shape=shape.strip(), grades=grades,
-                 gold_facts=facts)
+                 gold_facts=facts, evidence=evidence)
 
 
 def _grade_at(at: Location, module: str) -> Location:

@@ -24,236 +24,27 @@ once. Floors live only in the options file::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from copy import deepcopy
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
-from evaluator.core.groundtruth import DEFAULT_MIX, parse_mix
+from evaluator.core.groundtruth import DEFAULT_MIX
 from evaluator.core.measures import effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
+from evaluator.core.option_types import (
+    COMMENT_MODES,
+    TYPES,
+    Errors,
+    OptionType,
+)
 from evaluator.core.scoring import DEFAULT_K
-from evaluator.core.shards import Shard
 from evaluator.core.systems import DEFAULT_SYSTEMS, parse_systems
-from evaluator.core.universe import invalid_globs
 from evaluator.errors import ConfigError
 
 DERIVE = "<derive>"  # flag/file key/input spelled from the name: cache_dir → --cache-dir
 EVALUATE = ("evaluate",)
-Errors = list[str]
-
-
-# ----------------------------------------------------------------------------- types
-
-
-def _as_bool(value: Any, where: str, errors: Errors, _option: Option) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1", "on"):
-        return True
-    if text in ("false", "no", "0", "off", ""):
-        return False
-    errors.append(f"{where}: {value!r} is not true or false")
-    return False
-
-
-def _as_int(value: Any, where: str, errors: Errors, option: Option) -> int | None:
-    text = str(value).strip()
-    if option.choices and (isinstance(value, bool) or text not in option.choices):
-        *first, last = option.choices
-        errors.append(f"{where}: {value!r} must be {', '.join(first)} or {last}")
-        return None
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        return int(text)
-    except ValueError:
-        errors.append(f"{where}: {value!r} is not a whole number")
-        return None
-
-
-def _as_text(value: Any, where: str, errors: Errors, option: Option) -> str:
-    text = str(value)
-    if option.choices:
-        folded = text.strip().replace("-", "_") if option.fold_dashes else text.strip()
-        if folded not in option.choices:
-            errors.append(f"{where}: {value!r} is not one of {', '.join(option.choices)}")
-        return folded
-    return text
-
-
-def _as_k(value: Any, where: str, errors: Errors, _option: Option) -> tuple[int, ...]:
-    items: list[Any]
-    if isinstance(value, str):
-        items = value.split(",")
-    elif isinstance(value, int) and not isinstance(value, bool):
-        items = [value]
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    else:
-        items = []
-    try:
-        ks = tuple(int(str(x).strip()) for x in items)
-        if not ks or any(k <= 0 for k in ks):
-            raise ValueError
-    except (TypeError, ValueError):
-        errors.append(f"{where}: {value!r} must be positive integers such as 1,3,5,10")
-        return DEFAULT_K
-    return tuple(sorted(set(ks)))
-
-
-def _as_gain(value: Any, where: str, errors: Errors, _option: Option) -> Gain:
-    text = str(value).strip()
-    if text in {g.value for g in Gain}:
-        return Gain(text)
-    errors.append(f"{where}: {value!r} is not exponential or linear")
-    return Gain.EXPONENTIAL
-
-
-def _as_fraction(value: Any, where: str, errors: Errors, _option: Option) -> float:
-    try:
-        number = float(value)
-        if isinstance(value, bool) or not 0.0 <= number < 1.0:
-            raise ValueError
-        return number
-    except (TypeError, ValueError):
-        errors.append(f"{where}: {value!r} must be a number from 0 up to 1")
-        return 0.0
-
-
-def _as_level(value: Any, where: str, errors: Errors, _option: Option) -> float:
-    """A significance level: above 0 (a level of 0 can never be met) and below 1."""
-    try:
-        number = float(value)
-        if isinstance(value, bool) or not 0.0 < number < 1.0:
-            raise ValueError
-        return number
-    except (TypeError, ValueError):
-        errors.append(f"{where}: {value!r} must be a number above 0 and below 1")
-        return 0.05
-
-
-MAX_COMMENT_TIMEOUT = 900.0  # seconds: the options file cannot make the job wait longer
-
-
-def _as_seconds(value: Any, where: str, errors: Errors, _option: Option) -> float:
-    try:
-        number = float(value)
-        if isinstance(value, bool) or not 1.0 <= number <= MAX_COMMENT_TIMEOUT:
-            raise ValueError
-        return number
-    except (TypeError, ValueError):
-        errors.append(f"{where}: {value!r} must be a number of seconds from 1 to "
-                      f"{MAX_COMMENT_TIMEOUT:g}")
-        return 120.0
-
-
-def _as_floors(value: Any, where: str, errors: Errors, _option: Option) -> tuple[Floor, ...]:
-    if not isinstance(value, Mapping):
-        errors.append(f"{where}: must be a mapping of metric to floor")
-        return ()
-    out: list[Floor] = []
-    for metric, spec in value.items():
-        try:
-            out.append(Floor.parse(str(metric), spec))
-        except ValueError as err:
-            errors.append(f"{where}: {err}")
-    return tuple(out)
-
-
-def _as_drops(value: Any, where: str, errors: Errors, _option: Option) -> dict[str, float]:
-    if not isinstance(value, Mapping):
-        errors.append(f"{where}: must be a mapping of metric to the largest allowed drop")
-        return {}
-    out: dict[str, float] = {}
-    for metric, drop in value.items():
-        try:
-            number = float(drop)
-            if isinstance(drop, bool) or not 0.0 <= number < float("inf"):
-                raise ValueError
-            out[str(metric)] = number
-        except (TypeError, ValueError):
-            errors.append(f"{where}: {metric}: {drop!r} must be a non-negative number")
-    return out
-
-
-def _as_globs(value: Any, where: str, errors: Errors, _option: Option) -> tuple[str, ...]:
-    """Globs as a list, or one string of comma- or newline-separated globs."""
-    if isinstance(value, str):
-        items = [part.strip() for part in value.replace("\n", ",").split(",")]
-        items = [part for part in items if part]
-    elif isinstance(value, list | tuple):
-        items = [str(item).strip() for item in value]
-    else:
-        errors.append(f"{where}: {value!r} must be a list of globs")
-        return ()
-    errors += [f"{where}: {problem}" for problem in invalid_globs(items)]
-    return tuple(items)
-
-
-def _as_mix(value: Any, where: str, errors: Errors, _option: Option) -> dict[str, float]:
-    try:
-        return parse_mix(str(value))
-    except ValueError as err:
-        errors.append(f"{where}: {err}")
-        return dict(DEFAULT_MIX)
-
-
-def _as_shard(value: Any, where: str, errors: Errors, _option: Option) -> str | None:
-    try:
-        return str(Shard.parse(str(value)))
-    except ConfigError as err:
-        errors.append(f"{where}: {err}")
-        return None
-
-
-def _as_sections(value: Any, where: str, errors: Errors, _option: Option) -> Any:
-    """Kept as written: :func:`evaluator.core.sections.parse_sections` validates it against
-    the floors once every layer is read."""
-    if not isinstance(value, Mapping | list):
-        errors.append(f"{where}: must be a mapping of section name to section")
-        return None
-    return value
-
-
-def _as_paths(value: Any, where: str, errors: Errors, _option: Option) -> tuple[str, ...]:
-    items = value.split() if isinstance(value, str) else value
-    if not isinstance(items, list | tuple) or not items:
-        errors.append(f"{where}: give at least one file or folder")
-        return ()
-    return tuple(str(item) for item in items)
-
-
-COMMENT_MODES = ("always", "on-change", "on-failure", "never")
-_COMMENT_ALIASES = {"true": "always", "yes": "always", "on": "always", "1": "always",
-                    "false": "never", "no": "never", "off": "never", "0": "never"}
-COMMENT_WORDS = (*COMMENT_MODES, *_COMMENT_ALIASES)  # every accepted spelling (lower case)
-
-
-def _as_comment(value: Any, where: str, errors: Errors, _option: Option) -> str:
-    """``always | on-change | on-failure | never``; true/false (and the flags ``--comment`` /
-    ``--no-comment``) mean always/never."""
-    if isinstance(value, bool):
-        return "always" if value else "never"
-    text = str(value).strip().lower()
-    text = _COMMENT_ALIASES.get(text, text)
-    if text not in COMMENT_MODES:
-        errors.append(f"{where}: {value!r} is not one of {', '.join(COMMENT_MODES)} "
-                      "(or true/false)")
-        return "never"
-    return text
-
-
-Parser = Callable[[Any, str, Errors, "Option"], Any]
-TYPES: dict[str, Parser] = {
-    "bool": _as_bool, "int": _as_int, "text": _as_text, "path": _as_text, "k": _as_k,
-    "gain": _as_gain, "fraction": _as_fraction, "level": _as_level, "seconds": _as_seconds,
-    "floors": _as_floors, "drops": _as_drops, "globs": _as_globs, "mix": _as_mix,
-    "shard": _as_shard, "sections": _as_sections, "paths": _as_paths,
-    "comment": _as_comment,
-}
-# types given on the command line as a flag without a value
-SWITCHES = frozenset({"bool", "comment"})
+ACTION_ORIGIN = "action inputs"  # the layer of the Action's inputs: problems say "input <name>"
 
 
 # ----------------------------------------------------------------------------- the table
@@ -294,12 +85,23 @@ class Option:
         if self.type not in TYPES:
             raise ValueError(f"option {self.name}: unknown type {self.type!r}")
 
+    @property
+    def kind(self) -> OptionType:
+        """The type object: how values are read, the schema, the Python type."""
+        return TYPES[self.type]
+
+    @property
+    def annotation(self) -> str:
+        """The value's Python type in :class:`Settings`."""
+        python = self.kind.python
+        return python if self.default is not None or python == "Any" else f"{python} | None"
+
     def parse(self, value: Any, where: str, errors: Errors) -> Any:
         if value is None:
             if self.default is not None:
                 errors.append(f"{where}: needs a value")
             return self.default
-        return TYPES[self.type](value, where, errors, self)
+        return self.kind.read(value, where, errors, self)
 
 
 def _o(name: str, type_: str, help_: str, **kw: Any) -> Option:
@@ -482,38 +284,103 @@ def _defaults() -> dict[str, Any]:
     return {o.name: o.default for o in OPTIONS}
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Every option's value after all layers: ``settings.<option name>``; frozen.
+def _default(name: str) -> Callable[[], Any]:
+    """The default factory of option ``name``'s field: its default from the table, copied."""
+    return lambda: deepcopy(BY_NAME[name].default)
 
-    ``floors`` is the :class:`FloorPolicy` built from ``aggregate_floors``, ``shape_floors``
-    and ``zero_miss``.
-    """
 
-    values: Mapping[str, Any] = field(default_factory=_defaults)
+class _SettingsBase:
+    """What every :class:`Settings` can do beyond holding the values."""
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or name == "values":
-            raise AttributeError(name)
-        try:
-            return self.values[name]
-        except KeyError:
-            raise AttributeError(f"no option {name!r}") from None
+    @property
+    def values(self) -> dict[str, Any]:
+        """Option name to value, for code that walks every option (results, shards)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
 
     @property
     def floors(self) -> FloorPolicy:
-        return FloorPolicy(aggregate=self.values["aggregate_floors"],
-                           per_shape=self.values["shape_floors"],
-                           zero_miss=self.values["zero_miss"])
+        """The :class:`FloorPolicy` of ``aggregate_floors``, ``shape_floors``, ``zero_miss``."""
+        return FloorPolicy(aggregate=getattr(self, "aggregate_floors"),  # noqa: B009
+                           per_shape=getattr(self, "shape_floors"),  # noqa: B009
+                           zero_miss=getattr(self, "zero_miss"))  # noqa: B009
 
     def replace(self, **changes: Any) -> Settings:
-        unknown = set(changes) - set(self.values)
+        """A copy with ``changes`` (option name to an already parsed value)."""
+        unknown = set(changes) - {f.name for f in fields(self)}  # type: ignore[arg-type]
         if unknown:
             raise AttributeError(f"no option {sorted(unknown)}")
-        return Settings({**self.values, **changes})
+        return replace(self, **changes)  # type: ignore[type-var, return-value]
 
 
-Options = Settings  # the former name
+SETTINGS_BEGIN = "# --- the generated Settings (python -m evaluator.optiondocs) " + "---"
+SETTINGS_END = "# --- end of the generated " + "Settings ---"
+# --- the generated Settings (python -m evaluator.optiondocs) ---
+@dataclass(frozen=True, kw_only=True)
+class Settings(_SettingsBase):
+    """Every option's value after all layers, typed and frozen (generated from
+    the option table: ``python -m evaluator.optiondocs``)."""
+
+    path: str | None = field(default_factory=_default("path"))
+    example: bool | None = field(default_factory=_default("example"))
+    queries: str = field(default_factory=_default("queries"))
+    config: str | None = field(default_factory=_default("config"))
+    output_dir: str | None = field(default_factory=_default("output_dir"))
+    sections: Any = field(default_factory=_default("sections"))
+    section: str | None = field(default_factory=_default("section"))
+    shard: str | None = field(default_factory=_default("shard"))
+    parts: tuple[str, ...] | None = field(default_factory=_default("parts"))
+    k: tuple[int, ...] = field(default_factory=_default("k"))
+    gain: Gain = field(default_factory=_default("gain"))
+    relevance_threshold: int = field(default_factory=_default("relevance_threshold"))
+    backend: str = field(default_factory=_default("backend"))
+    graph_source: str = field(default_factory=_default("graph_source"))
+    cache_dir: str | None = field(default_factory=_default("cache_dir"))
+    strict: bool = field(default_factory=_default("strict"))
+    include: tuple[str, ...] = field(default_factory=_default("include"))
+    exclude: tuple[str, ...] | None = field(default_factory=_default("exclude"))
+    embed: bool = field(default_factory=_default("embed"))
+    judge_check: bool = field(default_factory=_default("judge_check"))
+    systems: str = field(default_factory=_default("systems"))
+    fail_on_floors: bool = field(default_factory=_default("fail_on_floors"))
+    baseline: str | None = field(default_factory=_default("baseline"))
+    comment: str = field(default_factory=_default("comment"))
+    hide_previous: bool = field(default_factory=_default("hide_previous"))
+    baseline_mismatch: str = field(default_factory=_default("baseline_mismatch"))
+    history: str | None = field(default_factory=_default("history"))
+    preview: bool = field(default_factory=_default("preview"))
+    pr: int | None = field(default_factory=_default("pr"))
+    comment_key: str = field(default_factory=_default("comment_key"))
+    template: str | None = field(default_factory=_default("template"))
+    comment_timeout: float = field(default_factory=_default("comment_timeout"))
+    quiet: bool = field(default_factory=_default("quiet"))
+    primary_metric: str = field(default_factory=_default("primary_metric"))
+    alpha: float = field(default_factory=_default("alpha"))
+    min_effect: float = field(default_factory=_default("min_effect"))
+    aggregate_floors: tuple[Floor, ...] = field(default_factory=_default("aggregate_floors"))
+    shape_floors: tuple[Floor, ...] = field(default_factory=_default("shape_floors"))
+    zero_miss: bool = field(default_factory=_default("zero_miss"))
+    max_drop: Mapping[str, float] = field(default_factory=_default("max_drop"))
+    max_drop_significant_only: bool = field(default_factory=_default("max_drop_significant_only"))
+    fail_on_new_failures: bool = field(default_factory=_default("fail_on_new_failures"))
+    results: str | None = field(default_factory=_default("results"))
+    run_id: int | None = field(default_factory=_default("run_id"))
+    artifact_name: str = field(default_factory=_default("artifact_name"))
+    format: str = field(default_factory=_default("format"))
+    count: int = field(default_factory=_default("count"))
+    mix: Mapping[str, float] = field(default_factory=_default("mix"))
+    review: str | None = field(default_factory=_default("review"))
+    no_review: bool = field(default_factory=_default("no_review"))
+    source_format: str | None = field(default_factory=_default("source_format"))
+    input: str | None = field(default_factory=_default("input"))
+    qrels: str | None = field(default_factory=_default("qrels"))
+    trec_queries: str | None = field(default_factory=_default("trec_queries"))
+    clip_grades: bool = field(default_factory=_default("clip_grades"))
+    output: str | None = field(default_factory=_default("output"))
+    contexts: str | None = field(default_factory=_default("contexts"))
+    judge_output: str | None = field(default_factory=_default("judge_output"))
+    mode: str = field(default_factory=_default("mode"))
+    github_token: str | None = field(default_factory=_default("github_token"))
+# --- end of the generated Settings ---
 
 
 def _layer(values: dict[str, Any], given: Mapping[str, Any], origin: str, errors: Errors, *,
@@ -523,7 +390,8 @@ def _layer(values: dict[str, Any], given: Mapping[str, Any], origin: str, errors
         if key == "$schema":  # the editor's schema reference (evaluator/schemas/)
             continue
         option = by.get(key)
-        where = f"{origin}: {key.replace('_', '-')}"
+        where = (f"input {option.action_input}" if origin == ACTION_ORIGIN and option
+                 else f"{origin}: {key.replace('_', '-')}")
         if option is None:
             errors.append(f"{where}: unknown option")
             continue
@@ -531,7 +399,7 @@ def _layer(values: dict[str, Any], given: Mapping[str, Any], origin: str, errors
 
 
 def _check_metrics(settings: Settings, errors: Errors) -> None:
-    known = set(metric_names(effective_k(settings.values["k"])))
+    known = set(metric_names(effective_k(settings.k)))
     policy = settings.floors
     for floor in (*policy.aggregate, *policy.per_shape):
         if floor.metric in known and unit(floor.metric) == "score" \
@@ -540,8 +408,7 @@ def _check_metrics(settings: Settings, errors: Errors) -> None:
                           "floor would always fail (or always hold)")
         elif floor.metric in known and floor.value < 0:
             errors.append(f"floor {floor.rule}: {floor.metric} is never negative")
-    used = settings.floors.metrics() | {settings.values["primary_metric"]} \
-        | set(settings.values["max_drop"])
+    used = settings.floors.metrics() | {settings.primary_metric} | set(settings.max_drop)
     for metric in sorted(used):
         if metric not in known:
             errors.append(f"floor or metric {metric!r} is unknown; known metrics: "
@@ -567,10 +434,10 @@ def build_settings(layers: Sequence[tuple[str, Mapping[str, Any] | None]], *,
         else:
             present = {k: v for k, v in given.items() if v is not None}
             _layer(values, present, origin, errors, by=BY_NAME)
-    settings = Settings(values)
+    settings = Settings(**values)
     _check_metrics(settings, errors)
     try:
-        parse_systems(str(settings.systems))
+        parse_systems(settings.systems)
     except ConfigError as err:
         errors.append(str(err))
     if errors:

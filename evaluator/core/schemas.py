@@ -13,17 +13,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.core.floors import _SPEC as FLOOR_SPEC
 from evaluator.core.groundtruth import (
+    FACT_KEYS,
     KNOWN_SHAPES,
     MAX_FACTS,
     MAX_GRADE,
+    MIN_EVIDENCE_CHARS,
     MIN_FACTS,
     MIN_GRADE,
 )
-from evaluator.core.metrics import Gain
-from evaluator.core.options import COMMENT_WORDS, MAX_COMMENT_TIMEOUT, OPTIONS, Option
-from evaluator.core.sections import NAME
+from evaluator.core.options import OPTIONS
 
 SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
 GROUND_TRUTH_FILE = "ground-truth.schema.json"
@@ -37,6 +36,16 @@ def ground_truth_schema() -> dict[str, Any]:
     grade = {"type": "integer", "minimum": MIN_GRADE, "maximum": MAX_GRADE,
              "description": "3 defines the answer, 2 is needed to answer, 1 is related, "
                             "0 is not relevant"}
+    anchored = {
+        "type": "object", "required": list(FACT_KEYS), "additionalProperties": False,
+        "properties": {
+            "fact": {**_NON_EMPTY, "minLength": 2, "description": "the statement"},
+            "evidence": {**_NON_EMPTY, "minLength": MIN_EVIDENCE_CHARS,
+                         "description": "a verbatim span of the source that states the "
+                                        "fact (one or a few lines); compared with "
+                                        "whitespace normalised"},
+        },
+    }
     query = {
         "type": "object",
         "required": ["id", "question", "shape", "relevance_grades", "gold_facts"],
@@ -56,9 +65,11 @@ def ground_truth_schema() -> dict[str, Any]:
             },
             "gold_facts": {
                 "type": "array", "minItems": MIN_FACTS, "maxItems": MAX_FACTS,
-                "description": "short phrases the retrieved context should contain, quoted "
-                               "from the answer's source (judged by token overlap)",
-                "items": {**_NON_EMPTY, "minLength": 2},
+                "description": "short facts the retrieved context should contain: a "
+                               "string (judged by its words), or an anchored fact "
+                               "{fact, evidence} (supported exactly when the context holds "
+                               "the evidence span, whitespace normalised)",
+                "items": {"anyOf": [{**_NON_EMPTY, "minLength": 2}, anchored]},
             },
             "notes": {"type": "string", "description": "free text for the authors"},
             "review": {"type": "object", "description": "written by init for review; "
@@ -82,77 +93,6 @@ def ground_truth_schema() -> dict[str, Any]:
     }
 
 
-def _typed(option: Option) -> dict[str, Any]:
-    """The JSON Schema of one option's value, by its type in the option table."""
-    kind, choices = option.type, list(option.choices)
-    if kind == "bool":
-        return {"type": "boolean"}
-    if kind == "int":
-        return {"enum": [int(c) for c in choices]} if choices else \
-            {"type": "integer", "minimum": 1}
-    if kind in ("text", "path"):
-        if choices:
-            return {"enum": choices + [c.replace("_", "-") for c in choices
-                                       if option.fold_dashes and "_" in c]}
-        return {"type": ["string", "null"]} if option.default is None else {"type": "string"}
-    if kind == "k":
-        return {"anyOf": [{"type": "array", "items": {"type": "integer", "minimum": 1},
-                           "minItems": 1},
-                          {"type": "integer", "minimum": 1},
-                          {"type": "string", "pattern": r"^\s*\d+(\s*,\s*\d+)*\s*$"}]}
-    if kind == "gain":
-        return {"enum": [g.value for g in Gain]}
-    if kind == "fraction":
-        return {"type": "number", "minimum": 0, "exclusiveMaximum": 1}
-    if kind == "level":
-        return {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}
-    if kind == "seconds":
-        return {"type": "number", "minimum": 1, "maximum": MAX_COMMENT_TIMEOUT}
-    if kind == "floors":
-        return {"type": "object", "additionalProperties": {"anyOf": [
-            {"type": "number"}, {"type": "string", "pattern": FLOOR_SPEC.pattern}]}}
-    if kind == "drops":
-        return {"type": "object", "additionalProperties": {"type": "number", "minimum": 0}}
-    if kind == "globs":
-        return {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}},
-                          {"type": "string"}]}
-    if kind == "mix":
-        return {"type": "string", "pattern": r"^\s*[a-z-]+\s*=\s*[0-9.]+(\s*,\s*[a-z-]+\s*=\s*"
-                                             r"[0-9.]+)*\s*$"}
-    if kind == "shard":
-        return {"type": "string", "pattern": r"^\s*[0-9]+\s*/\s*[0-9]+\s*$"}
-    if kind == "paths":
-        return {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1},
-                           "minItems": 1}, {"type": "string", "minLength": 1}]}
-    if kind == "sections":
-        return _sections_schema()
-    if kind == "comment":  # a mode, or true/false (and their spellings) for always/never
-        return {"anyOf": [{"type": "boolean"}, {"enum": list(COMMENT_WORDS)}]}
-    raise ValueError(f"option {option.name}: no schema for type {kind!r}")
-
-
-def _sections_schema() -> dict[str, Any]:
-    """A mapping of section name to section, or a list of sections each with a ``name``
-    (the rules of :mod:`evaluator.core.sections`)."""
-    globs = {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}},
-                       {"type": "string"}]}
-    floors = {"type": "object", "additionalProperties": {"anyOf": [
-        {"type": "number"}, {"type": "string", "pattern": FLOOR_SPEC.pattern}]}}
-    keys: dict[str, Any] = {"path": {"type": "string", "minLength": 1},
-                            "queries": {"type": "string", "minLength": 1},
-                            "floors": floors, "shape-floors": floors,
-                            "shape_floors": floors, "zero-miss": {"type": "boolean"},
-                            "zero_miss": {"type": "boolean"}, "include": globs,
-                            "exclude": globs}
-    body = {"type": "object", "required": ["path"], "properties": keys,
-            "additionalProperties": False}
-    named = {**body, "required": ["name", "path"],
-             "properties": {**keys, "name": {"type": "string", "pattern": NAME.pattern}}}
-    return {"anyOf": [{"type": "object", "propertyNames": {"pattern": NAME.pattern},
-                       "additionalProperties": body},
-                      {"type": "array", "items": named}]}
-
-
 def options_schema() -> dict[str, Any]:
     """The schema of the options file (``.retrieval-eval.yml``): every option of the option
     table that the file can hold, under its kebab-case and snake_case keys."""
@@ -160,7 +100,7 @@ def options_schema() -> dict[str, Any]:
     for option in OPTIONS:
         if not option.file_key:
             continue
-        schema = {**_typed(option), "description": option.help}
+        schema = {**option.kind.schema(option), "description": option.help}
         properties[option.file_key] = schema
         properties[option.file_key.replace("-", "_")] = schema
     return {

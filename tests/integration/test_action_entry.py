@@ -125,7 +125,7 @@ def test_comment_mode_posts_a_saved_results_file(sample_repo, cli, tmp_path, ser
     ({"MODE": "comment"}, "mode comment needs the path of a results.json"),
     ({"MODE": "comment", "RESULTS": "../r.json"}, "is outside the workspace"),
     ({"MODE": "comment", "RESULTS": "r.json", "PR": "7; rm -rf /"},
-     "is not a pull request number"),
+     "input pr: '7; rm -rf /' is not a whole number of at least 1"),
     ({"MODE": "publish"}, "input mode: 'publish' is not one of evaluate, comment"),
 ])
 def test_comment_mode_bad_inputs(sample_repo, cli, inputs, needle):

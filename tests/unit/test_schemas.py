@@ -21,8 +21,9 @@ def test_published_schema_is_current(name, request):
     path = SCHEMAS / name
     if request.config.getoption("--update-golden"):
         path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"{path} is missing: run pytest --update-golden once"
-    assert path.read_text(encoding="utf-8") == text, f"{name} is stale: pytest --update-golden"
+    assert path.exists(), f"{path} is missing: run python -m evaluator.optiondocs"
+    assert path.read_text(encoding="utf-8") == text, \
+        f"{name} is stale: python -m evaluator.optiondocs"
     jsonschema.Draft202012Validator.check_schema(json.loads(text))
 
 

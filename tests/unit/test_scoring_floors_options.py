@@ -21,7 +21,7 @@ from evaluator.core.floors import (
 )
 from evaluator.core.groundtruth import GroundTruth, Query
 from evaluator.core.metrics import Gain
-from evaluator.core.options import Options, build_options
+from evaluator.core.options import Settings, build_options
 from evaluator.core.results import SCHEMA_VERSION, Results, RunInfo, from_dict, to_dict
 from evaluator.core.scoring import (
     DEFAULT_K,
@@ -322,7 +322,7 @@ def test_default_floors_are_the_n15_gates() -> None:
     assert DEFAULT_POLICY.zero_miss is True
     assert DEFAULT_POLICY.metrics() == {"recall@5", "mrr", "ndcg@5", "hit_rate",
                                         "faithfulness", "contradiction"}
-    assert Options().floors == DEFAULT_POLICY
+    assert Settings().floors == DEFAULT_POLICY
 
 
 @pytest.mark.parametrize(
@@ -463,7 +463,7 @@ def test_zero_miss_rule_can_be_turned_off() -> None:
 
 def test_defaults() -> None:
     options = build_options(None, {})
-    assert options == Options()
+    assert options == Settings()
     assert options.k == DEFAULT_K
     assert options.gain is Gain.EXPONENTIAL
     assert options.relevance_threshold == 1
