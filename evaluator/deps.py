@@ -8,7 +8,7 @@ index. Below ``main`` nothing reads or sets the process environment: the environ
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +44,8 @@ class IndexFactory(Protocol):
 
 
 class Git(Protocol):
-    """The git operations the baseline needs (:class:`evaluator.snapshot.GitRepo`)."""
+    """The git operations the evaluator needs (:class:`evaluator.snapshot.GitRepo`), run with
+    an environment built from ``Deps.env`` (never the whole process environment)."""
 
     def head_commit(self, root: Path) -> str | None: ...
 
@@ -64,6 +65,10 @@ class Git(Protocol):
     def repo_prefix(self, root: Path) -> str: ...
 
     def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]: ...
+
+    def checkout_files(self, root: Path, *, exclude: Sequence[Path] = (),
+                       skipped: list[str] | None = None,
+                       unindexable: list[str] | None = None) -> tuple[str, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,7 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
     from evaluator.snapshot import GitRepo
 
     return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=NeuralMindIndex,
-                git=GitRepo(),
+                git=GitRepo(env),
                 # Once per run: a baseline precheck, sides and sections ask again.
                 resolve_model=functools.cache(lambda cache: model.resolve_model(cache, env)),
                 session_factory=session_factory or github.new_session,

@@ -39,6 +39,7 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
+from evaluator.core.stats import SignificanceTest
 from evaluator.core.systems import SystemRun
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.deps import Deps, Index
@@ -48,7 +49,6 @@ from evaluator.neuralmind_index import BuildInfo, code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import (
     MAX_FILE_BYTES,
-    checkout_files,
     snapshot_dir,
     snapshot_lock,
     sync_tree,
@@ -294,6 +294,8 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         model=setup.model.describe() if uses_model else None,
         model_fingerprint=model_fingerprint(setup.model) if uses_model else None,
         judge=judge_id(similarity=setup.judge_model is not None),
+        significance=SignificanceTest(alpha=options.alpha,
+                                      min_effect=options.min_effect).as_dict(),
         started_at=setup.started_at,
         draft=setup.ground_truth.draft,
         index={"nodes": build.nodes, "nodes_embedded": build.nodes_embedded,
@@ -385,8 +387,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
     cache_dir = cache_dir_of(options, deps.env)
     skipped: list[str] = []
     unindexable: list[str] = []
-    files = checkout_files(root, exclude=_own_folders(options, cache_dir), skipped=skipped,
-                           unindexable=unindexable)
+    files = deps.git.checkout_files(root, exclude=_own_folders(options, cache_dir),
+                                    skipped=skipped, unindexable=unindexable)
     files = tuple(f for f in files if select_files is None or select_files(f))
     _warn_skipped(progress, skipped)
     if unindexable:

@@ -99,6 +99,11 @@ class CommentForbidden(GitHubError):
     """GitHub refused to write the comment (403/404): usually a fork's read-only token."""
 
 
+class _ReadForbidden(GitHubError):
+    """A read answered 403 that is not a rate limit (``Resource not accessible by
+    integration``: what the workflow's token gets for ``GET /user``)."""
+
+
 class _Transient(GitHubError):
     """A download failure worth another attempt (5xx, timeout, dropped connection)."""
 
@@ -148,10 +153,8 @@ def _author(comment: Mapping[str, Any]) -> str | None:
     return login if isinstance(login, str) else None
 
 
-def _is_bot(comment: Mapping[str, Any]) -> bool:
-    user = comment.get("user")
-    kind = user.get("type") if isinstance(user, Mapping) else None
-    return kind == "Bot" or (_author(comment) or "").endswith("[bot]")
+# Who the workflow's token (an Actions installation token) posts as.
+ACTIONS_BOT = "github-actions[bot]"
 
 
 def marker(key: str) -> str:
@@ -303,16 +306,30 @@ def context_from_env(env: Mapping[str, str], *, pr: int | None = None) -> GitHub
 # ----------------------------------------------------------------------------- client
 
 
+def _base64_cores(data: bytes) -> set[str]:
+    """The base64 text (standard and URL-safe) that encodes ``data`` wherever it sits in a
+    longer value (``basic base64(user:TOKEN)`` with any user): for each of the three byte
+    alignments, only the characters that depend on ``data`` alone."""
+    cores = set()
+    for shift in range(3):
+        end = (8 * (shift + len(data))) // 6
+        start = -(-8 * shift // 6)
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            cores.add(encode(b"\0" * shift + data).decode()[start:end])
+    return cores
+
+
 def _secret_forms(token: str) -> tuple[re.Pattern[str], ...]:
     """The token in every encoding an API could reasonably echo: as is in any letter case,
-    base64 (standard and URL-safe, also of ``x-access-token:TOKEN`` and ``Bearer TOKEN``),
-    hex and percent-encoding."""
+    base64 (standard and URL-safe, whole or at any offset inside a longer base64 value such
+    as ``basic base64(x-access-token:TOKEN)``), hex and percent-encoding."""
     raw = token.encode()
     forms = {token, raw.hex(), quote(token, safe="")}
     for data in (raw, b"x-access-token:" + raw, b"Bearer " + raw, b":" + raw):
         for encoded in (base64.b64encode(data), base64.urlsafe_b64encode(data)):
             text = encoded.decode()
             forms.update({text, text.rstrip("=")})
+    forms.update(_base64_cores(raw))
     return tuple(re.compile(re.escape(f), re.IGNORECASE) for f in sorted(forms, key=len,
                                                                           reverse=True) if f)
 
@@ -441,6 +458,7 @@ class GitHubClient:
         self._budget_s = deadline_s
         self._deadline = None if deadline_s is None else time.monotonic() + deadline_s
         self._secrets = _secret_forms(token) if token else ()
+        self._me: str | None = None
         self._base = context.api_url.rstrip("/")
         base = urlsplit(self._base)
         self._origin = (base.scheme, base.netloc)
@@ -727,11 +745,10 @@ class GitHubClient:
         marked = [c for c in self.list_comments(pr)
                   if isinstance(c.get("body"), str) and mark in c["body"]
                   and _positive_int(c.get("id")) is not None]
-        ours = [c for c in marked if _is_bot(c)]
-        if not ours and marked:
-            me = self._login()
-            ours = [c for c in marked if me is not None and _author(c) == me]
-        return ours
+        if not marked:
+            return []
+        me = self._identity()
+        return [c for c in marked if _author(c) == me]
 
     def _create_once(self, pr: int, full: str, run: str) -> CommentResult:
         """POST a new comment; after an unknown outcome, look for it (by ``run``) first."""
@@ -806,25 +823,35 @@ class GitHubClient:
     def _newest_marked(self, pr: int, mark: str) -> dict[str, Any] | None:
         """The newest marked comment *written by us*.
 
-        Anyone can paste the hidden marker into a comment; updating theirs would fail (403)
-        and silence the report. Ours are the bot's (GITHUB_TOKEN posts as a Bot user), or,
-        when no marked comment is a bot's, those of the token's own user (a personal access
-        token: ``GET /user``, asked only then).
+        Anyone (a person or another app's bot) can paste the hidden marker into a comment;
+        editing, hiding or trusting theirs would silence or forge the report. Ours are only
+        those whose author is the identity this token posts as (:meth:`_identity`, asked
+        only when a marked comment exists).
         """
         ours = self._ours(pr, mark)
         if not ours:
             return None
         return max(ours, key=lambda c: (str(c.get("created_at") or ""), int(c["id"])))
 
-    def _login(self) -> str | None:
-        """The token's user login, or None when the token cannot say (GITHUB_TOKEN)."""
-        try:
-            response = self._request("GET", f"{self._base}/user", repeatable=True)
-        except GitHubError:
-            return None
-        data = self._json(response, "GET", f"{self._base}/user")
-        login = data.get("login") if isinstance(data, dict) else None
-        return login if isinstance(login, str) else None
+    def _identity(self) -> str:
+        """The login this token posts as, asked once: a personal token's own user
+        (``GET /user``), or :data:`ACTIONS_BOT` for the workflow's token, which GitHub
+        refuses ``GET /user`` (403, "Resource not accessible by integration"). Any other
+        answer is an error: guessing could edit or hide someone else's comment."""
+        if self._me is None:
+            url = f"{self._base}/user"
+            try:
+                data = self._json(self._request("GET", url), "GET", url)
+            except _ReadForbidden:
+                self._me = ACTIONS_BOT
+            else:
+                login = data.get("login") if isinstance(data, dict) else None
+                if not isinstance(login, str) or not login:
+                    raise GitHubError(f"GitHub API GET {self._display(url)} answered without "
+                                      "the token's login, so its comments cannot be told "
+                                      "from anyone else's")
+                self._me = login
+        return self._me
 
     def _next_link(self, response: requests.Response, current: str) -> str | None:
         link = response.links.get("next")
@@ -999,6 +1026,8 @@ class GitHubClient:
         if status == 401:
             return GitHubError(f"GitHub API {what} failed: {detail}",
                                hint="the GitHub token is invalid or expired")
+        if status == 403 and method == "GET":
+            return _ReadForbidden(f"GitHub API {what} failed: {detail}")
         return GitHubError(f"GitHub API {what} failed: {detail}")
 
     def _request(self, method: str, url: str, *, body: dict[str, Any] | None = None,

@@ -47,10 +47,24 @@ GRAPH_STATE = ("graph.json", "index_ir.json", "ir_meta.json", "extraction_cache.
                "importer_index.json", "synapses.db", "synapses.db-wal", "synapses.db-shm")
 
 
+# What NeuralMind (and the git and graphify it starts) must not see of the process
+# environment: the token and other secrets, the Action's inputs, the runner's ACTIONS_*
+# credentials, and GIT_* variables that redirect git's repository, config or commands.
+HIDDEN_PREFIXES = ("GIT_", "INPUT_", "ACTIONS_")
+HIDDEN_SUFFIXES = ("TOKEN", "API_KEY")
+
+
+def hidden(name: str) -> bool:
+    return name.startswith(HIDDEN_PREFIXES) or name.upper().endswith(HIDDEN_SUFFIXES)
+
+
 @contextlib.contextmanager
 def model_env(folder: Path | None) -> Iterator[None]:
-    """``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``) for the block."""
+    """``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``) for the block, and
+    the :func:`hidden` variables out of the environment (NeuralMind runs git in the
+    snapshot with whatever it finds there)."""
     saved = os.environ.get(ENV)
+    away = {name: os.environ.pop(name) for name in list(os.environ) if hidden(name)}
     if folder is None:
         os.environ.pop(ENV, None)
     else:
@@ -62,6 +76,7 @@ def model_env(folder: Path | None) -> Iterator[None]:
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = saved
+        os.environ.update(away)
 
 
 def cached_model_dir() -> Path | None:
@@ -194,7 +209,7 @@ def _graphify_command() -> list[str]:
 
 def run_graphify(tree: Path) -> None:
     """``graphify update .`` in the snapshot (writes ``graphify-out/`` there, never elsewhere)."""
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("API_KEY", "TOKEN"))}
+    env = {k: v for k, v in os.environ.items() if not hidden(k)}
     try:
         proc = subprocess.run([*_graphify_command(), "update", "."], cwd=tree, env=env,
                               capture_output=True, text=True, timeout=1800, check=False)

@@ -5,21 +5,59 @@ inputs and default names (``retrieval_queries.json`` may be a committed symlink)
 make the evaluator read ``/proc/self/environ`` or write outside the workspace, so each such
 path is resolved with symlinks followed and must land inside ``root``; otherwise the run
 stops with exit 2 naming the path and the setting it came from.
+
+Inside the checkout, version-control state is out of reach too: ``actions/checkout`` keeps
+the workflow's token in ``.git/config`` (``AUTHORIZATION: basic base64(x-access-token:…)``)
+and git runs ``.git/hooks/*``, so no such path may name anything under ``.git``, ``.hg`` or
+``.svn`` (in any letter case, as written or once symlinks are followed). The files and
+folders the runner owns (``$RUNNER_TEMP``, the event file, ``$GITHUB_ENV`` and the other
+command files, the tool cache: :func:`runner_owned`) are refused as well wherever they are.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from evaluator.errors import InputError
 
+# Version-control folders: git's holds the checkout's credentials and hooks.
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
+# The runner's own folders and files, named by these variables.
+RUNNER_FOLDERS = ("RUNNER_TEMP", "RUNNER_TOOL_CACHE")
+RUNNER_FILES = ("GITHUB_EVENT_PATH", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
+                "GITHUB_PATH", "GITHUB_STATE")
+
+
+def runner_owned(env: Mapping[str, str], root: Path) -> tuple[Path, ...]:
+    """What the runner owns, resolved: its temp folder and tool cache, and each command or
+    event file with the folder it lies in (the runner's ``_runner_file_commands``,
+    ``/github/file_commands``, ``/github/workflow``) unless that folder holds ``root``."""
+    top = root.resolve()
+    owned: list[Path] = []
+    for name in (*RUNNER_FOLDERS, *RUNNER_FILES):
+        value = (env.get(name) or "").strip()
+        if not value or not Path(value).is_absolute():
+            continue
+        path = Path(value).resolve()
+        owned.append(path)
+        if name in RUNNER_FILES and path.parent != top and path.parent not in top.parents:
+            owned.append(path.parent)
+    return tuple(dict.fromkeys(owned))
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
 
 def confine(path: str | os.PathLike[str], root: Path, *, setting: str,
-            base: Path | None = None) -> Path:
+            base: Path | None = None, reserved: Iterable[Path] = (),
+            place: str = "the checkout") -> Path:
     """``path`` (relative to ``base``, default ``root``) resolved, symlinks followed; it must
-    be ``root`` itself or inside it."""
+    be ``root`` itself or inside it, not under a version-control folder (:data:`VCS_DIRS`)
+    and not in ``reserved`` (:func:`runner_owned`)."""
     top = root.resolve()
     raw = Path(path)
     candidate = raw if raw.is_absolute() else (base or top) / raw
@@ -27,10 +65,25 @@ def confine(path: str | os.PathLike[str], root: Path, *, setting: str,
         resolved = candidate.resolve()
     except (OSError, RuntimeError) as err:  # a symlink loop
         raise InputError(f"{setting}: cannot resolve {str(path)!r}: {err}") from None
-    if resolved != top and top not in resolved.parents:
-        raise InputError(f"{setting}: {str(path)!r} resolves outside {top} "
-                         f"(to {resolved}); paths must stay inside the checkout",
+    if not _within(resolved, top):
+        raise InputError(f"{setting}: {str(path)!r} is outside {place}: it resolves outside "
+                         f"{top} (to {resolved})",
                          hint="give a path inside the repository (symlinks are followed)")
+    written = () if raw.is_absolute() else raw.parts
+    vcs = [p for p in (*written, *resolved.relative_to(top).parts) if p.casefold() in VCS_DIRS]
+    if vcs:
+        raise InputError(f"{setting}: {str(path)!r} (resolved: {resolved}) is inside the "
+                         f"version-control folder {vcs[0]!r}; nothing under .git, .hg or .svn "
+                         "may be read or written (they hold the checkout's credentials and "
+                         "hooks)",
+                         hint="give a path to a file of the project itself")
+    owned = [folder for folder in reserved if _within(resolved, folder)]
+    if owned:
+        raise InputError(f"{setting}: {str(path)!r} (resolved: {resolved}) is in the runner's "
+                         f"own {owned[0]}; the "
+                         "runner's temp folder, tool cache, event and command files may not "
+                         "be read or written through a setting",
+                         hint="give a path to a file of the project itself")
     return resolved
 
 

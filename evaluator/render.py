@@ -36,9 +36,9 @@ from evaluator.core.comparability import SettingDifference
 from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
 from evaluator.core.compare import BaselineComparison, MetricDelta
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
-from evaluator.core.results import Results
+from evaluator.core.results import Results, significance_of
 from evaluator.core.scoring import QueryResult
-from evaluator.core.systems import SystemTable, system_table
+from evaluator.core.systems import SystemTable, system_tables
 from evaluator.core.verdict import (
     QuestionMove,
     lead_line,
@@ -55,8 +55,7 @@ COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
 HEADLINE = measures.headline()
 SHAPE_COLUMNS = measures.shape_columns()
 # The columns of the --systems comparison table (ranx-style: systems as rows).
-SYSTEM_COLUMNS = ("ndcg@5", "recall@5", "precision@5", "mrr", "hit_rate", "faithfulness",
-                  "context_tokens")
+SYSTEM_COLUMNS = measures.system_columns()
 DETAIL_STEPS: tuple[int | None, ...] = (None, 25, 10, 3, 0)
 
 # Escaped everywhere: HTML (<, >), code spans (`), table cells (|), links ([, ]), the
@@ -477,23 +476,23 @@ def _system_view(table: SystemTable) -> dict[str, Any]:
     return {"shape": table.shape, "n": table.n, "columns": list(table.metrics),
             "rows": [{"label": label,
                       "cells": [{"name": m, "mean": c.mean, "best": c.best, "marker": c.marker,
-                                 "p": c.comparison.p_value if c.comparison else None}
+                                 "p": c.comparison.p_value if c.comparison else None,
+                                 "p_adjusted": c.p_adjusted}
                                 for m, c in zip(table.metrics, cells, strict=True)]}
                      for label, cells in zip(table.labels, table.cells, strict=True)]}
 
 
-def systems_view(results: Results, *, alpha: float = 0.05,
-                 min_effect: float = 0.02) -> list[dict[str, Any]]:
-    """The ``--systems`` comparison: overall, then one table per shape (empty without it)."""
+def systems_view(results: Results) -> list[dict[str, Any]]:
+    """The ``--systems`` comparison: overall, then one table per shape (empty without it),
+    tested with the run's own significance settings (``run.significance``)."""
     if len(results.systems) < 2:
         return []
     scores = [s.scores() for s in results.systems]
     lower = frozenset(m for m in SYSTEM_COLUMNS if measures.lower_is_better(m))
-    shapes = [None, *results.shapes]
-    return [_system_view(system_table(scores, SYSTEM_COLUMNS, shape=shape,
-                                      lower_is_better=lower, alpha=alpha,
-                                      min_effect=min_effect))
-            for shape in shapes]
+    test = significance_of(results.run)
+    return [_system_view(table) for table in system_tables(
+        scores, SYSTEM_COLUMNS, list(results.shapes), lower_is_better=lower, alpha=test.alpha,
+        min_effect=test.min_effect, seed=test.seed)]
 
 
 def _margin(floor: Floor, value: float | None) -> float | None:
@@ -594,6 +593,7 @@ def context(results: Results, *, comparison: BaselineComparison | None = None,
         "warnings": list(run.warnings),
         "judge_check": results.judge_check,
         "systems": systems_view(results),
+        "systems_test": significance_of(results.run).as_dict(),
     } | _verdict_context(results, comparison, extras, shown_metrics)
 
 

@@ -28,8 +28,8 @@ from evaluator.core.options import (
     build_settings,
     parse_baseline,
 )
-from evaluator.errors import ConfigError, InputError
-from evaluator.paths import confine
+from evaluator.errors import ConfigError
+from evaluator.paths import confine, runner_owned
 
 CONFIG_NAMES = (".retrieval-eval.yml", ".retrieval-eval.yaml")
 COMMAND_HELP = {
@@ -105,8 +105,10 @@ def read_yaml(path: Path, what: str = "options file") -> Any:
         raise ConfigError(f"{what} {path}{where} is not valid YAML") from None
 
 
-def find_options_file(root: Path | None, config: str | None) -> Path | None:
-    """``config`` when given (it must exist), else ``.retrieval-eval.yml`` under ``root``."""
+def find_options_file(root: Path | None, config: str | None, *,
+                      reserved: tuple[Path, ...] = ()) -> Path | None:
+    """``config`` when given (it must exist), else ``.retrieval-eval.yml`` under ``root``
+    (a committed link to it must stay in the checkout, like every path it names)."""
     if config:
         path = Path(config)
         if not path.is_file():
@@ -114,22 +116,27 @@ def find_options_file(root: Path | None, config: str | None) -> Path | None:
         return path
     if root is None:
         return None
-    return next((root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
+    found = next((root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
+    if found is not None:
+        confine(found, root, setting=f"options file {found.name}", reserved=reserved)
+    return found
 
 
-def read_options_file(root: Path | None, config: str | None) -> tuple[str, Any]:
+def read_options_file(root: Path | None, config: str | None, *,
+                      reserved: tuple[Path, ...] = ()) -> tuple[str, Any]:
     """The options file's name and parsed content (``{}`` when there is none); its paths
     confined to ``root`` (see :func:`confine_file_paths`)."""
-    path = find_options_file(root, config)
+    path = find_options_file(root, config, reserved=reserved)
     if path is None:
         return "options file", {}
     values = read_yaml(path) or {}
     if isinstance(values, dict) and root is not None:
-        values = confine_file_paths(values, root, str(path))
+        values = confine_file_paths(values, root, str(path), reserved=reserved)
     return str(path), values
 
 
-def confine_file_paths(values: dict[str, Any], root: Path, name: str) -> dict[str, Any]:
+def confine_file_paths(values: dict[str, Any], root: Path, name: str, *,
+                       reserved: tuple[Path, ...] = ()) -> dict[str, Any]:
     """The options file is the PR's to change: its paths must stay inside the checkout.
 
     Every path option with a file key (and ``baseline: file:``): relative paths are taken
@@ -140,13 +147,15 @@ def confine_file_paths(values: dict[str, Any], root: Path, name: str) -> dict[st
     for key, value in values.items():
         norm = str(key).strip().replace("_", "-")
         if norm in paths and isinstance(value, str) and value.strip():
-            resolved = confine(value.strip(), root, setting=f"{name}: {norm}")
+            resolved = confine(value.strip(), root, setting=f"{name}: {norm}",
+                               reserved=reserved)
             out[key] = (str(resolved.relative_to(root.resolve())) if norm == "queries"
                         else str(resolved))
         elif norm == "baseline" and isinstance(value, str):
             mode, file = parse_baseline(value)
             if mode == "file" and file is not None:
-                out[key] = "file:" + str(confine(file, root, setting=f"{name}: baseline"))
+                out[key] = "file:" + str(confine(file, root, setting=f"{name}: baseline",
+                                                 reserved=reserved))
     return out
 
 
@@ -157,30 +166,26 @@ def workspace_of(env: Mapping[str, str]) -> Path:
     return Path(env.get("GITHUB_WORKSPACE") or ".").resolve()
 
 
-def inside(workspace: Path, value: str, name: str) -> Path:
-    """``value`` resolved against ``workspace``; an error when it leaves it."""
-    try:
-        path = (workspace / value).resolve()
-    except (OSError, RuntimeError) as err:  # a symlink loop
-        raise InputError(f"input {name}: cannot resolve {value!r}: {err}") from None
-    if path != workspace and workspace not in path.parents:
-        raise InputError(f"input {name}: {value!r} is outside the workspace {workspace}",
-                         hint="give paths relative to the repository root")
-    return path
+def inside(workspace: Path, value: str, name: str, reserved: tuple[Path, ...]) -> Path:
+    """``value`` resolved against ``workspace``; an error when it leaves it or names
+    version-control or runner state (:func:`evaluator.paths.confine`)."""
+    return confine(value, workspace, setting=f"input {name}", place="the workspace",
+                   reserved=reserved)
 
 
-def _input(option: Option, raw: str, workspace: Path) -> Any:
+def _input(option: Option, raw: str, workspace: Path, reserved: tuple[Path, ...]) -> Any:
     """An input as given, for the option's own type to read (:mod:`evaluator.core.
-    option_types`); paths are confined to the workspace here, the one rule of inputs."""
+    option_types`); paths are confined to the workspace here (and kept from version-control
+    and runner state), the one rule of inputs."""
     name = str(option.action_input)
     if option.type == "path":
-        return str(inside(workspace, raw, name))
+        return str(inside(workspace, raw, name, reserved))
     if option.type == "paths":
-        return [str(inside(workspace, part, name)) for part in raw.split()]
+        return [str(inside(workspace, part, name, reserved)) for part in raw.split()]
     if option.name == "baseline":
         mode, value = parse_baseline(raw)
         if mode == "file" and value is not None:
-            return f"file:{inside(workspace, value, 'baseline')}"
+            return f"file:{inside(workspace, value, 'baseline', reserved)}"
     return raw
 
 
@@ -189,6 +194,7 @@ def action_values(env: Mapping[str, str]) -> tuple[str, dict[str, Any], dict[str
 
     Inputs are ``INPUT_<NAME>`` (upper case, hyphens kept); an empty input is not given."""
     workspace = workspace_of(env)
+    reserved = runner_owned(env, workspace)
 
     def read(option: Option) -> str:
         return env.get(f"INPUT_{str(option.action_input).upper()}", "").strip()
@@ -204,7 +210,7 @@ def action_values(env: Mapping[str, str]) -> tuple[str, dict[str, Any], dict[str
         if not option.action_input or mode not in option.commands:
             continue
         if read(option):
-            given[option.name] = _input(option, read(option), workspace)
+            given[option.name] = _input(option, read(option), workspace, reserved)
         if option.action_default is not None and option.file_key:
             default = option.action_default
             defaults[option.name] = (str(workspace / default) if option.type == "path"
@@ -239,13 +245,18 @@ def flag_values(args: argparse.Namespace, command: str) -> dict[str, Any]:
 
 def settings_for(command: str, given: Mapping[str, Any], *,
                  defaults: Mapping[str, Any] | None = None,
-                 origin: str = "command line") -> Settings:
+                 origin: str = "command line", env: Mapping[str, str] | None = None
+                 ) -> Settings:
     """The settings of ``command``: the built-in defaults, ``defaults`` (the Action's), the
-    options file (for the commands that read one), then ``given``."""
+    options file (for the commands that read one), then ``given``. ``env`` names the
+    runner's own files (:func:`evaluator.paths.runner_owned`), which no path in the options
+    file may reach."""
     file_name, content = "options file", None
     if command in FILE_COMMANDS:
         root = None if given.get("example") else Path(given.get("path") or ".")
         if root is None or root.is_dir():
-            file_name, content = read_options_file(root, given.get("config"))
+            reserved = runner_owned(env or {}, root) if root is not None else ()
+            file_name, content = read_options_file(root, given.get("config"),
+                                                   reserved=reserved)
     return build_settings([("defaults", defaults), (file_name, content), (origin, given)],
                           file_layer=1)

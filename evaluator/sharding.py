@@ -30,12 +30,12 @@ from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo, combine_sections, pooled_index
 from evaluator.core.sections import Section, parse_sections, select
 from evaluator.core.shards import Shard, ShardInfo, fingerprint, plan, policy_to_dict
+from evaluator.core.stats import SignificanceTest
 from evaluator.deps import Deps
 from evaluator.errors import InputError
 from evaluator.evaluate import BaseRequest, evaluate
 from evaluator.paths import confine
 from evaluator.progress import Progress
-from evaluator.snapshot import checkout_files
 
 PART_GLOBS = ("results.part-*-of-*.json", "baseline-results.part-*-of-*.json")
 # The settings that change what a part holds: parts to be merged must agree on all of them.
@@ -175,7 +175,9 @@ def _empty_run(settings: Settings, deps: Deps, root: Path, gt_sha: str) -> RunIn
                    k_values=effective_k(settings.k), gain=settings.gain.value,
                    threshold=settings.relevance_threshold, queries_file="sections",
                    queries_sha256=gt_sha, commit=deps.git.head_commit(root),
-                   started_at=deps.clock().isoformat(timespec="seconds"))
+                   started_at=deps.clock().isoformat(timespec="seconds"),
+                   significance=SignificanceTest(alpha=settings.alpha,
+                                                 min_effect=settings.min_effect).as_dict())
 
 
 def pooled_run(runs: Sequence[RunInfo], empty: Callable[[], RunInfo], gt_sha: str) -> RunInfo:
@@ -206,7 +208,7 @@ def evaluate_sections(root: Path, settings: Settings, sections: Sequence[Section
                       base: BaseRequest | None) -> SectionsEvaluation:
     """This job's sections, one after the other (each its own snapshot and index), pooled;
     with ``base`` each section's base side too (see :func:`evaluator.evaluate.evaluate`)."""
-    work = plan_sections(root, settings, sections, checkout_files(root))
+    work = plan_sections(root, settings, sections, deps.git.checkout_files(root))
     if work.info is not None:
         progress(f"shard {work.info.shard}: section(s) "
                  f"{', '.join(s.name for s in work.sections) or 'none'}")

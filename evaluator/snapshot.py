@@ -50,13 +50,56 @@ IGNORED_FILES = frozenset({"neuralmind-backend.yaml", "neuralmind-backend.yml",
 MANAGED = frozenset({".neuralmind", "graphify-out", ".neuralmind.yaml"})
 
 
-def _git(args: Sequence[str], cwd: Path, *, check: bool = True,
-         env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+# What git may see of the process environment (issue 19): the program search path, the home
+# folder (the user's own git config), the locale, a temp folder, proxies and CA files for a
+# baseline fetch, the SSH agent. Never the token, the Action's INPUT_*, ACTIONS_* or a GIT_*
+# variable that redirects git's repository, config or commands.
+GIT_ENV_KEEP = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TZ", "SSH_AUTH_SOCK",
+                "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
+                "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy")
+NO_ENV: Mapping[str, str] = {}
+
+
+def git_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment git subprocesses get, built from ``env`` (``Deps.env``): the names in
+    :data:`GIT_ENV_KEEP` and ``LC_*``, plus ``GIT_TERMINAL_PROMPT=0`` (a fetch never waits
+    for a password)."""
+    kept = {k: v for k, v in env.items() if k in GIT_ENV_KEEP or k.startswith("LC_")}
+    return {**kept, "GIT_TERMINAL_PROMPT": "0"}
+
+
+def _repository_top(cwd: Path) -> Path | None:
+    """The folder holding ``.git`` at or above ``cwd``, found without running git."""
+    here = cwd.resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _safe_directory(cwd: Path) -> list[str]:
+    """``-c safe.directory=<that repository>`` when its top folder belongs to another user
+    (the Action's container runs as root, the checkout belongs to the runner's user): exactly
+    that path, never ``*``. Nothing when we own it or it is no repository."""
+    top = _repository_top(cwd)
+    getuid = getattr(os, "getuid", None)
+    if top is None or getuid is None:
+        return []
     try:
-        # safe.directory: in the action's container the workspace belongs to another uid.
-        proc = subprocess.run(["git", "-c", "safe.directory=*", "-C", str(cwd), *args],
+        owner = top.stat().st_uid
+    except OSError:
+        return []
+    return [] if owner == getuid() else ["-c", f"safe.directory={top}"]
+
+
+def _git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bool = True,
+         extra: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run git in ``cwd`` with the environment :func:`git_env` built from ``env`` (plus
+    ``extra``, e.g. ``GIT_INDEX_FILE``)."""
+    try:
+        proc = subprocess.run(["git", *_safe_directory(cwd), "-C", str(cwd), *args],
                               capture_output=True, check=False, timeout=120,
-                              env=None if env is None else {**os.environ, **env})
+                              env={**git_env(env), **(extra or {})})
     except FileNotFoundError:
         raise GitError("git is not installed; it is needed to read the checkout") from None
     except subprocess.TimeoutExpired:
@@ -68,19 +111,19 @@ def _git(args: Sequence[str], cwd: Path, *, check: bool = True,
     return proc
 
 
-def is_git_worktree(root: Path) -> bool:
+def is_git_worktree(root: Path, *, env: Mapping[str, str] = NO_ENV) -> bool:
     """True when ``root`` is in a git work tree and not inside a folder git ignores."""
-    proc = _git(["rev-parse", "--is-inside-work-tree"], root, check=False)
+    proc = _git(["rev-parse", "--is-inside-work-tree"], root, check=False, env=env)
     if proc.returncode != 0 or proc.stdout.strip() != b"true":
         return False
-    return _git(["check-ignore", "-q", "."], root, check=False).returncode != 0
+    return _git(["check-ignore", "-q", "."], root, check=False, env=env).returncode != 0
 
 
-def head_commit(root: Path) -> str | None:
+def head_commit(root: Path, *, env: Mapping[str, str] = NO_ENV) -> str | None:
     """The commit checked out at ``root``, or ``None`` outside git / in an empty repository."""
-    if not is_git_worktree(root):
+    if not is_git_worktree(root, env=env):
         return None
-    proc = _git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False)
+    proc = _git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False, env=env)
     return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
 
 
@@ -143,8 +186,8 @@ def _unindexable(path: Path, size: int) -> str | None:
 
 
 def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] = (),
-                   skipped: list[str] | None = None,
-                   unindexable: list[str] | None = None) -> tuple[str, ...]:
+                   skipped: list[str] | None = None, unindexable: list[str] | None = None,
+                   env: Mapping[str, str] = NO_ENV) -> tuple[str, ...]:
     """The files to index, POSIX paths relative to ``root``, sorted. Symlinks are skipped.
 
     ``exclude``: absolute folders to leave out when they are under ``root`` (the cache and
@@ -155,8 +198,9 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     prefixes = _excluded_prefixes(root, exclude)
-    if use_git and is_git_worktree(root):
-        out = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root).stdout
+    if use_git and is_git_worktree(root, env=env):
+        out = _git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], root,
+                   env=env).stdout
         names: Iterable[str] = (n for n in out.decode("utf-8", "surrogateescape").split("\0") if n)
     else:
         found = []
@@ -310,22 +354,23 @@ SHALLOW_HINT = ("the clone has too little history: set `fetch-depth: 0` on actio
                 "(or fetch the base branch) so the base commit is available")
 
 
-def is_shallow(repo: Path) -> bool:
-    proc = _git(["rev-parse", "--is-shallow-repository"], repo, check=False)
+def is_shallow(repo: Path, *, env: Mapping[str, str] = NO_ENV) -> bool:
+    proc = _git(["rev-parse", "--is-shallow-repository"], repo, check=False, env=env)
     return proc.stdout.strip() == b"true"
 
 
-def resolve_commit(repo: Path, ref: str) -> str:
+def resolve_commit(repo: Path, ref: str, *, env: Mapping[str, str] = NO_ENV) -> str:
     """The full sha of ``ref``; a clear error for an unknown ref (with the shallow hint)."""
-    if not is_git_worktree(repo):
+    if not is_git_worktree(repo, env=env):
         raise GitError(f"{repo} is not a git checkout, so there is no {ref!r} to compare with")
     if ref.startswith("-"):
         raise GitError(f"{ref!r} is not a git ref")
     proc = _git(["rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"], repo,
-                check=False)
+                check=False, env=env)
     sha = proc.stdout.decode().strip()
     if proc.returncode != 0 or not sha:
-        hint = SHALLOW_HINT if is_shallow(repo) else "check the spelling, or fetch it first"
+        hint = (SHALLOW_HINT if is_shallow(repo, env=env)
+                else "check the spelling, or fetch it first")
         raise GitError(f"unknown git ref {ref!r} in {repo}", hint=hint)
     return sha
 
@@ -345,33 +390,33 @@ def _require_sha(sha: str) -> str:
     return sha
 
 
-def fetch_commit(repo: Path, sha: str) -> bool:
+def fetch_commit(repo: Path, sha: str, *, env: Mapping[str, str] = NO_ENV) -> bool:
     """Try to fetch one commit from ``origin`` (works when the checkout kept credentials)."""
     _require_sha(sha)
     proc = _git(["fetch", "--quiet", "--no-tags", "--depth=1", "--end-of-options", "origin",
-                 sha], repo, check=False)
+                 sha], repo, check=False, env=env)
     return proc.returncode == 0
 
 
-def merge_base(repo: Path, a: str, b: str) -> str:
+def merge_base(repo: Path, a: str, b: str, *, env: Mapping[str, str] = NO_ENV) -> str:
     proc = _git(["merge-base", "--end-of-options", _require_sha(a), _require_sha(b)], repo,
-                check=False)
+                check=False, env=env)
     sha = proc.stdout.decode().strip()
     if proc.returncode != 0 or not sha:
-        hint = SHALLOW_HINT if is_shallow(repo) else None
+        hint = SHALLOW_HINT if is_shallow(repo, env=env) else None
         raise GitError(f"no merge base between {a[:12]} and {b[:12]}", hint=hint)
     return sha
 
 
-def file_at(repo: Path, sha: str, rel: str) -> bool:
+def file_at(repo: Path, sha: str, rel: str, *, env: Mapping[str, str] = NO_ENV) -> bool:
     """Whether ``rel`` (relative to ``repo``, which may be a subfolder) exists in ``sha``."""
     # ``./``: relative to the folder git runs in, not to the top of the repository.
     return _git(["cat-file", "-e", f"{_require_sha(sha)}:./{rel}"], repo,
-                check=False).returncode == 0
+                check=False, env=env).returncode == 0
 
 
-def export_commit(repo: Path, sha: str, dest: Path, *,
-                  skipped: list[str] | None = None) -> tuple[str, ...]:
+def export_commit(repo: Path, sha: str, dest: Path, *, skipped: list[str] | None = None,
+                  env: Mapping[str, str] = NO_ENV) -> tuple[str, ...]:
     """Write what a checkout of commit ``sha`` holds under ``repo`` (which may be a subfolder
     of the repository) into ``dest``; its files. Read-only for the repository.
 
@@ -381,25 +426,27 @@ def export_commit(repo: Path, sha: str, dest: Path, *,
     applied as in a checkout, like on the head side. ``skipped`` as in
     :func:`checkout_files`.
     """
-    top = Path(_git(["rev-parse", "--show-toplevel"], repo).stdout.decode().strip())
-    prefix = _git(["rev-parse", "--show-prefix"], repo).stdout.decode().strip()
+    top = Path(_git(["rev-parse", "--show-toplevel"], repo, env=env).stdout.decode().strip())
+    prefix = _git(["rev-parse", "--show-prefix"], repo, env=env).stdout.decode().strip()
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
-    if _git(["cat-file", "-e", f"{sha}:{prefix}"], top, check=False).returncode != 0:
+    if _git(["cat-file", "-e", f"{sha}:{prefix}"], top, check=False, env=env).returncode != 0:
         return ()  # the folder did not exist yet at that commit
     with tempfile.TemporaryDirectory(prefix="retrieval-eval-index-") as scratch:
-        env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+        index_env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
         # The tree of the subfolder, so its files land at the top of ``dest``.
-        _git(["read-tree", f"{sha}:{prefix}"], top, env=env)
-        _git(["checkout-index", "--all", "--force", f"--prefix={dest}{os.sep}"], top, env=env)
+        _git(["read-tree", f"{sha}:{prefix}"], top, env=env, extra=index_env)
+        _git(["checkout-index", "--all", "--force", f"--prefix={dest}{os.sep}"], top, env=env,
+             extra=index_env)
     return checkout_files(dest, use_git=False, skipped=skipped)
 
 
 MAX_CHANGED_FILES = 20_000
 
 
-def changed_files(repo: Path, base: str, head: str) -> tuple[str, ...]:
+def changed_files(repo: Path, base: str, head: str, *,
+                  env: Mapping[str, str] = NO_ENV) -> tuple[str, ...]:
     """The files a pull request changes: ``git diff base...head`` (since their merge base),
     relative to ``repo`` (which may be a subfolder; files outside it are left out).
 
@@ -413,10 +460,10 @@ def changed_files(repo: Path, base: str, head: str) -> tuple[str, ...]:
             raise GitError(f"{ref!r} is not a git ref")
     proc = _git(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
                  "--no-textconv", "--relative", "--end-of-options", f"{base}...{head}", "--"],
-                repo, check=False)
+                repo, check=False, env=env)
     if proc.returncode != 0:
         detail = proc.stderr.decode(errors="replace").strip().splitlines()
-        hint = SHALLOW_HINT if is_shallow(repo) else None
+        hint = SHALLOW_HINT if is_shallow(repo, env=env) else None
         raise GitError(f"cannot list the files changed between {base[:12]} and {head[:12]}: "
                        f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}", hint=hint)
     names = []
@@ -435,41 +482,70 @@ def changed_files(repo: Path, base: str, head: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def repo_prefix(root: Path) -> str:
+def repo_prefix(root: Path, *, env: Mapping[str, str] = NO_ENV) -> str:
     """``root``'s path inside its repository (``"."`` at the top or outside git), for links
     to the files of a commit."""
-    if not is_git_worktree(root):
+    if not is_git_worktree(root, env=env):
         return "."
-    proc = _git(["rev-parse", "--show-prefix"], root, check=False)
+    proc = _git(["rev-parse", "--show-prefix"], root, check=False, env=env)
     prefix = proc.stdout.decode(errors="replace").strip().strip("/")
     return prefix if proc.returncode == 0 and prefix and not has_control(prefix) else "."
 
 
-def worktree_state(root: Path, queries: Path) -> tuple[bool, bool]:
+def worktree_state(root: Path, queries: Path, *,
+                   env: Mapping[str, str] = NO_ENV) -> tuple[bool, bool]:
     """``(the files under root differ from HEAD, the ground-truth file differs from HEAD or is
     not committed)``; ``(False, False)`` outside git."""
-    if not is_git_worktree(root):
+    if not is_git_worktree(root, env=env):
         return False, False
     tree = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], root,
-                check=False)
+                check=False, env=env)
     try:
         rel = str(queries.resolve().relative_to(root.resolve()))
     except ValueError:
         rel = None
-    gt = _git(["status", "--porcelain", "--", rel], root, check=False) if rel else None
+    gt = _git(["status", "--porcelain", "--", rel], root, check=False, env=env) if rel else None
     return (tree.returncode == 0 and bool(tree.stdout.strip()),
             gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
 
 
+@dataclass(frozen=True)
 class GitRepo:
-    """The real :class:`evaluator.deps.Git`: this module's git functions."""
+    """The real :class:`evaluator.deps.Git`: this module's git functions, each run with the
+    environment :func:`git_env` builds from ``env`` (``Deps.env``)."""
 
-    head_commit = staticmethod(head_commit)
-    resolve_commit = staticmethod(resolve_commit)
-    fetch_commit = staticmethod(fetch_commit)
-    merge_base = staticmethod(merge_base)
-    file_at = staticmethod(file_at)
-    export_commit = staticmethod(export_commit)
-    changed_files = staticmethod(changed_files)
-    repo_prefix = staticmethod(repo_prefix)
-    worktree_state = staticmethod(worktree_state)
+    env: Mapping[str, str]
+
+    def head_commit(self, root: Path) -> str | None:
+        return head_commit(root, env=self.env)
+
+    def resolve_commit(self, repo: Path, ref: str) -> str:
+        return resolve_commit(repo, ref, env=self.env)
+
+    def fetch_commit(self, repo: Path, sha: str) -> bool:
+        return fetch_commit(repo, sha, env=self.env)
+
+    def merge_base(self, repo: Path, a: str, b: str) -> str:
+        return merge_base(repo, a, b, env=self.env)
+
+    def file_at(self, repo: Path, sha: str, rel: str) -> bool:
+        return file_at(repo, sha, rel, env=self.env)
+
+    def export_commit(self, repo: Path, sha: str, dest: Path, *,
+                      skipped: list[str] | None = None) -> tuple[str, ...]:
+        return export_commit(repo, sha, dest, skipped=skipped, env=self.env)
+
+    def changed_files(self, repo: Path, base: str, head: str) -> tuple[str, ...]:
+        return changed_files(repo, base, head, env=self.env)
+
+    def repo_prefix(self, root: Path) -> str:
+        return repo_prefix(root, env=self.env)
+
+    def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]:
+        return worktree_state(root, queries, env=self.env)
+
+    def checkout_files(self, root: Path, *, exclude: Sequence[Path] = (),
+                       skipped: list[str] | None = None,
+                       unindexable: list[str] | None = None) -> tuple[str, ...]:
+        return checkout_files(root, exclude=exclude, skipped=skipped, unindexable=unindexable,
+                              env=self.env)

@@ -65,9 +65,40 @@ def _closure() -> dict[str, str]:
     return seen
 
 
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+?)(?: \\)?$")
+HASH = re.compile(r"^ {4}--hash=sha256:[0-9a-f]{64}(?: \\)?$")
+
+
+def _pins() -> dict[str, list[str]]:
+    """requirements.lock as {name: [its sha256 hashes]}; every other line is a comment."""
+    pins: dict[str, list[str]] = {}
+    name = None
+    for line in (ROOT / "requirements.lock").read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        if match := PIN.match(line):
+            name = _norm(match.group(1))
+            pins[name] = []
+        elif HASH.match(line) and name is not None:
+            pins[name].append(line.split("sha256:")[1][:64])
+        else:
+            raise AssertionError(f"requirements.lock: unexpected line {line!r}")
+    return pins
+
+
 def _locked() -> set[str]:
-    lines = (ROOT / "requirements.lock").read_text().splitlines()
-    return {_norm(line.split("==")[0]) for line in lines if line and not line.startswith("#")}
+    return set(_pins())
+
+
+def test_every_locked_distribution_is_pinned_by_hash():
+    """The image installs the lock with --require-hashes: every pin carries the sha256 of its
+    files (all platforms the release builds, from the index), so a replaced file fails."""
+    pins = _pins()
+    unhashed = sorted(name for name, hashes in pins.items() if not hashes)
+    assert pins and not unhashed, unhashed
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"pip --python /opt/venv/bin/python install --no-deps --require-hashes "
+                     r"-r requirements\.lock", dockerfile)
 
 
 def test_the_runtime_extras_pull_in_no_gpu_or_data_science_stack():
@@ -97,3 +128,18 @@ def test_the_checker_would_see_a_gpu_stack():
     """The check itself: the names pip would install for sentence-transformers are caught."""
     assert _forbidden({"torch", "nvidia-cublas-cu12", "triton", "pandas", "numpy"}) == \
         {"torch", "nvidia-cublas-cu12", "triton", "pandas"}
+
+
+def test_the_base_image_is_pinned_by_digest():
+    """Every stage starts from the digest-pinned base (or an earlier stage): a moved
+    python:3.11-slim tag cannot change what the image is built on."""
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    pinned = re.findall(r"^ARG PYTHON_IMAGE=python:3\.11-slim@sha256:[0-9a-f]{64}$",
+                        dockerfile, re.M)
+    assert len(pinned) == 1, "the base image is not pinned by digest"
+    stages: set[str] = set()
+    for line in re.findall(r"^FROM .*$", dockerfile, re.M):
+        parts = line.split()
+        assert parts[1] == "${PYTHON_IMAGE}" or parts[1] in stages, line
+        if len(parts) == 4 and parts[2].upper() == "AS":
+            stages.add(parts[3])

@@ -127,8 +127,8 @@ def test_a_measure_in_the_registry_reaches_scoring_labels_and_outputs():
 
 # Where the process environment may be touched: ``main`` reads it once; the NeuralMind
 # adapter sets the model folder around its calls into NeuralMind and hands graphify a copy
-# without tokens; the git adapter extends it for one child process (GIT_INDEX_FILE).
-ENVIRON_ALLOWED = {"evaluator/cli.py", "evaluator/neuralmind_index.py", "evaluator/snapshot.py"}
+# without tokens. git gets an environment built from ``Deps.env`` (issue 19), never this one.
+ENVIRON_ALLOWED = {"evaluator/cli.py", "evaluator/__main__.py", "evaluator/neuralmind_index.py"}
 
 
 def test_nothing_below_main_reads_or_sets_the_process_environment():
@@ -149,3 +149,59 @@ def test_action_yml_inputs_and_outputs_are_the_tables():
     assert list(action["inputs"]) == [o.action_input for o in options.OPTIONS if o.action_input]
     assert set(measures.outputs()) | set(optiondocs.FIXED_OUTPUTS) == set(action["outputs"])
     assert action["runs"] == {"using": "docker", "image": "Dockerfile", "args": ["action"]}
+
+
+# Every test of significance in the application takes the run's settings: no call below may
+# fall back on a function's defaults (render.py's systems table once did, with alpha 0.05).
+SIGNIFICANCE_CALLS = {"compare": ("alpha", "min_effect"),
+                      "compare_results": ("alpha", "min_effect"),
+                      "compare_sections": ("alpha", "min_effect"),
+                      "check_gates": ("alpha", "min_effect"),
+                      "system_table": ("alpha", "min_effect", "seed"),
+                      "system_tables": ("alpha", "min_effect", "seed"),
+                      "minimum_detectable_effect": ("alpha",)}
+
+
+def _significance_calls():
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+                if name in SIGNIFICANCE_CALLS:
+                    yield f"{path.relative_to(ROOT)}:{node.lineno}", name, node
+
+
+def test_no_view_tests_significance_with_default_settings():
+    calls = list(_significance_calls())
+    assert {name for _, name, _ in calls} >= {"compare_results", "system_tables", "compare"}
+    bad = []
+    for where, name, node in calls:
+        given = {k.arg for k in node.keywords}
+        if None in given or not set(SIGNIFICANCE_CALLS[name]) <= given:
+            bad.append(f"{where} {name}() without {SIGNIFICANCE_CALLS[name]} given by name")
+    assert not bad, bad
+
+
+def test_the_systems_table_uses_the_runs_recorded_significance_settings():
+    """A results file that records a loose alpha shows a ▲ that the default alpha hides."""
+    from dataclasses import replace
+
+    from evaluator import render
+    from evaluator.core.systems import system_run
+    from tests.factories import make_results
+
+    base = make_results(quality=0.5, seed=3)
+    better = [replace(q, metrics={**q.metrics, "ndcg@5": min(1.0, q.metrics["ndcg@5"] + 0.05)})
+              for q in base.queries]
+    shapes = list(base.shapes)
+    runs = (system_run("neuralmind", base.queries, shapes),
+            system_run("bm25", better, shapes))
+
+    def cells(alpha):
+        run = replace(base.run, significance={"alpha": alpha, "min_effect": 0.02, "seed": 0})
+        tables = render.systems_view(replace(base, run=run, systems=runs))
+        return [c["marker"] for t in tables for row in t["rows"] for c in row["cells"]
+                if c["name"] == "ndcg@5"]
+
+    assert "▲" not in cells(1e-9)
+    assert "▲" in cells(0.5)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from evaluator.core.floors import Violation
 from evaluator.core.measures import lower_is_better
@@ -194,12 +193,19 @@ def compare_sections(
     base: Results,
     head: Results,
     pooled: BaselineComparison,
-    **options: Any,
+    *,
+    source: str,
+    metrics: Sequence[str],
+    primary_metric: str,
+    alpha: float,
+    min_effect: float,
 ) -> BaselineComparison:
     """``pooled`` (the comparison of the pooled results) with each section's own comparison
-    added, for the sections present on both sides; ``options`` as for
+    added, for the sections present on both sides; the options as for
     :func:`compare_results`."""
-    sections = {name: compare_results(base.sections[name], section, **options)
+    sections = {name: compare_results(base.sections[name], section, source=source,
+                                      metrics=metrics, primary_metric=primary_metric,
+                                      alpha=alpha, min_effect=min_effect)
                 for name, section in head.sections.items() if name in base.sections}
     return replace(pooled, sections=sections)
 

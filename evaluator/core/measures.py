@@ -20,6 +20,7 @@ from typing import Literal
 
 from evaluator.core.metrics import (
     Gain,
+    accuracy_at_k,
     hit_rate_at_k,
     ndcg_at_k,
     precision_at_k,
@@ -55,7 +56,8 @@ class Measure:
     ``at_k``: computed at every configured cut-off as ``name@k`` (``label`` takes ``{k}``).
     ``report``: shown in the headline table ``always`` (when present), only when
     ``computed`` (not ``None``), or ``never``. ``shape_column``: a column of the per-shape
-    table. ``output``: the Action's step output carrying the overall value (at k = 5).
+    table. ``system_column``: a column of the ``--systems`` comparison table (at k = 5).
+    ``output``: the Action's step output carrying the overall value (at k = 5).
     """
 
     name: str
@@ -70,6 +72,7 @@ class Measure:
     shape_column: bool = False
     output: str | None = None
     source: Literal["ranking", "index"] = "ranking"
+    system_column: bool = False
 
     def names(self, ks: Iterable[int]) -> tuple[str, ...]:
         return tuple(f"{self.name}@{k}" for k in ks) if self.at_k else (self.name,)
@@ -89,10 +92,12 @@ def _column(name: str) -> MeasureFn:
 
 def _index_measure(name: str, label: str, direction: Direction, definition: str,
                    citation: str, *, unit: Unit = "score", report: Shown = "never",
-                   shape_column: bool = False, output: str | None = None) -> Measure:
+                   shape_column: bool = False, output: str | None = None,
+                   system_column: bool = False) -> Measure:
     """A measure whose value the index adapter measures (``Retrieval.columns``)."""
     return Measure(name, label, direction, definition, citation, _column(name), unit=unit,
-                   report=report, shape_column=shape_column, output=output, source="index")
+                   report=report, shape_column=shape_column, output=output, source="index",
+                   system_column=system_column)
 
 
 MEASURES: tuple[Measure, ...] = (
@@ -100,29 +105,31 @@ MEASURES: tuple[Measure, ...] = (
             "relevant modules in the top k / all relevant modules of the query",
             "trec_eval recall.k",
             lambda x: recall_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
-            at_k=True, report="always", shape_column=True, output="recall"),
+            at_k=True, report="always", shape_column=True, output="recall",
+            system_column=True),
     Measure("precision", "Precision@{k}", "higher",
             "relevant in the top k / k, even when fewer than k were returned",
             "trec_eval P.k",
             lambda x: precision_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
-            at_k=True, report="always"),
+            at_k=True, report="always", system_column=True),
     Measure("mrr", "MRR@5", "higher",
             "mean of 1 / rank of the first relevant module within the top 5 (the N-15 "
             "runner's cut); `mrr@k` for each k",
             "trec_eval recip_rank, cut at 5",
             lambda x: reciprocal_rank(x.ranking, x.grades, HEADLINE_K, threshold=x.threshold),
-            report="always", shape_column=True, output="mrr"),
+            report="always", shape_column=True, output="mrr", system_column=True),
     Measure("ndcg", "nDCG@{k}", "higher",
             "DCG@k / IDCG@k; gain `2^rel − 1` (default) or `rel`; IDCG from every module "
             "graded > 0; 0 when IDCG is 0",
             "trec_eval ndcg_cut.k; Järvelin & Kekäläinen, TOIS 2002",
             lambda x: ndcg_at_k(x.ranking, x.grades, x.k, gain=x.gain),
-            at_k=True, report="always", shape_column=True, output="ndcg"),
+            at_k=True, report="always", shape_column=True, output="ndcg",
+            system_column=True),
     Measure("hit_rate", "Hit rate@5", "higher",
             "share of queries with a relevant module in the top 5 (`hit_rate@k` for each k)",
             "trec_eval success.k",
             lambda x: hit_rate_at_k(x.ranking, x.grades, HEADLINE_K, threshold=x.threshold),
-            report="always", shape_column=True, output="hit-rate"),
+            report="always", shape_column=True, output="hit-rate", system_column=True),
     Measure("hit_rate", "Hit rate@{k}", "higher", "success@k: 1 if a relevant module is in "
             "the top k", "trec_eval success.k",
             lambda x: hit_rate_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
@@ -131,6 +138,14 @@ MEASURES: tuple[Measure, ...] = (
             "top k", "trec_eval recip_rank, cut at k",
             lambda x: reciprocal_rank(x.ranking, x.grades, x.k, threshold=x.threshold),
             at_k=True),
+    Measure("acc", "Acc@{k}", "higher",
+            "1 if every module graded ≥ 2 (needed to answer; ≥ the threshold when it is "
+            "higher) is in the top k, else 0; 0 when none is graded ≥ 2. The mean is the "
+            "share of questions whose whole needed context is retrieved",
+            "Agentless (Xia et al. 2024), LocAgent (Chen et al. 2025): Acc@k; = 1 iff "
+            "trec_eval recall.k at relevance_level 2 is 1",
+            lambda x: accuracy_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
+            at_k=True, system_column=True),
     _index_measure("faithfulness", "Faithfulness", "higher",
                    "share of gold facts the retrieved context supports: found in one stretch "
                    "of at most 10 lines (≥ 0.7 of the fact's stemmed, identifier-split terms, "
@@ -139,7 +154,8 @@ MEASURES: tuple[Measure, ...] = (
                    "run's model, every key term there and MiniLM cosine ≥ 0.38) and not "
                    "contradicted (see README, The faithfulness judge)",
                    "evaluator.core.judge",
-                   report="always", shape_column=True, output="faithfulness"),
+                   report="always", shape_column=True, output="faithfulness",
+                   system_column=True),
     _index_measure("fact_recall", "Fact recall", "higher",
                    "share of gold facts found in the retrieved context (by terms or by "
                    "similarity)", "evaluator.core.judge"),
@@ -174,7 +190,7 @@ MEASURES: tuple[Measure, ...] = (
                    "neuralmind.ragas (dropped)", report="computed"),
     _index_measure("context_tokens", "Context tokens", "lower",
                    "tokens of the context NeuralMind returned", "NeuralMind query()",
-                   unit="tokens", report="always"),
+                   unit="tokens", report="always", system_column=True),
     _index_measure("token_reduction", "Token reduction", "higher",
                    "NeuralMind's reported reduction against the whole repository",
                    "NeuralMind query()", unit="times"),
@@ -241,6 +257,11 @@ def when_computed() -> tuple[str, ...]:
 
 def shape_columns() -> tuple[str, ...]:
     return tuple(m.headline_name for m in MEASURES if m.shape_column)
+
+
+def system_columns() -> tuple[str, ...]:
+    """The columns of the ``--systems`` comparison table."""
+    return tuple(m.headline_name for m in MEASURES if m.system_column)
 
 
 def outputs() -> dict[str, Measure]:

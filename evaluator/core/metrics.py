@@ -109,6 +109,26 @@ def hit_rate_at_k(ranking: Sequence[str], grades: Mapping[str, int], k: int, *,
     return 1.0 if relevant.intersection(dedupe(ranking)[:k]) else 0.0
 
 
+NEEDED_GRADE = 2  # grade 2 "needed to answer", grade 3 "defines the answer"
+
+
+def accuracy_at_k(ranking: Sequence[str], grades: Mapping[str, int], k: int, *,
+                  threshold: int = 1) -> float:
+    """acc@k: 1 if every module the answer needs is in the top k, else 0.
+
+    The needed modules are those graded ≥ max(2, ``threshold``) (2 "needed to answer",
+    3 "defines the answer"); 0 when the query has none, as recall@k is 0 without relevant
+    modules. This is the "all gold files in the top k" accuracy of code-localization work
+    (Agentless, Xia et al. 2024; LocAgent, Chen et al. ACL 2025), and equals 1 exactly when
+    trec_eval ``recall.k`` with ``relevance_level`` = max(2, threshold) is 1.
+    """
+    _check_k(k)
+    needed = _relevant(grades, max(NEEDED_GRADE, threshold))
+    if not needed:
+        return 0.0
+    return 1.0 if needed <= set(dedupe(ranking)[:k]) else 0.0
+
+
 def dcg_at_k(ranking: Sequence[str], grades: Mapping[str, int], k: int, *,
              gain: Gain = Gain.EXPONENTIAL) -> float:
     """DCG@k = Σ_{i=1..k} gain(grade_i) / log2(i + 1), over the deduplicated ranking."""

@@ -39,6 +39,7 @@ from evaluator.core.option_types import (
     OptionType,
 )
 from evaluator.core.scoring import DEFAULT_K
+from evaluator.core.stats import DEFAULT_TEST
 from evaluator.core.systems import DEFAULT_SYSTEMS, parse_systems
 from evaluator.errors import ConfigError
 
@@ -208,9 +209,9 @@ OPTIONS: tuple[Option, ...] = (
     _o("primary_metric", "text", "the metric tested for significance against the baseline",
        default="ndcg@5", **_FILE),
     _o("alpha", "level", "significance level of the paired randomization test",
-       default=0.05, **_FILE),
+       default=DEFAULT_TEST.alpha, **_FILE),
     _o("min_effect", "fraction", "smallest change of the primary metric called significant",
-       default=0.02, **_FILE),
+       default=DEFAULT_TEST.min_effect, **_FILE),
     _o("aggregate_floors", "floors", "floors on the overall means (replace the defaults; {} "
        "turns them off)", default=DEFAULT_POLICY.aggregate, file_key="floors",
        flag=None, action_input=None),

@@ -59,6 +59,7 @@ from evaluator.core.scoring import (
     by_shape,
 )
 from evaluator.core.shards import MAX_SHARDS, Shard, ShardInfo, policy_from_dict
+from evaluator.core.stats import DEFAULT_TEST, SignificanceTest
 from evaluator.core.systems import SystemQuery, SystemRun
 from evaluator.errors import ResultsError
 
@@ -99,6 +100,20 @@ class RunInfo:
     #: The module universe the ranking was scored over: ``include``/``exclude`` as applied
     #: and the counts (``modules``, ``left_out``); empty in results from before it existed.
     universe: Mapping[str, Any] = field(default_factory=dict)
+    #: The significance tests' settings (``alpha``, ``min_effect``, ``seed``) every view of
+    #: these results tests with; empty in results from before it was recorded.
+    significance: Mapping[str, float] = field(default_factory=dict)
+
+
+def significance_of(run: RunInfo) -> SignificanceTest:
+    """The run's significance settings; the defaults for results that recorded none."""
+    recorded = run.significance
+    if not recorded:
+        return DEFAULT_TEST
+    return SignificanceTest(alpha=float(recorded.get("alpha", DEFAULT_TEST.alpha)),
+                            min_effect=float(recorded.get("min_effect",
+                                                          DEFAULT_TEST.min_effect)),
+                            seed=int(recorded.get("seed", DEFAULT_TEST.seed)))
 
 
 @dataclass(frozen=True)
@@ -396,6 +411,13 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
                 for k, v in r.mapping(value, where).items()}
     if name == "warnings":
         return r.strs(value, where)
+    if name == "significance":
+        raw = r.mapping(value, where)
+        test = {k: r.real(raw[k], f"{where}.{k}") for k in ("alpha", "min_effect", "seed")
+                if k in raw}
+        if not 0.0 < test.get("alpha", 0.05) < 1.0 or test.get("min_effect", 0.0) < 0.0:
+            raise r.fail(where, "alpha must lie in (0, 1) and min_effect be non-negative")
+        return test
     if name == "universe":
         raw = r.mapping(value, where)
         return {**{k: list(r.strs(raw[k], f"{where}.{k}")) for k in ("include", "exclude")

@@ -57,10 +57,28 @@ absorbs the ~1e-16 relative rounding of summing the same numbers in another orde
 are equal in exact arithmetic (e.g. 0.1 + 0.2 vs 0.3) tie, as they should.
 """
 
-_EFFECT_SLACK = 1e-12  # |delta| ≥ min_effect is tested with this absolute slack for rounding
+EFFECT_SLACK = 1e-12  # |delta| ≥ min_effect is tested with this absolute slack for rounding
 _CHUNK_BITS = 10  # Monte-Carlo: signs are looked up 10 at a time in tables of 1024 sums
 _WORD_BITS = 53  # Random.random() is k / 2**53: each call yields 53 uniform random bits
 _TWO_POW_53 = float(2**_WORD_BITS)
+
+
+@dataclass(frozen=True)
+class SignificanceTest:
+    """The settings of every significance test of a run: the level ``alpha``, the smallest
+    change called significant ``min_effect``, and the seed of the randomization test and the
+    bootstrap. The run records them (``run.significance``) so every view of its results
+    tests with them."""
+
+    alpha: float = 0.05
+    min_effect: float = 0.02
+    seed: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"alpha": self.alpha, "min_effect": self.min_effect, "seed": self.seed}
+
+
+DEFAULT_TEST = SignificanceTest()
 
 
 def _check_finite(values: Sequence[float], what: str) -> list[float]:
@@ -340,7 +358,7 @@ def compare(
     delta = _mean(deltas)
     p_value = randomization_test(deltas, seed=seed)
     ci_low, ci_high = bootstrap_interval(deltas, seed=seed)
-    significant = p_value < alpha and abs(delta) >= min_effect - _EFFECT_SLACK
+    significant = p_value < alpha and abs(delta) >= min_effect - EFFECT_SLACK
     return Comparison(
         metric=metric,
         n=n,
@@ -421,3 +439,28 @@ def changes_needed(alpha: float = 0.05) -> int:
     while min_p_value(m) >= alpha:
         m += 1
     return m
+
+
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm–Bonferroni adjusted p-values, in the order given.
+
+    Definition (Holm, Scand. J. Statist. 1979, the step-down form of Wright, Biometrics
+    1992): sort the m p-values ascending, ``p(1) ≤ … ≤ p(m)``; the adjusted value of the
+    i-th smallest is ``min(1, max_{j ≤ i} (m − j + 1) · p(j))``. Rejecting every hypothesis
+    whose adjusted p is below ``alpha`` controls the family-wise error rate at ``alpha``
+    whatever the dependence between the tests. Ties keep their input order (their adjusted
+    values are equal anyway). An empty family gives ``[]``; one test is left as it is.
+
+    Raises :class:`ValueError` when a p-value is not a number in ``[0, 1]``.
+    """
+    for p in p_values:
+        if isinstance(p, bool) or not (math.isfinite(p) and 0.0 <= p <= 1.0):
+            raise ValueError(f"p-values lie in [0, 1], got {p!r}")
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted

@@ -14,7 +14,11 @@ ground truth. The default is ``neuralmind`` alone.
 The comparison table follows ranx's ``compare`` report: systems as rows, metrics as
 columns, the best mean of each column marked, and each system after the first tested
 against the first, query by query, with the paired randomization test of
-:mod:`evaluator.core.stats` (significant when ``p < alpha`` and ``|delta| ≥ min_effect``).
+:mod:`evaluator.core.stats`. With several systems and shapes the tests of one metric form a
+family: their p-values are Holm–Bonferroni adjusted across every (system, shape) pair
+(:func:`evaluator.core.stats.holm_adjusted`), and a cell is significant when its adjusted
+``p < alpha`` and ``|delta| ≥ min_effect``. ``alpha``, ``min_effect`` and the test's seed
+are always the run's (no default here), so no view can test with other settings.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from evaluator.core.scoring import Aggregate, QueryResult, aggregate, by_shape
-from evaluator.core.stats import Comparison, compare
+from evaluator.core.stats import EFFECT_SLACK, Comparison, compare, holm_adjusted
 from evaluator.errors import ConfigError
 
 SYSTEM_NAMES: tuple[str, ...] = ("neuralmind", "bm25")
@@ -97,18 +101,22 @@ class SystemScores:
 @dataclass(frozen=True)
 class Cell:
     """One system's mean of one metric; ``best`` marks the best mean of the column (ties
-    all marked); ``comparison`` is the paired test against the first system."""
+    all marked); ``comparison`` is the paired test against the first system, ``p_adjusted``
+    its Holm-adjusted p-value within the metric's family and ``significant`` the verdict on
+    it (adjusted ``p < alpha`` and ``|delta| ≥ min_effect``)."""
 
     mean: float | None
     best: bool = False
     comparison: Comparison | None = None
     lower_is_better: bool = False
+    p_adjusted: float | None = None
+    significant: bool = False
 
     @property
     def better(self) -> bool | None:
         """Significantly better (True) or worse (False) than the first system; else None."""
         c = self.comparison
-        if c is None or not c.significant:
+        if c is None or not self.significant:
             return None
         return (c.delta < 0) if self.lower_is_better else (c.delta > 0)
 
@@ -135,9 +143,10 @@ def _mean(values: Sequence[float]) -> float | None:
 
 def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
                  shape: str | None = None, lower_is_better: frozenset[str] = frozenset(),
-                 alpha: float = 0.05, min_effect: float = 0.02, seed: int = 0) -> SystemTable:
+                 alpha: float, min_effect: float, seed: int) -> SystemTable:
     """The comparison table (definition in the module docstring); queries of ``shape`` only
-    when given. Means skip ``None``; a column with no value has no best."""
+    when given. Means skip ``None``; a column with no value has no best. The p-values are
+    not yet adjusted: :func:`system_tables` adjusts them across the tables of one report."""
     if not systems:
         raise ValueError("no system to compare")
 
@@ -158,7 +167,9 @@ def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
                 comparison = compare(metric, column(first, metric), column(system, metric),
                                      alpha=alpha, min_effect=min_effect, seed=seed)
             row.append(Cell(_mean(values), comparison=comparison,
-                            lower_is_better=metric in lower_is_better))
+                            lower_is_better=metric in lower_is_better,
+                            p_adjusted=comparison.p_value if comparison else None,
+                            significant=comparison.significant if comparison else False))
         rows.append(row)
     for j, metric in enumerate(metrics):
         means = [m for r in rows if (m := r[j].mean) is not None]
@@ -171,6 +182,33 @@ def system_table(systems: Sequence[SystemScores], metrics: Sequence[str], *,
                 r[j] = replace(r[j], best=True)
     return SystemTable(tuple(metrics), tuple(s.label for s in systems),
                        tuple(tuple(r) for r in rows), shape, len(ids(first)))
+
+
+def system_tables(systems: Sequence[SystemScores], metrics: Sequence[str],
+                  shapes: Sequence[str], *, lower_is_better: frozenset[str], alpha: float,
+                  min_effect: float, seed: int) -> tuple[SystemTable, ...]:
+    """The overall table, then one per shape, with every metric's tests Holm-adjusted
+    across the (system, table) pairs that have a comparison (the family of one metric)."""
+    tables = [system_table(systems, metrics, shape=shape, lower_is_better=lower_is_better,
+                           alpha=alpha, min_effect=min_effect, seed=seed)
+              for shape in (None, *shapes)]
+    cells = [[list(row) for row in t.cells] for t in tables]
+    for j in range(len(metrics)):
+        family = [(t, i) for t in range(len(tables)) for i in range(1, len(systems))
+                  if (c := cells[t][i][j].comparison) is not None and c.n > 0]
+        adjusted = holm_adjusted([_p(cells[t][i][j]) for t, i in family])
+        for (t, i), p in zip(family, adjusted, strict=True):
+            c = cells[t][i][j].comparison
+            assert c is not None
+            cells[t][i][j] = replace(cells[t][i][j], p_adjusted=p, significant=(
+                p < alpha and abs(c.delta) >= min_effect - EFFECT_SLACK))
+    return tuple(replace(t, cells=tuple(tuple(row) for row in c))
+                 for t, c in zip(tables, cells, strict=True))
+
+
+def _p(cell: Cell) -> float:
+    assert cell.comparison is not None
+    return cell.comparison.p_value
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -25,6 +26,10 @@ from tests.fake_github import PR, REPO, FakeGitHub, running
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "neuralmind-retrieval-eval:test"
 BASE_IMAGE = "python:3.11-slim"
+# The Dockerfile pins its base by digest; here it builds on the local stand-in for
+# python:3.11-slim (../shared/tools/container-sandbox.sh), which has no such digest.
+BASE_ARG = f"PYTHON_IMAGE={BASE_IMAGE}"
+PINNED_BASE = re.compile(r"^ARG PYTHON_IMAGE=python:3\.11-slim@sha256:[0-9a-f]{64}$", re.M)
 # What the image build needs (the Dockerfile's COPY lines) and what `uses: ./…` needs.
 ACTION_FILES = ("action.yml", "Dockerfile", ".dockerignore", "pyproject.toml", "README.md",
                 "LICENSE", "requirements.lock", "evaluator", "templates")
@@ -88,7 +93,8 @@ def image(docker: str, tmp_path_factory: pytest.TempPathFactory) -> str:
     log = tmp_path_factory.mktemp("image") / "build.log"
     started = time.monotonic()
     with log.open("w") as handle:
-        proc = subprocess.run([docker, "build", "-t", IMAGE, str(ROOT)], stdout=handle,
+        proc = subprocess.run([docker, "build", "--build-arg", BASE_ARG, "-t", IMAGE,
+                               str(ROOT)], stdout=handle,
                               stderr=subprocess.STDOUT, timeout=1800)
     text = log.read_text()
     assert proc.returncode == 0, f"docker build failed:\n{_tail(text)}"
@@ -127,6 +133,11 @@ def copy_action(dest: Path) -> Path:
             shutil.copytree(source, dest / name, ignore=ignore)
         else:
             shutil.copy2(source, dest / name)
+    # act builds `uses: ./…` itself and takes no build-arg: the copy's default is the stand-in.
+    dockerfile = dest / "Dockerfile"
+    text, count = PINNED_BASE.subn(f"ARG {BASE_ARG}", dockerfile.read_text())
+    assert count == 1, "the Dockerfile no longer pins its base as ARG PYTHON_IMAGE=…@sha256:…"
+    dockerfile.write_text(text)
     return dest
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from evaluator import __version__, model
-from tests.e2e.conftest import GIT_ID, copy_action, git, host_env, make_checkout
+from tests.e2e.conftest import BASE_ARG, GIT_ID, copy_action, git, host_env, make_checkout
 from tests.fake_github import PR, REPO, FakeGitHub
 
 pytestmark = pytest.mark.docker
@@ -378,7 +378,7 @@ def test_the_image_version_must_be_the_evaluator_s(docker: str, image: str) -> N
 
     def build(version: str) -> subprocess.CompletedProcess[str]:
         return _run([docker, "build", "--target", "app", "--build-arg", f"VERSION={version}",
-                     str(root)], timeout=1200)
+                     "--build-arg", BASE_ARG, str(root)], timeout=1200)
 
     wrong = build("99.0.0")
     assert wrong.returncode != 0

@@ -87,7 +87,8 @@ def test_sections_with_baseline(request):
 
     base, head = _sectioned(0.9), _sectioned(0.7)
     metrics = list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS]))
-    options = {"source": "merge base 89abcdef0123", "metrics": metrics}
+    options = {"source": "merge base 89abcdef0123", "metrics": metrics,
+               "primary_metric": "ndcg@5", "alpha": 0.05, "min_effect": 0.02}
     comparison = compare_sections(base, head, compare_results(base, head, **options), **options)
     text = render(head, comparison=comparison)
     assert "### By section" in text and "<details><summary>" in text

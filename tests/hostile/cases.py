@@ -7,8 +7,11 @@ import base64
 import dataclasses
 import json
 import os
+import subprocess
 from collections.abc import Callable
 
+from evaluator.github import DEFAULT_KEY, marker, state_marker
+from tests.conftest import make_repo
 from tests.hostile.faults import Fault, FaultServer
 from tests.hostile.harness import TOKEN, Case, Outcome, World
 
@@ -289,6 +292,32 @@ RESULTS = [
 def _posted(server: object, n: int = 1) -> None:
     assert isinstance(server, FaultServer)
     assert len(server.posted) == n, f"{len(server.posted)} comments posted, expected {n}"
+
+
+def _absent(path: os.PathLike[str]) -> None:
+    assert not os.path.lexists(path), f"{path} was created"
+
+
+def _commit_is(w: World, repo: os.PathLike[str]) -> None:
+    head = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    run = json.loads((w.out / "results.json").read_text())["run"]
+    assert run["commit"] == head, f"results name commit {run['commit']}, the checkout is {head}"
+
+
+def _sent_no(server: object, what: str) -> None:
+    assert isinstance(server, FaultServer)
+    sent = [f"{method} {path}" for method, path in server.requests]
+    assert not [r for r in sent if what in r], f"sent {what}: {sent}"
+
+
+def foreign_bot_comment() -> dict:
+    """Another app's bot comment carrying our marker and a state line."""
+    body = (f"{marker(DEFAULT_KEY)}\n{state_marker('0123456789abcdef', '0123456789abcdef')}"
+            "\nnot ours")
+    return {"id": 99, "node_id": "IC_foreign", "body": body, "created_at": "2030-01-01T00:00:00Z",
+            "user": {"login": "other-app[bot]", "type": "Bot"},
+            "html_url": "https://github.com/octo/widgets/pull/7#issuecomment-99"}
 
 
 def _not_posted(server: object) -> None:
@@ -584,6 +613,114 @@ TEMPLATES = [
 ]
 
 
+# Issue 19 item 1: actions/checkout keeps the workflow's token in .git/config; no path a PR,
+# a template or an input can set may read it (or write .git/hooks).
+def checkout_token(w: World) -> None:
+    header = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
+    with (w.ws / ".git" / "config").open("a") as config:
+        config.write(f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic '
+                     f"{header}\n")
+
+
+def in_checkout(setup: Setup) -> Setup:
+    """``setup`` in a checkout whose .git/config holds the token, as actions/checkout leaves it."""
+    def wrapped(w: World) -> tuple[list[str], dict[str, str]]:
+        checkout_token(w)
+        return setup(w)
+    return wrapped
+
+
+def link(name: str, target: str, then: Setup) -> Setup:
+    def setup(w: World) -> tuple[list[str], dict[str, str]]:
+        (w.ws / name).unlink(missing_ok=True)
+        (w.ws / name).symlink_to(target)
+        return then(w)
+    return setup
+
+
+CREDENTIALS = [
+    Case("vcs-template-git-config", in_checkout(options("template: .git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-git-upper", in_checkout(options("template: .GIT/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-dot-slash", in_checkout(options("template: ./.git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-dotdot", in_checkout(options("template: a/../.git/config\n")), 2,
+         ("template", ".git")),
+    Case("vcs-template-symlink", in_checkout(link("t.md.j2", ".git/config",
+                                                  options("template: t.md.j2\n"))), 2,
+         ("template", ".git")),
+    Case("vcs-template-dir-symlink", in_checkout(link("meta", ".git",
+                                                      options("template: meta/config\n"))), 2,
+         ("template", ".git")),
+    Case("vcs-include-git-config", in_checkout(tpl('{% include ".git/config" %}')["setup"]), 2,
+         (".git/config", ".git")),
+    Case("vcs-import-git-config", in_checkout(tpl('{% import ".git/config" as c %}x')["setup"]),
+         2, (".git/config", ".git")),
+    Case("vcs-extends-git-config", in_checkout(tpl('{% extends "./.git/config" %}')["setup"]),
+         2, (".git/config", ".git")),
+    Case("vcs-include-git-symlink", in_checkout(link(
+        "inc.txt", ".git/config", tpl('{% include "inc.txt" %}')["setup"])), 2,
+         ("inc.txt", ".git")),
+    Case("vcs-history-git-hooks", in_checkout(options("history: .git/hooks/post-checkout\n")),
+         2, ("history", ".git")),
+    Case("vcs-history-hg", options("history: .hg/hgrc\n"), 2, ("history", ".hg")),
+    Case("vcs-history-svn", options("history: .svn/entries\n"), 2, ("history", ".svn")),
+    Case("vcs-output-dir-git", options("output-dir: .git/hooks\n", out=False), 2,
+         ("output-dir", ".git")),
+    Case("vcs-cache-dir-git", options("cache-dir: .git/x\n", cache=False), 2,
+         ("cache-dir", ".git")),
+    Case("vcs-queries-git", in_checkout(options("queries: .git/config\n")), 2,
+         ("queries", ".git")),
+    Case("vcs-baseline-file-git", in_checkout(options("baseline: file:.git/config\n")), 2,
+         ("baseline", ".git")),
+    Case("vcs-default-queries-symlink", in_checkout(gt_symlink(lambda w: ".git/config")), 2,
+         ("retrieval_queries.json", ".git")),
+    Case("vcs-default-options-symlink", in_checkout(link(".retrieval-eval.yml", ".git/config",
+                                                         lambda w: (ev(w), {}))), 2,
+         (".retrieval-eval.yml", ".git")),
+    # The runner's own files are refused even where a self-hosted runner keeps them inside
+    # the checkout (GitHub's runners keep them outside, where confinement already stops them).
+    Case("runner-summary-as-template", lambda w: (
+        w.write(".retrieval-eval.yml", "template: _runner/summary.md\n"),
+        w.write("_runner/summary.md", "summary"),
+        (ev(w), {"GITHUB_STEP_SUMMARY": str(w.ws / "_runner" / "summary.md")}))[-1], 2,
+         ("template", "runner")),
+    Case("runner-temp-as-history", lambda w: (
+        w.write(".retrieval-eval.yml", "history: _temp/history.json\n"),
+        (ev(w), {"RUNNER_TEMP": str(w.ws / "_temp")}))[-1], 2, ("history", "runner")),
+    Case("runner-command-folder-as-action-input", lambda w: (
+        action(history="_cmds/next.json")(w)[0],
+        {**action(history="_cmds/next.json")(w)[1],
+         "GITHUB_ENV": str(w.ws / "_cmds" / "set_env_1")}), 2, ("history", "runner")),
+    # Issue 19 item 6: git gets a minimal environment, not the runner's (which can carry
+    # GIT_CONFIG_* from an earlier step's $GITHUB_ENV: a command git would run).
+    Case("env-git-config-command", lambda w: (ev(w), {
+        "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_0": f"touch {w.root / 'pwned'}; false"}), 0, (), results=True,
+         check=lambda w, o, s: _absent(w.root / "pwned")),
+    Case("env-git-dir-elsewhere", lambda w: (
+        make_repo(w.root / "other", {"other.py": "x = 1\n"}, sample=False),
+        (ev(w), {"GIT_DIR": str(w.root / "other" / ".git"),
+                 "GIT_WORK_TREE": str(w.root / "other")}))[-1], 0, (), results=True,
+         check=lambda w, o, s: _commit_is(w, w.ws)),
+    Case("vcs-import-default-input-symlink", in_checkout(link(
+        ".neuralmind.eval.yaml", ".git/config", lambda w: (
+            ["import", "neuralmind-eval", str(w.ws), "--output", str(w.out / "imp.json")],
+            {}))), 2, (".neuralmind.eval.yaml", ".git")),
+    Case("vcs-init-default-output-symlink", link(
+        "retrieval_queries.json", ".git/hooks/post-checkout",
+        lambda w: (["init", str(w.ws), "--no-review"], {})), 2,
+         ("retrieval_queries.json", ".git")),
+    Case("vcs-action-template", in_checkout(action(template=".git/config")), 2,
+         ("template", ".git")),
+    Case("vcs-action-history", in_checkout(action(history=".git/hooks/post-checkout")), 2,
+         ("history", ".git")),
+    Case("vcs-action-options-template", in_checkout(action_with_options(
+        "template: .git/config\n")), 2, ("template", ".git")),
+]
+
+
 def fault(*faults: Fault, forever: Fault | None = None) -> Callable[[object], None]:
     def serve(server: object) -> None:
         assert isinstance(server, FaultServer)
@@ -672,6 +809,21 @@ GITHUB = [
     Case("gh-echo-token-422", comment, 2, ("422",),
          serve=fault(forever=S(status=422, method="POST",
                                body={"message": "bad", "errors": [B64(TOKEN)]}))),
+    # actions/checkout's header form, basic base64(user:TOKEN), at every byte alignment.
+    *(Case(f"gh-echo-token-basic-{user}", comment, 2, ("401",), serve=fault(forever=echo(
+        lambda t, u=user: "AUTHORIZATION: basic " + B64(f"{u}:{t}")))) for user in
+      ("x", "xy", "xyz", "x-access-token", "pat-user")),
+    # Issue 19 item 5: another app's bot pasting our marker is not us.
+    Case("gh-foreign-bot-marker-not-edited", comment, 0, ("comment created",),
+         serve=fault(forever=S(status=200, method="GET", path="/comments",
+                               body=[foreign_bot_comment()])),
+         check=lambda w, o, s: (_posted(s), _sent_no(s, "PATCH"))),
+    Case("gh-foreign-bot-marker-not-hidden",
+         lambda w: (comment(w)[0] + ["--hide-previous"], comment(w)[1]), 0,
+         ("comment created",),
+         serve=fault(forever=S(status=200, method="GET", path="/comments",
+                               body=[foreign_bot_comment()])),
+         check=lambda w, o, s: (_posted(s), _sent_no(s, "/graphql"))),
     Case("gh-post-no-html-url", comment, 2, ("html_url",),
          serve=fault(forever=S(status=201, method="POST", body={"id": 1}))),
     Case("gh-list-not-list", comment, 2, ("list",),
@@ -680,7 +832,7 @@ GITHUB = [
 
 
 ALL: list[Case] = [*GROUND_TRUTH, *OPTIONS, *RESULTS, *REPOS, *OUTPUT, *RUNNER, *ACTION,
-                   *TEMPLATES, *GITHUB]
+                   *TEMPLATES, *GITHUB, *CREDENTIALS]
 
 # Cases that wait for a deadline or a budget to pass (4-5 s each): `pytest -m slow`.
 SLOW = frozenset({"tpl-nested-range-loops", "tpl-nested-list-loops", "tpl-macro-loops",

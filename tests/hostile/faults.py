@@ -26,6 +26,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: Any = None
     method: str = ""  # only requests with this method ("" = any)
+    path: str = ""  # only requests whose path holds this ("" = any)
     gap: float = 2.0
 
 
@@ -42,12 +43,14 @@ class FaultServer:
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}"
 
-    def _next(self, method: str) -> Fault | None:
+    def _next(self, method: str, path: str) -> Fault | None:
+        def matches(fault: Fault) -> bool:
+            return fault.method in ("", method) and fault.path in path
+
         for i, fault in enumerate(self.faults):
-            if not fault.method or fault.method == method:
+            if matches(fault):
                 return self.faults.pop(i)
-        if self.forever is not None and (not self.forever.method
-                                         or self.forever.method == method):
+        if self.forever is not None and matches(self.forever):
             return self.forever
         return None
 
@@ -77,7 +80,7 @@ class FaultServer:
                 server.requests.append((method, self.path))
                 if self.headers.get("Host", "").startswith("localhost"):
                     server.other_host_hits += 1
-                fault = server._next(method)
+                fault = server._next(method, self.path)
                 if fault is not None and self._fault(fault, method):
                     return
                 if method == "POST":

@@ -28,9 +28,14 @@ TRACEBACK = "Traceback (most recent call last)"
 
 def token_forms(token: str = TOKEN) -> tuple[str, ...]:
     raw = token.encode()
+    # Inside a longer base64 value (``basic base64(user:TOKEN)``), at each byte offset: the
+    # characters between the first and last that mix in a byte of the neighbours.
+    inner = tuple(base64.b64encode(b"u" * k + raw + b"v" * 3).decode()[k * 4 // 3 + 1:
+                                                                      (k + len(raw)) * 4 // 3]
+                  for k in range(3))
     return (token, token.upper(), token.lower(), base64.b64encode(raw).decode(),
             base64.urlsafe_b64encode(raw).decode().rstrip("="), raw.hex(),
-            base64.b64encode(f"x-access-token:{token}".encode()).decode())
+            base64.b64encode(f"x-access-token:{token}".encode()).decode(), *inner)
 
 
 @dataclass

@@ -140,3 +140,66 @@ def test_graphql_url_for_enterprise():
                             pr_number=PR, token=TOKEN, event_name=None, head_sha=None)
     client = GitHubClient(requests.Session(), context)
     assert client._graphql_url() == "https://ghe.example.com/api/graphql"
+
+
+# Issue 19 item 5: only the identity that posts counts as us, never any bot.
+FOREIGN_BOT = "other-app[bot]"
+
+
+def test_a_foreign_bots_marked_comment_is_never_hidden(gh, client):
+    client.publish(PR, "one", key="k", fingerprint=FP1, hide_previous=True, run_id=FP1)
+    foreign = gh.add_comment(PR, f"{marker('k')}\n{state_marker(FP2, FP2)}\nnot ours",
+                             login=FOREIGN_BOT)
+    result = client.publish(PR, "two", key="k", fingerprint=FP2, hide_previous=True)
+    assert gh.comments[foreign]["minimized"] is None
+    assert gh.comments[foreign]["body"].endswith("not ours")
+    assert result.hidden == 1  # our first comment only
+
+
+def test_a_foreign_bots_fingerprint_does_not_silence_on_change(gh, client):
+    gh.add_comment(PR, f"{marker('k')}\n{state_marker(FP1)}\nforged", login=FOREIGN_BOT)
+    result = client.publish(PR, "real", key="k", fingerprint=FP1, mode="on-change")
+    assert result.action == "created"
+    assert gh.on_issue(PR)[0]["body"].endswith("forged")  # never edited
+
+
+def test_a_foreign_bots_marked_comment_is_never_edited(gh, client):
+    foreign = gh.add_comment(PR, f"{marker('k')}\nnot ours", login=FOREIGN_BOT)
+    result = client.publish(PR, "real", key="k", fingerprint=FP1)
+    assert result.action == "created"
+    assert gh.comments[foreign]["body"] == f"{marker('k')}\nnot ours"
+    assert [w.method for w in gh.writes()] == ["POST"]
+
+
+def test_a_personal_token_owns_its_login_and_not_the_actions_bot(gh, client):
+    gh.token_login = "alice"
+    bots = gh.add_comment(PR, f"{marker('k')}\n{state_marker(FP1)}\nby the actions bot",
+                          login="github-actions[bot]")
+    mine = gh.add_comment(PR, f"{marker('k')}\n{state_marker(FP2)}\nalice's", login="alice")
+    same = client.publish(PR, "unchanged", key="k", fingerprint=FP2, mode="on-change")
+    assert same.action == "skipped"  # alice's fingerprint, not the bot's FP1
+    gh.author = {"login": "alice", "type": "User"}
+    result = client.publish(PR, "new", key="k", fingerprint=FP1)
+    assert result.action == "updated" and result.comment is not None
+    assert result.comment.comment_id == mine
+    assert gh.comments[bots]["body"].endswith("by the actions bot")
+
+
+def test_the_identity_is_asked_once_per_client(gh, client):
+    gh.add_comment(PR, f"{marker('k')}\nforeign", login=FOREIGN_BOT)
+    client.publish(PR, "one", key="k", fingerprint=FP1)
+    client.publish(PR, "two", key="k", fingerprint=FP2)
+    assert [r.path for r in gh.sent("GET") if r.path == "/user"] == ["/user"]
+
+
+def test_no_identity_is_asked_while_nothing_carries_the_marker(gh, client):
+    client.publish(PR, "one", key="k", fingerprint=FP1)
+    assert [r.path for r in gh.sent("GET") if r.path == "/user"] == []
+
+
+def test_an_identity_that_cannot_be_told_is_an_error_not_a_guess(gh, client):
+    gh.add_comment(PR, f"{marker('k')}\nforeign", login=FOREIGN_BOT)
+    gh.script.append(Scripted("GET", 401, {"message": "Bad credentials"}, path_contains="/user"))
+    with pytest.raises(GitHubError, match="401"):
+        client.publish(PR, "one", key="k", fingerprint=FP1)
+    assert gh.writes() == []

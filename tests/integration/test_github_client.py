@@ -145,7 +145,8 @@ def test_marked_comment_on_page_three_of_250_is_updated(server: FakeGitHub,
 
     assert result == CommentResult(url=f"https://github.com/{REPO}/pull/{PR}#issuecomment-"
                                    f"{target}", comment_id=target, created=False)
-    gets = server.sent("GET")
+    gets = [r for r in server.sent("GET") if r.path != "/user"]  # who we are: asked once
+    assert [r.path for r in server.sent("GET")].count("/user") == 1
     assert [parse_qs(urlsplit(r.path).query).get("page", ["1"])[0] for r in gets] == [
         "1", "2", "3"]
     assert all("per_page=100" in r.path for r in gets)
@@ -432,7 +433,9 @@ def test_slow_create_that_succeeded_is_not_duplicated(server: FakeGitHub,
     # The server creates the comment but answers too late for the client.
     server.script.append(Scripted("POST", delay=0.5, apply=True))
     result = client.upsert_sticky_comment(PR, "report", key="main")
-    assert [r.method for r in server.requests] == ["GET", "POST", "GET", "PATCH"]
+    # list, create (answer lost), list again, ask who we are (GET /user), update
+    assert [r.method for r in server.requests] == ["GET", "POST", "GET", "GET", "PATCH"]
+    assert server.requests[3].path == "/user"
     assert len(server.on_issue()) == 1
     assert result.comment_id == server.on_issue()[0]["id"]
     assert result.created is False
@@ -596,7 +599,8 @@ def test_a_marker_pasted_by_someone_else_is_not_taken_over(server: FakeGitHub,
     assert again.comment_id == ours.comment_id
     assert "second report" in server.comments[ours.comment_id]["body"]
     assert server.comments[hijack]["body"] == f"nice PR {marker('main')}"
-    assert server.sent("GET")[-1].path.startswith(f"/repos/{REPO}/issues/{PR}/comments")
+    assert [r.path for r in server.sent("GET")][-2:] == [
+        f"/repos/{REPO}/issues/{PR}/comments?per_page=100", "/user"]
 
 
 def test_only_foreign_marked_comments_means_create_our_own(server: FakeGitHub,

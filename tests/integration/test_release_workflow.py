@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
 STEPS = {step.get("name"): step for step in WORKFLOW["jobs"]["release"]["steps"]}
 IDENTITY = ("-c", "user.email=t@example.com", "-c", "user.name=t")
+DIGEST = "sha256:" + "0123456789abcdef" * 4  # what docker/build-push-action outputs
 
 
 def _script(name: str) -> str:
@@ -105,7 +106,8 @@ def test_the_released_action_runs_the_prebuilt_image_and_both_tags_move(checkout
     image = "ghcr.io/some-owner/neuralmind-retrieval-eval"
     major = f"v{__version__.split('.')[0]}"
     proc = _bash(_script("Commit the released action.yml and move the tags"), checkout,
-                 {"TAG": tag, "MAJOR": major, "IMAGE": image, "GH_TOKEN": "fake-token"})
+                 {"TAG": tag, "MAJOR": major, "IMAGE": image, "DIGEST": DIGEST,
+                  "GH_TOKEN": "fake-token"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "fake-token" not in proc.stdout + proc.stderr
 
@@ -116,10 +118,34 @@ def test_the_released_action_runs_the_prebuilt_image_and_both_tags_move(checkout
     diff = git(remote, "diff", tagged, released)
     changed = [line for line in diff.splitlines()
                if line.startswith(("+", "-")) and not line.startswith(("+++", "---"))]
-    assert changed == ["-  image: Dockerfile", f"+  image: docker://{image}:{tag}"]
+    # The digest of the pushed image, not a tag that can be moved after the release.
+    assert changed == ["-  image: Dockerfile", f"+  image: docker://{image}@{DIGEST}"]
     released_action = yaml.safe_load(git(remote, "show", f"{released}:action.yml"))
-    assert released_action["runs"] == {"using": "docker", "image": f"docker://{image}:{tag}",
+    assert released_action["runs"] == {"using": "docker", "image": f"docker://{image}@{DIGEST}",
                                        "args": ["action"]}
+
+
+def test_the_digest_comes_from_the_pushed_image():
+    build = STEPS["Build and push the image"]
+    commit = STEPS["Commit the released action.yml and move the tags"]
+    assert build["id"] == "image" and build["with"]["push"] is True
+    assert commit["env"]["DIGEST"] == "${{ steps.image.outputs.digest }}"
+
+
+@pytest.mark.parametrize("digest", ["", "latest", "sha256:abc", f"sha256:{'A' * 64}",
+                                    f"{'0' * 64}", f"sha256:{'0' * 64}; rm -rf /"])
+def test_a_release_without_a_proper_digest_fails_before_committing(checkout: Path,
+                                                                   digest: str):
+    git(checkout, "init", "-q", "-b", "main")
+    git(checkout, "add", "-A")
+    git(checkout, *IDENTITY, "commit", "-q", "-m", "release candidate")
+    head = git(checkout, "rev-parse", "HEAD").strip()
+    proc = _bash(_script("Commit the released action.yml and move the tags"), checkout,
+                 {"TAG": f"v{__version__}", "MAJOR": "v0", "IMAGE": "ghcr.io/o/r",
+                  "DIGEST": digest, "GH_TOKEN": "fake-token"})
+    assert proc.returncode != 0 and "digest" in proc.stdout
+    assert git(checkout, "rev-parse", "HEAD").strip() == head
+    assert "  image: Dockerfile\n" in (checkout / "action.yml").read_text()
 
 
 def test_the_main_branch_builds_the_image_from_the_dockerfile():

@@ -392,7 +392,7 @@ def test_regression_gates_fail_only_the_section_that_regressed():
     (a pooled mean could hide it behind the others)."""
     from dataclasses import replace as _replace
 
-    from evaluator.app import compare, gate
+    from evaluator.app import compare_with_baseline, gate
     from evaluator.core.floors import FloorPolicy
     from evaluator.core.options import Settings
     from evaluator.core.results import combine_sections, pooled_index
@@ -409,7 +409,7 @@ def test_regression_gates_fail_only_the_section_that_regressed():
 
     base, head = sectioned(0.95), sectioned(0.2)
     settings = Settings().replace(max_drop={"ndcg@5": 0.05})
-    comparison = compare(head, base, "base", settings)
+    comparison = compare_with_baseline(head, base, "base", settings)
     assert comparison is not None and set(comparison.sections) == {"api", "cli"}
     gated = gate(head, base, comparison, settings)
     assert gated.sections["api"].passed

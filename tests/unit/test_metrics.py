@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from evaluator.core.metrics import (
     Gain,
+    accuracy_at_k,
     dcg_at_k,
     dedupe,
     first_rank,
@@ -106,6 +107,31 @@ def test_binary_measures_match_trec_eval(grades: dict[str, int], ranking: list[s
         assert recall_at_k(ranking, grades, k, threshold=level) == approx(ref[f"recall_{k}"])
         assert precision_at_k(ranking, grades, k, threshold=level) == approx(ref[f"P_{k}"])
         assert hit_rate_at_k(ranking, grades, k, threshold=level) == approx(ref[f"success_{k}"])
+
+
+@PROPERTY_SETTINGS
+@given(grades=grades_strategy, ranking=ranking_strategy, threshold=st.sampled_from([1, 2, 3]))
+def test_acc_at_k_is_trec_eval_recall_of_the_needed_modules(grades: dict[str, int],
+                                                             ranking: list[str],
+                                                             threshold: int) -> None:
+    """acc@k = 1 exactly when trec_eval's recall.k at relevance level max(2, threshold) is 1
+    (0 when trec_eval drops the query: nothing graded that high)."""
+    ref = trec_eval(grades, ranking, relevance_level=max(2, threshold))
+    for k in K_VALUES:
+        expected = 1.0 if ref[f"recall_{k}"] == approx(1.0) else 0.0
+        assert accuracy_at_k(ranking, grades, k, threshold=threshold) == expected
+
+
+@pytest.mark.parametrize(("ranking", "grades", "k", "expected"), [
+    (["a", "b", "c"], {"a": 3, "b": 2, "c": 1}, 2, 1.0),   # both needed in the top 2
+    (["a", "c", "b"], {"a": 3, "b": 2, "c": 1}, 2, 0.0),   # b (needed) at rank 3
+    (["a", "c", "b"], {"a": 3, "b": 2, "c": 1}, 3, 1.0),
+    (["a", "a", "b"], {"a": 3, "b": 2}, 2, 1.0),           # duplicates do not push b out
+    (["c"], {"c": 1}, 5, 0.0),                             # nothing needed (grade ≤ 1): 0
+    ([], {"a": 3}, 5, 0.0),
+])
+def test_acc_at_k_worked_values(ranking, grades, k, expected) -> None:
+    assert accuracy_at_k(ranking, grades, k) == expected
 
 
 @PROPERTY_SETTINGS

@@ -472,7 +472,8 @@ def test_section_comparisons_count_worse_and_better_questions():
         rows[-1] = replace(rows[-1], metrics={**rows[-1].metrics, "ndcg@5": 0.0})
         base_sections[name] = replace(section, queries=tuple(rows))
     base = combine_sections(make_run(), base_sections)
-    options = {"source": "base", "metrics": ["ndcg@5", "mrr"]}
+    options = {"source": "base", "metrics": ["ndcg@5", "mrr"], "primary_metric": "ndcg@5",
+               "alpha": 0.05, "min_effect": 0.02}
     pooled = compare_sections(base, head, compare_results(base, head, **options), **options)
     assert list(pooled.sections) == list(POLICIES)
     for name, comparison in pooled.sections.items():

@@ -17,6 +17,7 @@ from evaluator.core.stats import (
     Comparison,
     bootstrap_interval,
     compare,
+    holm_adjusted,
     minimum_detectable_effect,
     paired_deltas,
     randomization_test,
@@ -391,3 +392,50 @@ def test_mde_validation() -> None:
         minimum_detectable_effect(0.1, 20, power=1.0)
     with pytest.raises(ValueError, match="alpha"):
         minimum_detectable_effect(0.1, 20, alpha=1.5)
+
+
+# ----------------------------------------------------------------------------- Holm
+
+
+@pytest.mark.parametrize(("raw", "adjusted"), [
+    # sorted 0.005, 0.01, 0.03, 0.04 → 4·0.005, 3·0.01, 2·0.03, max(0.06, 1·0.04)
+    ([0.01, 0.04, 0.03, 0.005], [0.03, 0.06, 0.06, 0.02]),
+    ([0.5, 0.6], [1.0, 1.0]),                 # capped at 1, then kept monotone
+    ([0.2], [0.2]),                           # a family of one is left as it is
+    ([], []),
+    ([0.01, 0.01, 0.2], [0.03, 0.03, 0.2]),   # ties: 3·0.01, max(0.03, 2·0.01), 1·0.2
+])
+def test_holm_hand_computed(raw, adjusted) -> None:
+    assert holm_adjusted(raw) == pytest.approx(adjusted, abs=1e-12)
+
+
+def _holm_by_definition(raw: list[float]) -> list[float]:
+    """Holm's step-down procedure read as a rejection rule: the adjusted p of test i is the
+    smallest alpha at which the procedure rejects it (searched over the candidate levels)."""
+    m = len(raw)
+    order = sorted(range(m), key=lambda i: raw[i])
+
+    def rejected(alpha: float) -> set[int]:
+        out: set[int] = set()
+        for rank, i in enumerate(order):
+            if (m - rank) * raw[i] > alpha:  # p(r) > alpha / (m - r), without a rounding step
+                break
+            out.add(i)
+        return out
+
+    levels = sorted({min(1.0, (m - r) * raw[i]) for r, i in enumerate(order)} | {1.0})
+    return [next(a for a in levels if i in rejected(a) or a == 1.0) for i in range(m)]
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=12))
+def test_holm_matches_its_rejection_rule(raw: list[float]) -> None:
+    adjusted = holm_adjusted(raw)
+    assert adjusted == pytest.approx(_holm_by_definition(raw), abs=1e-12)
+    assert all(a >= p - 1e-15 and a <= 1.0 for a, p in zip(adjusted, raw, strict=True))
+
+
+@pytest.mark.parametrize("bad", [[-0.1], [1.5], [math.nan], [True]])
+def test_holm_rejects_what_is_not_a_p_value(bad) -> None:
+    with pytest.raises(ValueError, match="p-values lie in"):
+        holm_adjusted(bad)

@@ -18,7 +18,13 @@ from evaluator.core.judgecheck import (
     with_retrieved,
 )
 from evaluator.core.stats import compare
-from evaluator.core.systems import SystemScores, SystemSpec, parse_systems, system_table
+from evaluator.core.systems import (
+    SystemScores,
+    SystemSpec,
+    parse_systems,
+    system_table,
+    system_tables,
+)
 from evaluator.errors import ConfigError
 
 
@@ -55,6 +61,9 @@ def test_spec_label_is_canonical():
         "neuralmind:backend=auto:graph=graphify"
 
 
+RUN = {"alpha": 0.05, "min_effect": 0.02, "seed": 0}  # a run's settings, given explicitly
+
+
 def scores(label, values, shapes=None):
     ids = [f"q{i}" for i in range(len(values))]
     return SystemScores(label, {q: {"ndcg@5": v, "mrr": v / 2, "context_tokens": 100 * v}
@@ -66,7 +75,7 @@ def test_system_table_means_best_and_significance():
     a = scores("neuralmind", [0.9] * 12)
     b = scores("bm25", [0.3] * 12)
     table = system_table([a, b], ["ndcg@5", "mrr", "context_tokens"],
-                         lower_is_better=frozenset({"context_tokens"}))
+                         lower_is_better=frozenset({"context_tokens"}), **RUN)
     (na, nm, nt), (ba, bm, bt) = table.cells
     assert bm.mean == pytest.approx(0.15)
     assert na.mean == pytest.approx(0.9) and ba.mean == pytest.approx(0.3)
@@ -83,7 +92,7 @@ def test_system_table_means_best_and_significance():
 def test_system_table_ties_none_and_noise():
     a = scores("a", [0.5, 0.6, 0.4, 0.5])
     b = scores("b", [0.6, 0.5, 0.5, 0.4])
-    table = system_table([a, b], ["ndcg@5", "missing"])
+    table = system_table([a, b], ["ndcg@5", "missing"], **RUN)
     assert table.cells[0][0].best and table.cells[1][0].best  # equal means: both best
     assert table.cells[1][0].marker == ""  # within noise
     assert table.cells[0][1].mean is None and not table.cells[0][1].best
@@ -93,14 +102,55 @@ def test_system_table_per_shape():
     shapes = {"q0": "focused", "q1": "identity", "q2": "identity"}
     a = scores("a", [1.0, 0.0, 0.0], shapes)
     b = scores("b", [0.0, 1.0, 1.0], shapes)
-    table = system_table([a, b], ["ndcg@5"], shape="identity")
+    table = system_table([a, b], ["ndcg@5"], shape="identity", **RUN)
     assert table.n == 2
     assert table.cells[0][0].mean == 0.0 and table.cells[1][0].best
 
 
 def test_system_table_needs_a_system():
     with pytest.raises(ValueError, match="no system"):
-        system_table([], ["ndcg@5"])
+        system_table([], ["ndcg@5"], **RUN)
+
+
+def _six_better(label: str) -> SystemScores:
+    """12 questions (6 focused, 6 identity); against all-0.5, +0.1 on the 6 focused ones:
+    the exact sign-flip p is 2/2^6 = 0.03125 over the focused shape and over all 12."""
+    shapes = {f"q{i}": "focused" if i < 6 else "identity" for i in range(12)}
+    return scores(label, [0.6] * 6 + [0.5] * 6, shapes)
+
+
+def test_system_tables_holm_adjust_each_metric_across_systems_and_shapes():
+    shapes = {f"q{i}": "focused" if i < 6 else "identity" for i in range(12)}
+    base = scores("neuralmind", [0.5] * 12, shapes)
+    b, c = _six_better("bm25"), _six_better("grep")
+    raw = system_table([base, b, c], ["ndcg@5"], shape="focused", **RUN)
+    assert raw.cells[1][0].comparison.p_value == pytest.approx(2 / 64)
+    assert raw.cells[1][0].marker == "▲"  # a single unadjusted test is significant
+    tables = system_tables([base, b, c], ["ndcg@5"], ["focused", "identity"],
+                           lower_is_better=frozenset(), **RUN)
+    assert [t.shape for t in tables] == [None, "focused", "identity"]
+    # the family of ndcg@5: 2 systems × 3 tables = 6 tests, four at p = 2/64 (overall and
+    # focused) and two at p = 1 (identity: no change): Holm gives 6 · 2/64 to all four
+    overall, focused, _identity = tables
+    for table in (overall, focused):
+        cell = table.cells[1][0]
+        assert cell.p_adjusted == pytest.approx(6 * 2 / 64)
+        assert not cell.significant and cell.marker == ""
+    assert tables[2].cells[1][0].p_adjusted == pytest.approx(1.0)
+    assert overall.cells[0][0].p_adjusted is None  # the reference is not tested
+
+
+def test_system_tables_honour_the_runs_alpha_and_min_effect():
+    shapes = {f"q{i}": "focused" if i < 6 else "identity" for i in range(12)}
+    base = scores("neuralmind", [0.5] * 12, shapes)
+    systems = [base, _six_better("bm25"), _six_better("grep")]
+    loose = system_tables(systems, ["ndcg@5"], ["focused"], lower_is_better=frozenset(),
+                          alpha=0.2, min_effect=0.02, seed=0)
+    assert loose[1].cells[1][0].marker == "▲"  # 0.125 < 0.2
+    strict_effect = system_tables(systems, ["ndcg@5"], ["focused"],
+                                  lower_is_better=frozenset(), alpha=0.2, min_effect=0.5,
+                                  seed=0)
+    assert strict_effect[1].cells[1][0].marker == ""  # |Δ| = 0.1 < 0.5
 
 
 def gt(*queries: Query) -> GroundTruth:
