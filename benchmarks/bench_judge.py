@@ -17,7 +17,13 @@ and the similarity route for prose facts), the fact-vs-segment similarity judge 
 segment, lexical-or-similarity (``faithfulness_embed``), the new ``context_recall`` /
 ``context_precision`` and the N-15 embedding columns.
 
-``--grid`` adds the calibration grid (span per fact term × coverage threshold × idf weights).
+First, the agreement with people on the labelled sets of ``benchmarks/judge_agreement``
+(:mod:`judge_agreement`: precision and recall against the labels, false-version credit,
+decoy credit and paraphrase recall, on the tuning part and on the held-out part), for the
+terms rule and the headline judge with the model; ``--before REF`` adds the judge as it was
+at git revision ``REF`` (e.g. the previous judge) for a before/after table.
+
+``--grid`` adds the calibration grid (stretch lines × coverage threshold × idf weights).
 The judge's share of an evaluation's wall time is printed by ``bench_systems.py``.
 
 Run from the repository root: ``/work/venv/bin/python benchmarks/bench_judge.py``.
@@ -30,14 +36,19 @@ import argparse
 import math
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 
 from suitelib import DEFAULT_CACHE, REPO, Suite, load_suite, suite_names
 
 sys.path.insert(0, str(REPO))
+
+from benchlib import table as plain_table
+from judge_agreement import HEADERS, load, report
 
 from evaluator.core.groundtruth import Query
 from evaluator.core.judge import (
@@ -90,7 +101,7 @@ def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> N
 
 
 def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
-               grid: bool) -> list[tuple[str, list[float], list[float]]]:
+               grid: bool, columns: bool = True) -> list[tuple[str, list[float], list[float]]]:
     pairs = contexts(suite)
     scorers: dict[str, Scorer] = {
         "faithfulness_n15 (neuralmind.ragas)":
@@ -105,12 +116,12 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
             lambda q, ctx, docs: judge(ctx, q.gold_facts, similar=similar).faithfulness)
     if grid:
         weights = idf_weights(corpus(suite.root))
-        for span in (3, 5, 10, 20):
+        for span in (6, 10, 15):
             for threshold in (0.5, 0.6, 0.7, 0.8):
                 for idf in (False, True):
-                    cfg = JudgeConfig(span_per_term=span, coverage_threshold=threshold)
+                    cfg = JudgeConfig(stretch_lines=span, coverage_threshold=threshold)
                     w = weights if idf else None
-                    label = f"grid span={span}/term t={threshold} idf={'y' if idf else 'n'}"
+                    label = f"grid lines={span} t={threshold} idf={'y' if idf else 'n'}"
                     scorers[label] = (lambda q, ctx, docs, cfg=cfg, w=w:
                                       judge(ctx, q.gold_facts, config=cfg,
                                             weights=w).faithfulness)
@@ -118,7 +129,7 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
     for name, scorer in scorers.items():
         rows.append((name, [scorer(q, r[0], r[1]) for q, r, _ in pairs],
                      [scorer(q, w[0], w[1]) for q, _, w in pairs]))
-    if embed is not None:
+    if embed is not None and columns:
         rows += embed_rows(pairs, embed)
     return rows
 
@@ -195,12 +206,51 @@ def calibration(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]
           f"(in use: {FACT_SIMILARITY_THRESHOLD})")
 
 
+def old_judge(ref: str) -> ModuleType:
+    """``evaluator/core/judge.py`` as it was at git revision ``ref``, loaded as a module."""
+    source = subprocess.run(["git", "-C", str(REPO), "show", f"{ref}:evaluator/core/judge.py"],
+                            check=True, capture_output=True, text=True).stdout
+    module = ModuleType(f"judge_at_{ref}")
+    sys.modules[module.__name__] = module
+    exec(compile(source, f"{ref}:evaluator/core/judge.py", "exec"), module.__dict__)
+    return module
+
+
+def agreement(cache: Path, embed: Callable[[Sequence[str]], list[list[float]]] | None,
+              before: str | None) -> None:
+    """The agreement tables (module :mod:`judge_agreement`)."""
+    pairs, probes = load(cache)
+    judges: dict[str, Callable[[Sequence[tuple[str, str]]], list[bool]]] = {}
+    modules = [("judge 3 (this)", judge)]
+    if before:
+        old = old_judge(before)
+        modules.append((f"judge at {before}", old.judge))
+    for name, judge_fn in modules:
+        judges[f"{name}, terms"] = (lambda items, j=judge_fn: [
+            j(c, [f]).faithfulness == 1.0 for c, f in items])
+        if embed is not None:
+            similar = similarity_of(embed)
+            judges[f"{name}, terms + MiniLM"] = (lambda items, j=judge_fn, s=similar: [
+                j(c, [f], similar=s).faithfulness == 1.0 for c, f in items])
+    rows = [report(name, fn, pairs, probes, split)
+            for split in ("held-out", "tuning") for name, fn in judges.items()]
+    packages = sorted({(p.split, p.package) for p in pairs})
+    print("## Agreement with people (benchmarks/judge_agreement)")
+    print("packages: " + ", ".join(f"{pkg} ({split})" for split, pkg in packages))
+    print(plain_table(HEADERS, rows))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suites", default=",".join(suite_names()))
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--no-embed", action="store_true")
     parser.add_argument("--grid", action="store_true")
+    parser.add_argument("--before", metavar="REF", help="also the judge at git revision REF")
+    parser.add_argument("--agreement-only", action="store_true")
+    parser.add_argument("--no-agreement", action="store_true")
+    parser.add_argument("--headline-only", action="store_true",
+                        help="leave out the --embed columns (the slow part)")
     args = parser.parse_args(argv)
     embed = None
     if not args.no_embed:
@@ -212,10 +262,16 @@ def main(argv: list[str] | None = None) -> None:
                               cached_model_dir=cached_model_dir)
         os.environ.setdefault("NEURALMIND_ONNX_MODEL_DIR", str(model.path or ""))
         embed = minilm_embedder(model.path)
+    if not args.no_agreement:
+        t = time.perf_counter()
+        agreement(args.cache, embed, args.before)
+        print(f"({time.perf_counter() - t:.1f}s)")
+    if args.agreement_only:
+        return
     for name in args.suites.split(","):
         suite = load_suite(name, args.cache)
         t = time.perf_counter()
-        rows = suite_rows(suite, embed, args.grid)
+        rows = suite_rows(suite, embed, args.grid, columns=not args.headline_only)
         table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
                     f"({time.perf_counter() - t:.1f}s)")
         if embed is not None:

@@ -634,6 +634,7 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
                      progress: Progress) -> Results:
     """``--judge-check`` (always with ``--example``) and the ``--systems`` references."""
     from evaluator import references
+    from evaluator.core.judgecheck import with_retrieved
     from evaluator.core.systems import parse_systems, system_run
 
     options, extra = setup.options, {}
@@ -643,6 +644,9 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
         with heartbeat(progress, "judge self-check", pause=setup.deps.pause):
             check = references.judge_check(setup.ground_truth, setup.root,
                                            embed=_judge_embed(setup))
+        with_facts = {q.id for q in setup.ground_truth.queries if q.gold_facts}
+        check = with_retrieved(check, [row.faithfulness.faithfulness
+                                       for row in results.queries if row.id in with_facts])
         extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
         progress(f"judge self-check: {check.sentence}")
         if check.warning:

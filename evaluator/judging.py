@@ -373,4 +373,6 @@ def self_check(ground_truth: GroundTruth, tree: Path, *,
     similar = similarity_of(embed) if embed else None
     return judge_check(ground_truth, texts,
                        lambda query, text: judge(text, query.gold_facts, similar=similar,
-                                                 evidence=query.evidence).faithfulness)
+                                                 evidence=query.evidence).faithfulness,
+                       lambda fact, text: judge(text, [fact],
+                                                similar=similar).faithfulness == 1.0)

@@ -11,53 +11,70 @@ dropped, and the rest is stemmed with the Snowball English stemmer (``redirects`
 ("invalid headers raise an error") meets code written with identifiers
 (``raise InvalidHeader(...)``) and the other way round.
 
-The context is read as one stream of content terms (line after line; lines longer than
-:data:`MAX_LINE_CHARS` characters are cut into pieces of that size; nothing is truncated).
-A fact with *n* distinct terms is looked for in every *span* of at most
-:data:`SPAN_PER_TERM` × *n* consecutive context terms; its *coverage* is the best span's
-weighted share of the fact's terms (weights: 1 each by default, or the ``weights`` given,
-e.g. idf). A fact is **found** when its coverage reaches :data:`COVERAGE_THRESHOLD` (0.7:
-all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6). Spans scale with the fact, so a long
-plain-sentence fact may gather its terms from a whole function while a short one must
-find them together.
+The context is read line by line (lines longer than :data:`MAX_LINE_CHARS` characters are
+cut into pieces of that size; nothing is truncated). Each line is *blank* (no word), a
+*label* — at most :data:`LABEL_WORDS` words and no code syntax, the shape of a list of names
+such as ``TimestampSigner (code)`` or ``- SignatureExpired`` — *code* (``=``, ``->``, a
+call with an argument ``f(x`` or a method call ``a.b(``, a square or curly bracket, a
+trailing ``:``, a decorator, or a statement keyword opening a line of at most
+:data:`STATEMENT_WORDS` words such as ``return value``) or *prose*. A line also belongs to
+the ``def`` and ``class`` lines of the context that enclose it by indentation: their names
+are its *scope* (a line of a method is about its method and its class).
 
-A found fact is **contradicted** when in every span that covers it, some occurrence of a
-fact term has a negation cue (no, not, never, cannot, without, …) at most
-:data:`NEGATION_WINDOW` words before it on the same line, while the fact itself holds no
-negation. Cues are whole words of prose only: a part of an identifier (``InvalidHeader``,
-``no_proxy``, ``NotImplementedError``) is never a cue, and neither is Python's ``not``
-operator on a line of code (``if not x:``, ``x is not None``, ``a not in b``) — comments
-(``# ...``) and docstring lines are prose.
+**Stretch.** Support must come from one contiguous stretch of real source text: a run of
+at most :data:`STRETCH_LINES` consecutive lines of the context that starts at a line holding
+a term of the fact and does not cross a label line (labels hold no support: a list of names
+is not a statement). Terms found in different stretches never add up; the terms and names
+of a stretch include its lines' scope.
+
+**Found by terms.** A fact with *n* distinct terms is found when one stretch
+
+1. holds at least :data:`COVERAGE_THRESHOLD` of its terms (weights: 1 each by default, or
+   the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6;
+2. holds, exactly, every *name* of the fact — a dotted or underscored name, a call ``f()``,
+   camelCase or CapWords, a capitalised word inside a sentence (``Timeout``), but not an
+   acronym (``URL``) — as a whole identifier, case-sensitive (for ``a.b`` every part, in
+   the stretch or its scope); every *number* (digits, ``3_600``
+   read as ``3600``, or a number word two … twelve) as a whole number; every *quoted
+   string* ('…', "…", “…”, ‘…’, `…`) verbatim with whitespace normalised; and every
+   *quantity* word of the fact (all/every/each, any, only, always, once, twice, both,
+   first, last, at most, at least, more, less …) by a word of its group or, on a code
+   line, a code form of it (``for``/``all(`` for all, ``<=``/``max(`` for at most, …);
+3. reads its prose in order: unless the fact terms on its code lines and in its scope
+   alone reach the threshold of 1, the fact terms on its prose lines appear in the fact's
+   order (the longest common subsequence of the fact's terms and the prose lines' fact
+   terms covers every distinct term on them). So a bag of the fact's words in another
+   order (a shuffled decoy), or a docstring naming the same things in other roles
+   ("replaces entities with characters" against "replaces characters with entities"),
+   does not count, while code (whose order is the program's) may state the fact in any
+   order;
+4. agrees with the fact's polarity, read from the fact itself: a fact without a negation
+   cue needs a stretch in which no occurrence of a fact term has a prose cue at most
+   :data:`NEGATION_WINDOW` words before it on its line; a negated fact ("Catching Timeout
+   will not catch ConnectTimeout") needs a stretch in which some occurrence has one
+   (Python's ``not`` counts here).
+
+A fact whose stretches meet 1–3 but none meets 4 is found and **contradicted**. Cues are
+whole words of prose only: a part of an identifier (``InvalidHeader``, ``no_proxy``,
+``NotImplementedError``) is never a cue, and neither is Python's ``not`` operator on a line
+of code for a fact without negation. When unsure the fact is unsupported: precision first.
 
 The similarity route (when the run has the embedding model)
 ---------------------------------------------------------
 A *prose* fact (a plain sentence: no code syntax — brackets, ``=``, quotes, ``->``,
 ``a.b``/``a_b``/``a/b`` joins, camelCase, ``CONSTANT_NAMES``, a leading ``def``/``class``/
-``import``/``@``; see :func:`is_prose_fact`) that the terms do not find, but whose best
-span holds at least :data:`ROUTE_MIN_COVERAGE` of its terms (some support in words), is
-also looked for by meaning: the context is cut into :func:`segments` of
-:data:`EMBED_SEGMENT_LINES` lines (at most :data:`EMBED_SEGMENT_CHARS` characters,
-overlapping by half, nothing dropped);
-the *candidate* is the segment holding the most distinct terms of the fact (the first on
-a tie; none when no segment holds any). The fact is **found by similarity** when the
-cosine between the MiniLM embeddings of the fact and its candidate reaches
-:data:`FACT_SIMILARITY_THRESHOLD`. A fact the terms find but a negation contradicts stays
-contradicted (the model is not asked); a fact found by similarity is contradicted by the
-same cue rule applied to the spans that hold its best share of terms: when every such span
-has a negation cue before one of the fact's terms (and the fact itself holds none). A
-sentence model scores "the client does not retry" close to "the client retries", so the
-cue must be read before its cosine counts as support. Code-fragment facts are judged by
-their terms alone: a sentence model's cosine between two code lines measures how alike they
-look (``hmac.compare_digest(a, b)`` against ``hmac.compare_digest(c, d)`` scores 0.55), not
-whether one states the other.
+``import``/``@``; see :func:`is_prose_fact`) that the terms do not find is also looked for
+by meaning in one *candidate* stretch (:func:`candidate_stretch`): a stretch meeting 2–4
+above that holds every *key* term of the fact (a term not in :data:`GENERIC_TERMS`, such as
+"salt": a fact whose key content words are absent is never credited by similarity) and at
+least :data:`ROUTE_MIN_COVERAGE` of its terms, the one with the highest coverage. The fact
+is **found by similarity** when the cosine between the MiniLM embeddings of the fact and of
+the candidate (at most :data:`EMBED_SEGMENT_CHARS` characters) reaches
+:data:`FACT_SIMILARITY_THRESHOLD`. Code-fragment facts are judged by their terms alone.
 
-Calibration (the bundled example only): the span and coverage threshold are the most
-lenient setting that meets the example's goals (separation ≥ 0.9, wrong ≤ 0.1); the
-similarity threshold is the smallest 0.01 step above every cosine of an example prose fact
-with its candidate in *another* question's source (the highest is 0.37), so on the example
-the model adds no fact to a wrong context. :data:`ROUTE_MIN_COVERAGE` changes nothing on the
-example; it spares the model the facts with no support in words (its cost). How these carry
-to real repositories is in the README.
+Calibration: the thresholds were set on the tuning data only (the bundled example,
+``benchmarks/suites`` and the tuning package of ``benchmarks/judge_agreement``); the held-out
+packages measure them (README, *The faithfulness judge*).
 
 Anchored facts
 --------------
@@ -83,14 +100,12 @@ highest cosine over the segments; it is found at ≥ :data:`SIMILARITY_THRESHOLD
 
 Blind spots
 -----------
-The terms rule checks that the words of a fact are present close together, not that the
-context *states* the fact: a segment holding the words in another relation passes. A
-paraphrase with other words (synonyms the stemmer does not join) is left to the similarity
-route, which needs the model, a prose fact, 0.3 of its terms in some span, and the saying
-in the candidate segment; cosine is not entailment, so a segment on the same subject that
-says something else can pass. Negation is a word-level heuristic: contradictions expressed
-without a cue word ("is disabled" against "is enabled"), or a negated fact against an
-affirming context, are not detected.
+The terms rule checks that a fact's words, names, numbers, quantities and polarity are in
+one short stretch, not that the stretch *states* the fact: the same words in another
+relation on a line of code pass (which of two names does what is not read). Negation is a
+word-level cue: "is disabled" against "is enabled" is not a contradiction. A paraphrase with
+other words is left to the similarity route, which needs the model, a prose fact and every
+key term in the stretch; cosine is not entailment.
 """
 
 from __future__ import annotations
@@ -107,8 +122,10 @@ import snowballstemmer
 from evaluator.core.groundtruth import normalize_evidence
 
 SEGMENT_LINES = 12
+STRETCH_LINES = 10
+LABEL_WORDS = 3
+STATEMENT_WORDS = 4
 MAX_LINE_CHARS = 400
-SPAN_PER_TERM = 10
 COVERAGE_THRESHOLD = 0.7
 NEGATION_WINDOW = 3
 SIMILARITY_THRESHOLD = 0.5
@@ -118,7 +135,7 @@ FACT_SIMILARITY_THRESHOLD = 0.38
 ROUTE_MIN_COVERAGE = 0.3
 # The judge's identity as results record it: a change of definition bumps the number, and a
 # baseline judged otherwise is refused (:mod:`evaluator.core.comparability`).
-JUDGE_VERSION = 2
+JUDGE_VERSION = 3
 
 _STOP_TEXT = """
 a about above after again against all also am an and any are as at be because been before
@@ -136,7 +153,8 @@ STOP_WORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
 # Words code abbreviates, read as their abbreviation on both sides (``ctx`` is "context",
 # ``max_redirects`` holds "maximum"), and number words read as digits.
 ABBREVIATIONS: Mapping[str, str] = {
-    "address": "addr", "application": "app", "argument": "arg", "asynchronous": "async",
+    "address": "addr", "separator": "sep", "application": "app", "argument": "arg",
+    "asynchronous": "async",
     "attribute": "attr", "authentication": "auth", "authorization": "auth",
     "authorisation": "auth", "boolean": "bool", "calculate": "calc", "certificate": "cert",
     "character": "char", "command": "cmd", "configuration": "config", "connection": "conn",
@@ -171,7 +189,7 @@ _QUOTED_PUNCT = re.compile(r"""(['"])([^\w\s'"]|_)\1""", re.UNICODE)
 NEGATION_CUES: frozenset[str] = frozenset({
     "no", "not", "never", "cannot", "can't", "won't", "don't", "doesn't", "didn't",
     "isn't", "aren't", "wasn't", "weren't", "shouldn't", "mustn't", "without", "neither",
-    "nor", "none",
+    "nor", "none", "rather", "instead",
 })
 # Python's ``not`` is an operator on a line of code, not a statement about the fact.
 _CODE_LINE = re.compile(r"^\s*(?:if|elif|while|return|assert|and|or|for|lambda|yield|raise)\b"
@@ -250,7 +268,7 @@ def words(line: str, *, prose: bool | None = None) -> tuple[Word, ...]:
             raw.casefold().replace("’", "'"),)
         compound = len(parts) > 1 or "_" in raw
         for part in parts:
-            cue = prose and not compound and part in NEGATION_CUES
+            cue = prose and not compound and part in NEGATION_CUES and raw != "None"
             content = not cue and len(part) > 1 and part not in STOP_WORDS \
                 and part not in NEGATION_CUES and "'" not in part
             out.append(Word(stem(part) if content else "", cue, compound))
@@ -336,9 +354,10 @@ class FactVerdict:
     found: bool
     contradicted: bool
     missing_terms: tuple[str, ...] = ()
-    similarity: float | None = None  # cosine with its candidate, when the route asked
+    similarity: float | None = None  # cosine with its candidate stretch, when the route asked
     by_similarity: bool = False  # found by the similarity route, not by its terms
-    negated_at_best: bool = False  # every span at its best coverage negates a fact term
+    negated_at_best: bool = False  # the polarity of every fitting stretch disagrees
+    stretch: str | None = None  # the lines of the context that support it (when found)
     evidence: str | None = None  # the normalised span of an anchored fact
 
     @property
@@ -374,92 +393,351 @@ class Verdict:
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """The judge's thresholds (calibrated on the bundled example; see the README)."""
+    """The judge's thresholds (see the module docstring and the README)."""
 
-    span_per_term: int = SPAN_PER_TERM
+    stretch_lines: int = STRETCH_LINES
     coverage_threshold: float = COVERAGE_THRESHOLD
     negation_window: int = NEGATION_WINDOW
 
 
-class PreparedContext:
-    """A context read once so several facts can be judged on it: its content terms in order,
-    and for each whether a prose negation cue stands at most ``negation_window`` words
-    before it on its line."""
+# ------------------------------------------------------------------------- reading a fact
 
-    def __init__(self, text: str, *, negation_window: int = NEGATION_WINDOW) -> None:
-        self.terms: list[str] = []
-        self.negated: list[bool] = []
-        self.positions: dict[str, list[int]] = {}
-        for line in _lines(text):
-            last_cue = -(10**9)
-            for i, word in enumerate(words(line)):
-                if word.cue:
-                    last_cue = i
-                elif word.term:
-                    self.positions.setdefault(word.term, []).append(len(self.terms))
-                    self.terms.append(word.term)
-                    self.negated.append(i - last_cue <= negation_window)
+# Code statements, and code syntax on a line (for telling code from prose and labels).
+_STATEMENT = re.compile(
+    r"^\s*(?:async\s+)?(?:def|class|return|raise|import|from|if|elif|else|for|while|with|"
+    r"try|except|finally|assert|yield|lambda|await|pass|break|continue|del|global|"
+    r"nonlocal)\b")
+_CODE_MARK = re.compile(r"=|->|\w\([^)\s]|\w\.\w+\(|[\[{]|:\s*$|^\s*@|^\s*[)\]}]")
+_LIST_MARK = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
+_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*", re.UNICODE)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d+)?(?![\w.]*[^\W\d_])", re.UNICODE)
+_QUOTED = re.compile(r"""(?<!\w)(['"“‘`])(.+?)(['"”’`])(?!\w)""", re.UNICODE)
+_CLOSING = {"'": "'", '"': '"', "“": "”", "‘": "’", "`": "`"}
+NUMBER_WORDS: Mapping[str, str] = {
+    "zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+    "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+}
+# Quantities read from the fact: each group must be met in the stretch by one of its words
+# (any case) or, on a line of code, by one of its code forms.
+QUANTIFIERS: Mapping[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "all": (frozenset({"all", "every", "each"}), ("for ", "all(")),
+    "any": (frozenset({"any"}), ("any(",)),
+    "only": (frozenset({"only"}), ()),
+    "always": (frozenset({"always"}), ()),
+    "once": (frozenset({"once"}), ()),
+    "twice": (frozenset({"twice"}), ()),
+    "both": (frozenset({"both"}), ()),
+    "first": (frozenset({"first"}), ("[0]",)),
+    "last": (frozenset({"last"}), ("[-1]",)),
+    "most": (frozenset({"most", "max", "maximum"}), ("<=", "max(")),
+    "least": (frozenset({"least", "min", "minimum"}), (">=", "min(")),
+    "more": (frozenset({"more", "greater", "longer", "larger", "exceeds", "over"}), (">",)),
+    "less": (frozenset({"less", "fewer", "shorter", "smaller", "under"}), ("<",)),
+}
+_QUANTIFIER_OF = {w: group for group, (ws, _) in QUANTIFIERS.items() for w in ws
+                  if w not in {"max", "maximum", "min", "minimum", "over", "under"}}
+# Words too common in descriptions of code to carry a fact: every other term of a fact is
+# a *key* term, which the similarity route requires in its candidate stretch.
+_GENERIC_TEXT = """
+return returns returned call called calls function method class object value values
+default defaults argument arguments parameter parameters pass passed given give gives
+take takes set sets get gets make makes create creates created result results data
+instance attribute type name list string integer boolean true false option options
+handle handles work works provide provides support supports accept accepts contain
+contains include includes new check checks based code line lines keyword keywords
+"""
+GENERIC_TERMS: frozenset[str] = frozenset(
+    stem(w) for w in _GENERIC_TEXT.split() if w not in STOP_WORDS)
+
+
+@dataclass(frozen=True)
+class FactReading:
+    """What a fact asks of a stretch: its content terms (in order and as a set), its exact
+    names, numbers, quoted strings and quantities, and whether it is negated."""
+
+    text: str
+    sequence: tuple[str, ...]
+    wanted: frozenset[str]
+    names: tuple[str, ...]
+    numbers: frozenset[str]
+    quoted: tuple[str, ...]
+    quantities: frozenset[str]
+    negated: bool
+
+    @property
+    def key_terms(self) -> frozenset[str]:
+        return frozenset(t for t in self.wanted if t not in GENERIC_TERMS)
+
+
+def _is_name(token: str, *, sentence_start: bool) -> bool:
+    """Whether a word of a fact is a code name that must match exactly: a dotted or
+    underscored name, a call ``f()``, camelCase or CapWords (two capitals, not an acronym),
+    or a capitalised word inside a sentence."""
+    bare = token.rstrip("()")
+    if "." in bare or "_" in bare.strip("_") or token.endswith("()"):
+        return True
+    if bare.isupper():
+        return False  # an acronym: URL, HTTP, JSON
+    capitals = sum(ch.isupper() for ch in bare)
+    if capitals >= 2 or (capitals == 1 and not bare[0].isupper()):
+        return True
+    return capitals == 1 and not sentence_start and len(bare) > 1
+
+
+def _number(token: str) -> str:
+    return token.replace("_", "")
+
+
+def read_fact(fact: str) -> FactReading:
+    """A fact read the way the judge uses it (definition in the module docstring)."""
+    text = unicodedata.normalize("NFKC", fact)
+    quoted = []
+    for m in _QUOTED.finditer(text):
+        if _CLOSING[m.group(1)] == m.group(3) and m.group(2).strip():
+            quoted.append(" ".join(m.group(2).split()))
+    names: list[str] = []
+    for m in re.finditer(r"[^\W\d][\w.]*\w(?:\(\))?|[^\W\d](?:\(\))?", text, re.UNICODE):
+        before = text[:m.start()].rstrip()
+        start = not before or before[-1] in ".!?:;"
+        token = m.group(0)
+        if _is_name(token, sentence_start=start):
+            names.append(token.rstrip("()").strip("."))
+    numbers = {_number(n) for n in _NUMBER.findall(text)}
+    quantities: set[str] = set()
+    for raw in _RAW.findall(text):
+        low = raw.casefold()
+        if low in NUMBER_WORDS:
+            numbers.add(NUMBER_WORDS[low])
+        if low in _QUANTIFIER_OF:
+            quantities.add(_QUANTIFIER_OF[low])
+    ws = [w for line in text.splitlines() for w in words(line, prose=True)]
+    sequence = tuple(w.term for w in ws if w.term)
+    return FactReading(text=fact, sequence=sequence, wanted=frozenset(sequence),
+                       names=tuple(dict.fromkeys(names)), numbers=frozenset(numbers),
+                       quoted=tuple(quoted), quantities=frozenset(quantities),
+                       negated=any(w.cue for w in ws))
 
 
 def fact_terms(fact: str) -> tuple[frozenset[str], bool]:
     """A fact's content terms and whether the fact itself is negated."""
-    ws = [w for line in fact.splitlines() for w in words(line, prose=True)]
-    return frozenset(w.term for w in ws if w.term), any(w.cue for w in ws)
+    reading = read_fact(fact)
+    return reading.wanted, reading.negated
+
+
+# ---------------------------------------------------------------------- reading a context
+
+
+def line_kind(line: str) -> str:
+    """``blank`` (no word), ``label`` (a list entry of at most three words and no code
+    syntax, such as ``TimestampSigner (code)`` or ``- SignatureExpired``), ``code`` or
+    ``prose`` (definition in the module docstring)."""
+    stripped = line.strip()
+    count = len(_RAW.findall(stripped))
+    if count == 0:
+        return "blank"
+    if _CODE_MARK.search(stripped) or (_STATEMENT.match(stripped)
+                                       and count <= STATEMENT_WORDS):
+        return "code"
+    if count <= LABEL_WORDS:
+        return "label"
+    return "prose"
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """One line of a context as the judge reads it."""
+
+    text: str
+    flat: str  # whitespace collapsed
+    kind: str
+    terms: tuple[str, ...]
+    negated: tuple[bool, ...]  # a prose cue at most the window's words before the term
+    negated_any: tuple[bool, ...]  # the same, counting Python's ``not`` too
+    names: frozenset[str]
+    numbers: frozenset[str]
+    lowered: frozenset[str]  # its words, case-folded (for quantities)
+    scope_terms: frozenset[str] = frozenset()  # of the enclosing ``def``/``class`` names
+    scope_names: frozenset[str] = frozenset()
+
+
+def _read_line(line: str, window: int) -> ContextLine:
+    kind = line_kind(line)
+    prose_words = words(line, prose=kind == "prose")
+    any_words = words(line, prose=True)
+    terms_: list[str] = []
+    negated: list[bool] = []
+    negated_any: list[bool] = []
+    last_cue = last_any = -(10**9)
+    for i, (w, a) in enumerate(zip(prose_words, any_words, strict=True)):
+        if w.cue:
+            last_cue = i
+        if a.cue:
+            last_any = i
+        if w.term:
+            terms_.append(w.term)
+            negated.append(i - last_cue <= window)
+            negated_any.append(i - last_any <= window)
+    names: set[str] = set()
+    for m in _NAME.finditer(line):
+        names.add(m.group(0))
+        names.update(m.group(0).split("."))
+    return ContextLine(line, " ".join(line.split()), kind, tuple(terms_), tuple(negated),
+                       tuple(negated_any), frozenset(names),
+                       frozenset(_number(n) for n in _NUMBER.findall(line)),
+                       frozenset(r.casefold() for r in _RAW.findall(line)))
+
+
+class PreparedContext:
+    """A context read once so several facts can be judged on it: its lines (see
+    :class:`ContextLine`), which lines hold each term, and every name in it."""
+
+    def __init__(self, text: str, *, negation_window: int = NEGATION_WINDOW) -> None:
+        self.lines = _with_scopes([_read_line(line, negation_window) for line in _lines(text)])
+        self.lines_of: dict[str, list[int]] = {}
+        names: set[str] = set()
+        for i, line in enumerate(self.lines):
+            for term in dict.fromkeys(line.terms):
+                self.lines_of.setdefault(term, []).append(i)
+            names |= line.names
+        self.names = frozenset(names)
+
+
+_DEFINITION = re.compile(r"^(\s*)(?:async\s+)?(?:def|class)\s+([^\W\d]\w*)", re.UNICODE)
+
+
+def _with_scopes(lines: list[ContextLine]) -> list[ContextLine]:
+    """Each line with the names of the ``def`` and ``class`` lines of the context that
+    enclose it (by indentation): a line of a method is about its class and its method."""
+    stack: list[tuple[int, str]] = []
+    out = []
+    for line in lines:
+        if line.text.strip():
+            indent = len(line.text) - len(line.text.lstrip())
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+        if stack:
+            names = frozenset(name for _, name in stack)
+            scope_terms = frozenset(w.term for name in names for w in words(name) if w.term)
+            line = replace(line, scope_terms=scope_terms, scope_names=names)
+        out.append(line)
+        match = _DEFINITION.match(line.text)
+        if match:
+            stack.append((len(match.group(1)), match.group(2)))
+    return out
+
+
+@dataclass(frozen=True)
+class Stretch:
+    """A candidate stretch [start, end) for one fact, and what it meets."""
+
+    start: int
+    end: int
+    coverage: float
+    present: frozenset[str]
+    exact: bool  # names, numbers, quoted strings and quantities met
+    ordered: bool  # code, or prose holding the fact's terms in the fact's order
+    polarity: bool  # its negation agrees with the fact's
+
+
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    if not a or not b:
+        return 0
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1]
+
+
+def _stretch(context: PreparedContext, reading: FactReading, start: int, end: int,
+             weight: Callable[[str], float], total: float, threshold: float) -> Stretch:
+    lines = context.lines[start:end]
+    scope = frozenset().union(*(line.scope_terms for line in lines)) & reading.wanted
+    present = frozenset(t for line in lines for t in line.terms if t in reading.wanted) | scope
+
+    def share(held: frozenset[str]) -> float:
+        return math.fsum(weight(t) for t in held) / total if total > 0 else 0.0
+
+    coverage = share(present)
+    names = frozenset().union(*(line.names | line.scope_names for line in lines))
+    numbers = frozenset().union(*(line.numbers for line in lines))
+    flat = " ".join(line.flat for line in lines)
+    lowered = frozenset().union(*(line.lowered for line in lines))
+    code = any(line.kind == "code" for line in lines)
+    exact = (all(all(p in names for p in n.split(".")) for n in reading.names)
+             and reading.numbers <= numbers
+             and all(q in flat for q in reading.quoted)
+             and all(_quantity_met(q, lowered, flat if code else "")
+                     for q in reading.quantities))
+    in_code = scope | frozenset(t for line in lines if line.kind == "code"
+                                for t in line.terms if t in reading.wanted)
+    prose = [t for line in lines if line.kind != "code" for t in line.terms
+             if t in reading.wanted]
+    ordered = (share(in_code) >= threshold - 1e-12
+               or _lcs(reading.sequence, prose) >= len(set(prose)))
+    flags = [(neg, neg_any) for line in lines
+             for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
+             if t in reading.wanted]
+    polarity = (any(a for _, a in flags) if reading.negated
+                else not any(n for n, _ in flags))
+    return Stretch(start, end, coverage, present, exact, ordered, polarity)
+
+
+def _quantity_met(group: str, lowered: frozenset[str], code: str) -> bool:
+    words_, forms = QUANTIFIERS[group]
+    return bool(words_ & lowered) or any(form in code for form in forms)
+
+
+def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeConfig,
+              weights: Mapping[str, float] | None = None) -> list[Stretch]:
+    """Every candidate stretch of ``context`` for a fact: from each line holding one of its
+    terms, the next lines up to ``config.stretch_lines`` in all, stopping before a label."""
+    if not reading.wanted:
+        return []
+
+    def weight(term: str) -> float:
+        return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
+
+    total = math.fsum(weight(t) for t in reading.wanted)
+    starts = sorted({i for t in reading.wanted for i in context.lines_of.get(t, ())})
+    out = []
+    for start in starts:
+        end = start
+        while (end < len(context.lines) and end - start < config.stretch_lines
+               and (end == start or context.lines[end].kind != "label")):
+            end += 1
+        if context.lines[start].kind == "label":
+            continue
+        out.append(_stretch(context, reading, start, end, weight, total,
+                            config.coverage_threshold))
+    return out
+
+
+def _text(context: PreparedContext, s: Stretch) -> str:
+    return "\n".join(line.text for line in context.lines[s.start:s.end])
 
 
 def judge_fact(context: PreparedContext, fact: str, *, config: JudgeConfig = JudgeConfig(),
                weights: Mapping[str, float] | None = None) -> FactVerdict:
     """One fact against a prepared context (definition in the module docstring)."""
-    wanted, fact_negated = fact_terms(fact)
-    occurrences = sorted((pos, term) for term in wanted
-                         for pos in context.positions.get(term, ()))
-    if not wanted or not occurrences:
-        return FactVerdict(fact, 0.0, False, False, tuple(sorted(wanted)))
-
-    def weight(term: str) -> float:
-        return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
-
-    total = math.fsum(weight(t) for t in wanted)
-    span = config.span_per_term * len(wanted)
-    counts: dict[str, int] = {}
-    covered = 0.0
-    best, best_present = 0.0, frozenset[str]()
-    covering, affirmed = False, False
-    best_affirmed = False  # some span at the best coverage has no negated fact term
-    lo = 0
-
-    def negated(first: int, last: int) -> bool:
-        return any(context.negated[i] for i in range(first, last + 1)
-                   if context.terms[i] in wanted)
-
-    for pos, term in occurrences:
-        counts[term] = counts.get(term, 0) + 1
-        if counts[term] == 1:
-            covered += weight(term)
-        while pos - occurrences[lo][0] + 1 > span:
-            old = occurrences[lo][1]
-            counts[old] -= 1
-            if counts[old] == 0:
-                covered -= weight(old)
-                del counts[old]
-            lo += 1
-        coverage = covered / total if total > 0 else 0.0
-        if coverage > best + 1e-12:
-            best, best_present = coverage, frozenset(counts)
-            best_affirmed = not negated(occurrences[lo][0], pos)
-        elif coverage > best - 1e-12 and not best_affirmed:
-            best_affirmed = not negated(occurrences[lo][0], pos)
-        if coverage >= config.coverage_threshold - 1e-12:
-            covering = True
-            if not negated(occurrences[lo][0], pos):
-                affirmed = True
-    contradicted = covering and not affirmed and not fact_negated
-    return FactVerdict(fact, round(min(best, 1.0), 6), covering, contradicted,
-                       tuple(sorted(wanted - best_present)),
-                       negated_at_best=not best_affirmed and not fact_negated)
+    reading = read_fact(fact)
+    found = stretches(context, reading, config=config, weights=weights)
+    if not found:
+        return FactVerdict(fact, 0.0, False, False, tuple(sorted(reading.wanted)))
+    best = max(found, key=lambda s: (s.coverage, -s.start))
+    fitting = [s for s in found if s.coverage >= config.coverage_threshold - 1e-12
+               and s.exact and s.ordered]
+    supporting = next((s for s in fitting if s.polarity), None)
+    contradicted = bool(fitting) and supporting is None
+    return FactVerdict(
+        fact, round(min(best.coverage, 1.0), 6), bool(fitting), contradicted,
+        tuple(sorted(reading.wanted - best.present)), negated_at_best=contradicted,
+        stretch=_text(context, supporting) if supporting is not None else None)
 
 
-# (fact, candidate segment) pairs in, one cosine per pair out: the MiniLM model, batched.
+# (fact, candidate stretch) pairs in, one cosine per pair out: the MiniLM model, batched.
 Similarity = Callable[[Sequence[tuple[str, str]]], Sequence[float]]
 
 # Code syntax in a fact: brackets, operators, quotes (an apostrophe inside a word, as in
@@ -482,46 +760,45 @@ def judge_id(*, similarity: bool) -> str:
     return f"evaluator-judge {JUDGE_VERSION} ({'terms+minilm' if similarity else 'terms'})"
 
 
-def candidate_segments(context: str, facts: Sequence[str]) -> tuple[str | None, ...]:
-    """Per fact, the segment of ``context`` holding the most distinct terms of it (the first
-    on a tie), or ``None`` when no segment holds any (definition in the module docstring)."""
-    pieces = segments(context, lines=EMBED_SEGMENT_LINES, max_chars=EMBED_SEGMENT_CHARS)
-    held = [terms(piece) for piece in pieces]
-    out: list[str | None] = []
-    for fact in facts:
-        wanted, _ = fact_terms(fact)
-        best, best_count = None, 0
-        for piece, have in zip(pieces, held, strict=True):
-            count = len(wanted & have)
-            if count > best_count:
-                best, best_count = piece, count
-        out.append(best)
-    return tuple(out)
+def candidate_stretch(context: PreparedContext, fact: str, *,
+                      config: JudgeConfig = JudgeConfig()) -> str | None:
+    """The stretch the similarity route asks the model about, or ``None``: among the
+    stretches that meet the fact's names, numbers, quoted strings, quantities, order and
+    polarity, hold every key term and at least :data:`ROUTE_MIN_COVERAGE` of its terms, the
+    one with the highest coverage (the first on a tie); at most
+    :data:`EMBED_SEGMENT_CHARS` characters of it are read."""
+    reading = read_fact(fact)
+    keys = reading.key_terms
+    fits = [s for s in stretches(context, reading, config=config)
+            if s.exact and s.ordered and s.polarity and keys <= s.present
+            and s.coverage >= ROUTE_MIN_COVERAGE - 1e-12]
+    if not fits:
+        return None
+    best = max(fits, key=lambda s: (s.coverage, -s.start))
+    return _text(context, best)[:EMBED_SEGMENT_CHARS]
 
 
-def _with_similarity(context: str, verdicts: tuple[FactVerdict, ...],
-                     similar: Similarity) -> tuple[FactVerdict, ...]:
+def _with_similarity(context: PreparedContext, verdicts: tuple[FactVerdict, ...],
+                     similar: Similarity, config: JudgeConfig) -> tuple[FactVerdict, ...]:
     """The similarity route over the prose facts the terms did not find (one batch)."""
-    asked = [i for i, v in enumerate(verdicts) if not v.found and is_prose_fact(v.fact)
-             and v.coverage >= ROUTE_MIN_COVERAGE - 1e-12]
-    if not asked:
+    asked = [i for i, v in enumerate(verdicts)
+             if not v.found and is_prose_fact(v.fact) and v.coverage >= ROUTE_MIN_COVERAGE]
+    candidates = {i: c for i in asked
+                  if (c := candidate_stretch(context, verdicts[i].fact, config=config))}
+    if not candidates:
         return verdicts
-    candidates = candidate_segments(context, [verdicts[i].fact for i in asked])
-    pairs = [(verdicts[i].fact, c) for i, c in zip(asked, candidates, strict=True)
-             if c is not None]
-    cosines = list(similar(pairs)) if pairs else []
+    order = sorted(candidates)
+    pairs = [(verdicts[i].fact, candidates[i]) for i in order]
+    cosines = list(similar(pairs))
     if len(cosines) != len(pairs):
         raise ValueError(f"the similarity function returned {len(cosines)} values "
                          f"for {len(pairs)} pairs")
     out = list(verdicts)
-    it = iter(cosines)
-    for i, c in zip(asked, candidates, strict=True):
-        cosine = float(next(it)) if c is not None else 0.0
-        if not math.isfinite(cosine):
-            cosine = 0.0
-        hit = cosine >= FACT_SIMILARITY_THRESHOLD
-        out[i] = replace(out[i], similarity=round(cosine, 6), found=hit, by_similarity=hit,
-                         contradicted=hit and out[i].negated_at_best)
+    for i, value in zip(order, cosines, strict=True):
+        cosine_ = float(value) if math.isfinite(float(value)) else 0.0
+        hit = cosine_ >= FACT_SIMILARITY_THRESHOLD
+        out[i] = replace(out[i], similarity=round(cosine_, 6), found=hit, by_similarity=hit,
+                         stretch=candidates[i] if hit else None)
     return tuple(out)
 
 
@@ -546,7 +823,7 @@ def judge(context: str, facts: Sequence[str], *, config: JudgeConfig = JudgeConf
     prepared = PreparedContext(context if plain else "", negation_window=config.negation_window)
     verdicts = tuple(judge_fact(prepared, f, config=config, weights=weights) for f in plain)
     if similar is not None and context.strip() and plain:
-        verdicts = _with_similarity(context, verdicts, similar)
+        verdicts = _with_similarity(prepared, verdicts, similar, config)
     if len(plain) < len(facts):
         normalised, judged = normalize_evidence(context), iter(verdicts)
         verdicts = tuple(next(judged) if e is None else anchored_fact(normalised, f, e)
@@ -589,14 +866,16 @@ def anchored_share(audits: Iterable[FactAudit]) -> tuple[int, int]:
 
 
 def audit(context: str, verdict: Verdict) -> tuple[FactAudit, ...]:
-    """One :class:`FactAudit` per fact of ``verdict`` (judged on ``context``)."""
-    plain = [f.fact for f in verdict.facts if f.supported and f.evidence is None]
-    passages = {fact: normalize_evidence(passage) for fact, passage in
-                zip(plain, candidate_segments(context, plain), strict=True) if passage}
-    return tuple(FactAudit(f.fact, f.judged_by, f.supported,
-                           (f.evidence if f.evidence is not None else passages.get(f.fact))
-                           if f.supported else None)
-                 for f in verdict.facts)
+    """One :class:`FactAudit` per fact of ``verdict`` (judged on ``context``; the verdict
+    carries each supported fact's stretch or span)."""
+    def span(f: FactVerdict) -> str | None:
+        if not f.supported:
+            return None
+        if f.evidence is not None:
+            return f.evidence
+        return normalize_evidence(f.stretch) if f.stretch else None
+
+    return tuple(FactAudit(f.fact, f.judged_by, f.supported, span(f)) for f in verdict.facts)
 
 
 def idf_weights(documents: Sequence[str]) -> dict[str, float]:

@@ -147,11 +147,12 @@ MEASURES: tuple[Measure, ...] = (
             lambda x: accuracy_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
             at_k=True, system_column=True),
     _index_measure("faithfulness", "Faithfulness", "higher",
-                   "share of gold facts the retrieved context supports: found (≥ 0.7 of the "
-                   "fact's stemmed, identifier-split terms within 10 terms per fact term; or, "
-                   "for a prose fact with the run's model, MiniLM cosine ≥ 0.38 with the "
-                   "segment holding most of its terms) and not contradicted (see README, The "
-                   "faithfulness judge)",
+                   "share of gold facts the retrieved context supports: found in one stretch "
+                   "of at most 10 lines (≥ 0.7 of the fact's stemmed, identifier-split terms, "
+                   "its names, numbers, quoted strings and quantities exactly, prose in the "
+                   "fact's order, the fact's own polarity; or, for a prose fact with the "
+                   "run's model, every key term there and MiniLM cosine ≥ 0.38) and not "
+                   "contradicted (see README, The faithfulness judge)",
                    "evaluator.core.judge",
                    report="always", shape_column=True, output="faithfulness",
                    system_column=True),
@@ -159,8 +160,9 @@ MEASURES: tuple[Measure, ...] = (
                    "share of gold facts found in the retrieved context (by terms or by "
                    "similarity)", "evaluator.core.judge"),
     _index_measure("contradiction", "Contradiction", "lower",
-                   "share of found gold facts that every covering span negates (a prose "
-                   "negation cue, never an identifier or Python's `not`)",
+                   "share of gold facts whose every fitting stretch has the opposite polarity "
+                   "(a prose negation cue near a fact term where the fact has none, or none "
+                   "where the fact is negated)",
                    "evaluator.core.judge", report="always"),
     _index_measure("faithfulness_n15", "Faithfulness (N-15)", "higher",
                    "NeuralMind's judge: `fact_recall_n15 × (1 − contradiction_n15)`, kept "

@@ -174,8 +174,9 @@ OPTIONS: tuple[Option, ...] = (
        "precision, context recall) with the MiniLM model", default=False,
        commands=("evaluate", "judge")),
     _o("judge_check", "bool", "also score each query's judge on the full source of its grade "
-       "≥ 2 modules and of another query's grade-3 module, and report the separation "
-       "(always on for --example)", default=False),
+       "≥ 2 modules, on another query's grade-3 module and on false versions of its facts, "
+       "and report the separation beside the retrieved contexts' score (always on for "
+       "--example)", default=False),
     _o("systems", "text", "", help_from=systems_help, default=DEFAULT_SYSTEMS,
        metavar="SYSTEMS"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "

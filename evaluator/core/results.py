@@ -11,8 +11,10 @@ refuses any other version with a message naming both. Layout::
                   "facts_found", "facts_missing", "diagnostics", "latency_ms",
                   "overlap": {"names_answer", "named", "shared", "share"}}, ...],
      "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]},
-     "judge_check": {"separation", "right_mean", "wrong_mean", "warning", "skipped",
-                     "queries": [{"id", "right", "wrong", "wrong_module", "wrong_from"}]},
+     "judge_check": {"separation", "right_mean", "wrong_mean", "false_credit",
+                     "retrieved_mean", "warning", "skipped",
+                     "queries": [{"id", "right", "wrong", "wrong_module", "wrong_from",
+                                  "false_versions", "false_credited"}]},
      "systems": [{"label", "overall", "by_shape",
                   "queries": [{"id", "shape", "ranked_modules", "metrics"}]}]}
 
@@ -237,10 +239,13 @@ def _overlap_dict(found: Overlap) -> dict[str, Any]:
 
 def _check_dict(check: JudgeCheck) -> dict[str, Any]:
     return {"separation": check.separation, "right_mean": check.right_mean,
-            "wrong_mean": check.wrong_mean, "warning": check.warning,
+            "wrong_mean": check.wrong_mean, "false_credit": check.false_credit,
+            "retrieved_mean": check.retrieved_mean, "warning": check.warning,
             "skipped": list(check.skipped),
             "queries": [{"id": r.query_id, "right": r.right, "wrong": r.wrong,
-                         "wrong_module": r.wrong_module, "wrong_from": r.wrong_from}
+                         "wrong_module": r.wrong_module, "wrong_from": r.wrong_from,
+                         "false_versions": r.false_versions,
+                         "false_credited": r.false_credited}
                         for r in check.rows]}
 
 
@@ -722,8 +727,21 @@ def _read_check(r: _Reader, value: Any) -> JudgeCheck:
                              r.real(q.get("right"), f"{where}.right"),
                              r.real(q.get("wrong"), f"{where}.wrong"),
                              r.text(q.get("wrong_module"), f"{where}.wrong_module"),
-                             r.text(q.get("wrong_from"), f"{where}.wrong_from")))
-    return summarise(rows, r.strs(data.get("skipped", []), "judge_check.skipped"))
+                             r.text(q.get("wrong_from"), f"{where}.wrong_from"),
+                             _count(r, q.get("false_versions", 0), f"{where}.false_versions"),
+                             _count(r, q.get("false_credited", 0),
+                                    f"{where}.false_credited")))
+    retrieved = data.get("retrieved_mean")
+    return summarise(rows, r.strs(data.get("skipped", []), "judge_check.skipped"),
+                     retrieved_mean=None if retrieved is None
+                     else r.real(retrieved, "judge_check.retrieved_mean"))
+
+
+def _count(r: _Reader, value: Any, where: str) -> int:
+    number = r.real(value, where)
+    if number < 0 or number != int(number):
+        raise r.fail(where, "must be a whole number ≥ 0")
+    return int(number)
 
 
 def _read_system(r: _Reader, value: Any, where: str) -> SystemRun:

@@ -106,13 +106,13 @@ def test_systems_and_judge_check(request):
     shapes = tuple(head.shapes)
     check = summarise([CheckRow(q.id, 0.6, 0.3, "other.py", "q0") for q in head.queries], [])
     results = replace(head, judge_check=check,
-                      run=replace(head.run, judge="evaluator-judge 2 (terms+minilm)"),
+                      run=replace(head.run, judge="evaluator-judge 3 (terms+minilm)"),
                       systems=(system_run("neuralmind", head.queries, shapes),
                                system_run("bm25", other.queries, shapes)))
     text = render(results)
     assert "### Systems side by side" in text
     assert "⚠️ the judge separates right from wrong source by only 0.30" in text
-    assert " · judge evaluator-judge 2 (terms+minilm) · " in text  # the footer names it
+    assert " · judge evaluator-judge 3 (terms+minilm) · " in text  # the footer names it
     _check(request, "systems-judge-check.md", text)
 
 

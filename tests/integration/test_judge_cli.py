@@ -78,8 +78,8 @@ def test_judge_with_the_model_is_the_evaluators_code_path(cli, tmp_path, model_d
     queries, gt = unanchored(tmp_path)
     contexts = {q.id: (example_root() / q.modules_with_grade(3)[0]).read_text(encoding="utf-8")
                 for q in gt.queries[2:4]}
-    assert gt.queries[1].id == "focused-02"  # "schema is created lazily on first access"
-    contexts["focused-02"] = "# the schema is only built the first time the database is opened"
+    assert gt.queries[11].id == "cross-05"  # "new user and return the created record"
+    contexts["cross-05"] = "# builds a user record for the signup flow"  # key terms, in order
     run = cli("judge", "--queries", str(queries), "--contexts",
               contexts_file(tmp_path, contexts))
     assert run.code == EXIT_OK, run.stderr

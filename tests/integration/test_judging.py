@@ -94,9 +94,9 @@ def test_every_column_without_embeddings(example):
         assert columns["answer_relevance"] is None
         assert 0.0 <= columns["faithfulness"] <= columns["fact_recall"] <= 1.0
         assert 0.0 <= columns["faithfulness_n15"] <= 1.0
-    report = judge_report(results, judge="evaluator-judge 2 (terms)")
-    assert report["judge"] == "evaluator-judge 2 (terms)"
-    assert {r.judge for r in results} == {"evaluator-judge 2 (terms)"}
+    report = judge_report(results, judge="evaluator-judge 3 (terms)")
+    assert report["judge"] == "evaluator-judge 3 (terms)"
+    assert {r.judge for r in results} == {"evaluator-judge 3 (terms)"}
     assert report["n"] == len(results)
     assert set(report["queries"]) == {q.id for q in example.queries}
     json.dumps(report)  # serialisable
@@ -141,11 +141,13 @@ def test_the_headline_judge_with_the_model_separates_on_the_example(example, mod
 
 @pytest.mark.model
 def test_the_similarity_route_finds_a_paraphrase_the_terms_miss(example, model_dir):
-    """A prose fact whose words the context does not hold, stated by it in other words."""
+    """A prose fact whose key words the context holds, stated by it in other words (its
+    generic words — "called", "given", "value" — are not there, so the terms miss it)."""
     from evaluator.core.groundtruth import Query
 
+    fact = "the nightly cleanup is called to delete login sessions given the TTL value"
     query = Query(id="q", question="what happens to old sessions?", shape="focused",
-                  grades={}, gold_facts=("expired sessions are purged every night",))
+                  grades={}, gold_facts=(fact,))
     context = ("def nightly_cleanup():\n"
                "    # Every night, delete the login sessions that have timed out.\n"
                "    db.delete_sessions(older_than=SESSION_TTL)\n")
@@ -155,10 +157,15 @@ def test_the_similarity_route_finds_a_paraphrase_the_terms_miss(example, model_d
     assert plain.faithfulness == 0.0
     assert routed.faithfulness == 1.0
     assert routed.found_by == ("similarity",)
-    assert routed.judge == "evaluator-judge 2 (terms+minilm)"
+    assert routed.judge == "evaluator-judge 3 (terms+minilm)"
     unrelated = score_context(query, "def add(a, b):\n    return a + b  # sum two numbers\n",
                               embed=embed)
     assert unrelated.faithfulness == 0.0
+    # a paraphrase whose key words ("expired", "purged") are absent is never credited:
+    # precision first (evaluator-judge 2 credited it by cosine)
+    other = Query(id="q", question="what happens to old sessions?", shape="focused",
+                  grades={}, gold_facts=("expired sessions are purged every night",))
+    assert score_context(other, context, embed=embed).faithfulness == 0.0
 
 
 def test_run_judge(tmp_path, example):
@@ -175,7 +182,12 @@ def test_run_judge(tmp_path, example):
 def test_self_check_on_the_bundled_example(example):
     check = judging.self_check(example, example_root())
     assert check.separation is not None and check.separation >= 0.9
-    assert check.warning is None
+    assert check.wrong_mean is not None and check.wrong_mean <= 0.1
+    # Every example fact is anchored: its verdict is its span's presence, whatever its words
+    # say, so the check judges no false version (they test the unanchored judge) and warns
+    # about nothing.
+    assert all(q.anchored == len(q.gold_facts) for q in example.queries)
+    assert check.false_credit is None and not check.problems and check.warning is None
     assert len(check.rows) + len(check.skipped) == len(example.queries)
 
 

@@ -68,6 +68,15 @@ def test_judge_check_on_a_checkout(cli, sample_repo, tmp_path):
     assert len(check["queries"]) + len(check["skipped"]) == len(doc["queries"])
     assert check["separation"] == check["right_mean"] - check["wrong_mean"]
     assert "judge self-check" in run.stderr
+    # beside the separation: false versions of the suite's own facts on the right source,
+    # and the contexts the product retrieved (issue 22 item 4)
+    total = sum(q["false_versions"] for q in check["queries"])
+    assert total >= len(check["queries"])
+    assert check["false_credit"] == sum(q["false_credited"] for q in check["queries"]) / total
+    faith = [q["metrics"]["faithfulness"] for q in doc["queries"]]
+    assert check["retrieved_mean"] == pytest.approx(sum(faith) / len(faith))
+    assert "false versions of the facts" in run.stderr
+    assert "the retrieved contexts score" in run.stderr
 
 
 def test_bad_systems_exit_2(cli, sample_repo):
@@ -126,7 +135,7 @@ def test_a_run_without_the_model_judges_every_system_by_terms(cli, sample_repo, 
     n = len(doc["queries"])
     assert len(contexts) == 3 * n and set(contexts) == {None}  # three systems, no model
     assert routes == []
-    assert doc["run"]["judge"] == "evaluator-judge 2 (terms)"
+    assert doc["run"]["judge"] == "evaluator-judge 3 (terms)"
     assert doc["run"]["model_fingerprint"] is None
 
 
@@ -150,5 +159,5 @@ def test_a_run_with_the_model_judges_every_system_with_the_same_one(cli, sample_
     assert len({id(e) for e in contexts}) == 1 and contexts[0] is not None
     assert {id(e) for e in routes} == {id(contexts[0])}
     assert len(routes) == 3 * n + 1  # every context, and the self-check
-    assert doc["run"]["judge"] == "evaluator-judge 2 (terms+minilm)"
+    assert doc["run"]["judge"] == "evaluator-judge 3 (terms+minilm)"
     assert doc["run"]["model_fingerprint"]  # the judge's model is a setting of the run

@@ -147,15 +147,17 @@ def test_mismatched_baseline_file_is_refused_then_warned(pr_repo, cli, tmp_path)
 
 
 @pytest.mark.parametrize("old_judge", ["neuralmind.ragas 4.22", None,
-                                       "evaluator-judge 2 (terms+minilm)"])
+                                       "evaluator-judge 3 (terms+minilm)",
+                                       "evaluator-judge 2 (terms)"])
 def test_a_baseline_scored_by_another_judge_is_refused_before_any_work(pr_repo, cli, tmp_path,
                                                                         old_judge):
     """FAST runs in_memory (the terms judge); a baseline from NeuralMind's judge (recorded,
-    or not recorded at all by older versions) or from the model's judge is refused."""
+    or not recorded at all by older versions), from the model's judge or from the previous
+    version of this judge (issue 22 changed its definition) is refused."""
     out = tmp_path / "base-out"
     assert cli("evaluate", str(pr_repo), *FAST, "--output-dir", str(out)).code in (0, 1)
     doc = json.loads((out / "results.json").read_text())
-    assert doc["run"]["judge"] == "evaluator-judge 2 (terms)"
+    assert doc["run"]["judge"] == "evaluator-judge 3 (terms)"
     if old_judge is None:
         del doc["run"]["judge"]
     else:
@@ -166,7 +168,7 @@ def test_a_baseline_scored_by_another_judge_is_refused_before_any_work(pr_repo, 
                   "--output-dir", str(tmp_path / "o1"))
     assert refused.code == 2, refused.stderr
     shown = old_judge or "not recorded"
-    assert f"judge: baseline {shown}, head evaluator-judge 2 (terms)" in refused.stderr
+    assert f"judge: baseline {shown}, head evaluator-judge 3 (terms)" in refused.stderr
     assert not (tmp_path / "o1" / "results.json").exists()  # refused before any work
 
 

@@ -107,9 +107,14 @@ def test_the_audit_names_route_outcome_and_supporting_span() -> None:
 
 
 def test_a_fact_the_model_was_asked_about_is_judged_by_the_model() -> None:
-    fact = "the signature age is compared with the limit and rejected"
-    verdict = judge(CONTEXT, [fact], similar=lambda pairs: [0.9] * len(pairs))
+    # judge 3 asks the model only about a prose fact whose every key term is in one stretch
+    context = "def purge():\n    # the nightly job purges expired sessions\n    db.clear()\n"
+    fact = "The nightly job purges expired sessions and returns the given default value."
+    verdict = judge(context, [fact], similar=lambda pairs: [0.9] * len(pairs))
     assert verdict.facts[0].judged_by == "model"
+    (row,) = audit(context, verdict)
+    assert row.judged_by == "model" and row.found
+    assert row.span == "def purge(): # the nightly job purges expired sessions db.clear()"
 
 
 def test_the_audit_survives_the_results_file() -> None:

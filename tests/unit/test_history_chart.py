@@ -44,7 +44,7 @@ def test_append_keeps_the_newest():
 
 
 def test_a_faithfulness_trend_joins_only_entries_of_the_same_judge():
-    new, old = "evaluator-judge 2 (terms+minilm)", "neuralmind.ragas 4.22"
+    new, old = "evaluator-judge 3 (terms+minilm)", "neuralmind.ragas 4.22"
     h = history.History()
     for i, judge in enumerate([None, old, new, old, new]):
         h = history.append(h, history.Entry(f"{i:07x}", "2026-01-01", 1,
@@ -61,9 +61,9 @@ def test_an_entry_records_its_judge():
     from dataclasses import replace
 
     results = make_results(seed=3)
-    results = replace(results, run=replace(results.run, judge="evaluator-judge 2 (terms)"))
+    results = replace(results, run=replace(results.run, judge="evaluator-judge 3 (terms)"))
     entry = history.entry_for(results)
-    assert entry is not None and entry.judge == "evaluator-judge 2 (terms)"
+    assert entry is not None and entry.judge == "evaluator-judge 3 (terms)"
 
 
 def test_working_tree_results_have_no_entry():

@@ -15,9 +15,10 @@ from evaluator.core.judge import (
     FACT_SIMILARITY_THRESHOLD,
     JUDGE_VERSION,
     ROUTE_MIN_COVERAGE,
-    SPAN_PER_TERM,
+    STRETCH_LINES,
     JudgeConfig,
-    candidate_segments,
+    PreparedContext,
+    candidate_stretch,
     cosine,
     idf_weights,
     is_prose,
@@ -103,7 +104,8 @@ def test_negation_in_prose_near_the_fact_contradicts(context):
 
 
 def test_negated_fact_is_not_contradicted_by_its_negation():
-    verdict = judge("# the session does not follow redirects", ["redirects are not followed"])
+    verdict = judge("# the session does not follow redirects",
+                    ["the session will not follow redirects"])
     assert verdict.faithfulness == 1.0
 
 
@@ -115,7 +117,7 @@ def test_negation_far_from_the_fact_terms_is_ignored():
 def test_a_fact_is_contradicted_only_when_every_covering_span_negates_it():
     negated = "# the session does not follow redirects\n"
     affirmed = "# the session will follow redirects\n"
-    filler = "value = compute(item)\n" * (SPAN_PER_TERM * 4)
+    filler = "value = compute(item)\n" * (STRETCH_LINES * 2)
     verdict = judge(negated + filler + affirmed, ["the session follows redirects"])
     assert verdict.contradiction == 0.0
     assert verdict.faithfulness == 1.0
@@ -137,7 +139,8 @@ def test_a_fact_of_stop_words_only_is_never_found():
 
 
 @pytest.mark.parametrize(("context", "fact"), [
-    ("ｈｅａｄｅｒ ｖａｌｕｅ", "header value"),          # full-width letters (NFKC)
+    # full-width letters (NFKC)
+    ("ｔｈｅ ｈｅａｄｅｒ ｖａｌｕｅ ｉｓ ｃｈｅｃｋｅｄ", "header value"),
     ("Die GRÖSSE der Datei", "größe datei"),              # case folding ß → ss
     ("# Zeichenkodierung: utf‑8 wird erkannt", "zeichenkodierung erkannt"),
     ("def 获取编码(响应): pass", "获取编码 响应"),            # non-Latin identifiers
@@ -147,10 +150,10 @@ def test_unicode(context, fact):
 
 
 def test_terms_far_apart_are_not_one_fact():
-    """Coverage is counted inside a span of SPAN_PER_TERM words per fact term."""
-    filler = "value = compute(item)\n" * (SPAN_PER_TERM * 4)
-    far = "session = make(cookies)\n" + filler + "merges settings\n"
-    near = "session = make(cookies)\nmerges settings\n"
+    """Coverage is counted inside one stretch of at most STRETCH_LINES lines."""
+    filler = "value = compute(item)\n" * (STRETCH_LINES * 2)
+    far = "session = make(cookies)\n" + filler + "result = merge(settings)\n"
+    near = "session = make(cookies)\nresult = merge(settings)\n"
     fact = ["the session merges cookies and settings"]
     assert judge(near, fact).fact_recall == 1.0
     assert judge(far, fact).fact_recall == 0.0
@@ -158,25 +161,25 @@ def test_terms_far_apart_are_not_one_fact():
 
 def test_coverage_threshold_boundary():
     fact = ["alpha bravo charlie delta echo"]
-    three = judge("alpha bravo charlie", fact)
-    two = judge("alpha bravo", fact)
+    three = judge("x = alpha(bravo, charlie)", fact)
+    two = judge("x = alpha(bravo)", fact)
     assert three.facts[0].coverage == pytest.approx(0.6)
     assert three.fact_recall == (1.0 if COVERAGE_THRESHOLD <= 0.6 else 0.0)
     assert two.fact_recall == 0.0
-    assert judge("alpha bravo", fact,
+    assert judge("x = alpha(bravo)", fact,
                  config=JudgeConfig(coverage_threshold=0.4)).fact_recall == 1.0
 
 
 def test_weights_change_coverage():
     fact = ["session merges cookies"]
     weights = {stem("session"): 0.1, stem("merges"): 1.0, stem("cookies"): 1.0}
-    assert judge("session merges", fact).facts[0].coverage == pytest.approx(2 / 3)
-    assert judge("session merges", fact, weights=weights).facts[0].coverage == \
+    assert judge("x = session.merges()", fact).facts[0].coverage == pytest.approx(2 / 3)
+    assert judge("x = session.merges()", fact, weights=weights).facts[0].coverage == \
         pytest.approx(1.1 / 2.1)
 
 
 def test_missing_terms_are_reported():
-    verdict = judge("the session merges", ["the session merges cookies"])
+    verdict = judge("the session merges them", ["the session merges cookies"])
     assert verdict.facts[0].missing_terms == (stem("cookies"),)
 
 
@@ -292,20 +295,23 @@ def test_prose_facts_are_plain_sentences(fact, prose):
 
 def test_a_prose_fact_the_terms_miss_is_found_by_similarity():
     similar = FakeSimilarity(lambda f, s: FACT_SIMILARITY_THRESHOLD)
-    context = "def purge():\n    # remove stale sessions each night\n    db.clear()\n"
-    fact = "Expired sessions are deleted nightly."
+    context = "def purge():\n    # the nightly job purges expired sessions\n    db.clear()\n"
+    # 5 key terms of 9: the others are generic
+    fact = "The nightly job purges expired sessions and returns the given default value."
     assert judge(context, [fact]).faithfulness == 0.0
     verdict = judge(context, [fact], similar=similar)
     assert verdict.faithfulness == verdict.fact_recall == 1.0
     assert verdict.facts[0].by_similarity
     assert verdict.facts[0].similarity == pytest.approx(FACT_SIMILARITY_THRESHOLD)
     assert similar.batches == [[(fact, context.rstrip("\n"))]]
+    assert verdict.facts[0].stretch == context.rstrip("\n")
 
 
 def test_below_the_threshold_the_fact_stays_missing():
     similar = FakeSimilarity(lambda f, s: FACT_SIMILARITY_THRESHOLD - 0.001)
-    verdict = judge("sessions expire", ["Expired sessions are deleted nightly."],
-                    similar=similar)
+    context = "# the nightly job purges expired sessions"
+    fact = "The nightly job purges expired sessions and returns the given default value."
+    verdict = judge(context, [fact], similar=similar)
     assert verdict.fact_recall == 0.0
     assert not verdict.facts[0].by_similarity
     assert verdict.facts[0].similarity is not None
@@ -313,35 +319,37 @@ def test_below_the_threshold_the_fact_stays_missing():
 
 def test_code_facts_found_facts_and_facts_without_a_candidate_are_never_asked():
     similar = FakeSimilarity()
-    context = "the session follows redirects\nclient adapters\n"
+    context = "# the session follows redirects\nclient = make(adapters)\n"
     facts = ["client.mount(prefix, adapter)",           # code (2 of 4 terms): terms alone
              "the session follows redirects",           # found by its terms
-             "cookies expire at midnight"]              # no segment holds a term of it
+             "cookies expire at midnight"]              # no stretch holds a term of it
     verdict = judge(context, facts, similar=similar)
     assert similar.batches == []
     assert [f.found for f in verdict.facts] == [False, True, False]
     assert verdict.facts[2].similarity is None  # no term of it: not asked
 
 
-def test_a_fact_found_by_similarity_is_still_read_for_negation():
-    """Cosine does not see "not": the cue rule runs on the spans that hold the fact's best
-    share of terms."""
-    similar = FakeSimilarity(lambda f, s: 0.9)
-    fact = "the client retries failed connections automatically"
-    negated = judge("# The client does not retry connections.", [fact], similar=similar)
-    assert negated.facts[0].by_similarity and negated.facts[0].contradicted
-    assert negated.faithfulness == 0.0 and negated.contradiction == 1.0
-    plain = judge("# The client will retry connections.", [fact], similar=similar)
-    assert plain.faithfulness == 1.0 and plain.contradiction == 0.0
-    # One affirming span at the best coverage is enough, as for the terms rule.
-    both = judge("# The client does not retry connections.\n"
-                 + "\n".join("total = price + tax" for _ in range(30))  # 90 terms apart
-                 + "\n# The client will retry connections.", [fact], similar=similar)
-    assert both.faithfulness == 1.0
-    # A negated fact is never contradicted by a negated context.
-    neg_fact = judge("# The client does not retry connections.",
-                     ["the client never retries failed connections"], similar=similar)
-    assert neg_fact.contradiction == 0.0
+@pytest.mark.parametrize(("context", "fact"), [
+    # "salt" is a key term of the fact and absent: the model is never asked
+    ("# the key is derived from the secret key with hmac\nkey = derive(secret_key)",
+     "the signing key is derived from the secret key and the salt"),
+    # a negated stretch cannot credit an affirmative fact by similarity
+    ("# The client does not retry failed connections automatically.",
+     "the client retries failed connections automatically on its own"),
+    # an affirmative stretch cannot credit a negated fact by similarity
+    ("# The client retries failed connections automatically.",
+     "the client never retries failed connections on its own"),
+    # a number must match even for the route
+    ("# the connection pool keeps 10 connections per host by default",
+     "the pool keeps 20 connections per host"),
+    # shuffled words with no code: prose must keep the fact's order
+    ("# host per connections pool keeps the", "the pool keeps connections per host"),
+])
+def test_the_similarity_route_never_credits_what_the_rules_refuse(context, fact):
+    similar = FakeSimilarity(lambda f, s: 0.99)
+    verdict = judge(context, [fact], similar=similar)
+    assert verdict.faithfulness == 0.0
+    assert not verdict.facts[0].by_similarity
 
 
 def test_a_contradicted_fact_is_not_rescued_by_similarity():
@@ -360,20 +368,23 @@ def test_an_empty_context_asks_nothing():
     assert similar.batches == []
 
 
-def test_the_candidate_is_the_segment_with_most_fact_terms():
+def test_the_candidate_is_the_stretch_with_most_fact_terms():
     filler = "\n".join(f"x{i} = {i}" for i in range(40))
-    best = "# expired sessions are removed by the nightly job"
-    weak = "# sessions"
+    best = "# the nightly job purges expired sessions"
+    weak = "# the nightly job purges sessions"
     context = "\n".join([weak, filler, best, filler])
-    (candidate,) = candidate_segments(context, ["Expired sessions are deleted nightly."])
-    assert candidate is not None and best in candidate
-    assert candidate_segments("nothing relevant here", ["cookies expire"]) == (None,)
+    fact = "The nightly job purges expired sessions and returns the given default value."
+    candidate = candidate_stretch(PreparedContext(context), fact)
+    assert candidate is not None and candidate.startswith(best)
+    assert candidate_stretch(PreparedContext("nothing relevant here at all"),
+                             "cookies expire") is None
 
 
 def test_all_asked_facts_go_in_one_batch_and_a_bad_answer_is_refused():
     similar = FakeSimilarity(lambda f, s: 0.0)
-    facts = ["Expired sessions are deleted nightly.", "Old sessions vanish overnight."]
-    context = "old expired sessions\n"
+    facts = ["Old expired sessions are returned by default.",
+             "Old expired sessions are passed as the given value."]
+    context = "# old expired sessions are kept\n"
     judge(context, facts, similar=similar)
     assert len(similar.batches) == 1 and len(similar.batches[0]) == 2
     with pytest.raises(ValueError, match="returned 1 values for 2 pairs"):
@@ -383,13 +394,12 @@ def test_all_asked_facts_go_in_one_batch_and_a_bad_answer_is_refused():
 
 
 def test_a_fact_without_support_in_words_is_not_asked():
-    """Below ROUTE_MIN_COVERAGE of its terms in any span, the model is not asked."""
+    """Below ROUTE_MIN_COVERAGE of its terms in any stretch, the model is not asked."""
     similar = FakeSimilarity()
-    fact = "Expired login sessions are deleted every night."  # 6 terms
-    assert judge("sessions\n", [fact], similar=similar).facts[0].similarity is None  # 1/6
+    fact = "Login sessions expire at the nightly purge."
+    assert judge("# all login data here\n", [fact], similar=similar).facts[0].similarity \
+        is None
     assert similar.batches == []
-    assert judge("login sessions\n", [fact], similar=similar).fact_recall == 1.0  # 2/6
-    assert len(similar.batches) == 1
     assert pytest.approx(0.3) == ROUTE_MIN_COVERAGE
 
 

@@ -250,7 +250,7 @@ def test_duplicate_shard_is_named_with_both_files(three):
     (lambda r: replace(r, shard=replace(r.shard, ground_truth_sha256="3" * 64)),
      "the ground-truth hash differs"),
     (lambda r: replace(r, run=replace(r.run, k_values=(1, 5))), "the k-value list differs"),
-    (lambda r: replace(r, run=replace(r.run, judge="evaluator-judge 2 (terms)")),
+    (lambda r: replace(r, run=replace(r.run, judge="evaluator-judge 3 (terms)")),
      "the faithfulness judge differs"),
     (lambda r: replace(r, shard=replace(r.shard, policies={"": STRICT})),
      "the floor policy differs"),

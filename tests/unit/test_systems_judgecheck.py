@@ -5,7 +5,18 @@ from __future__ import annotations
 import pytest
 
 from evaluator.core.groundtruth import GroundTruth, Query
-from evaluator.core.judgecheck import WARN_BELOW, check_pairs, judge_check, modules_needed
+from evaluator.core.judge import judge
+from evaluator.core.judgecheck import (
+    MAX_FALSE_CREDIT,
+    MAX_WRONG,
+    MIN_SEPARATION,
+    check_pairs,
+    false_versions,
+    judge_check,
+    modules_needed,
+    summarise,
+    with_retrieved,
+)
 from evaluator.core.stats import compare
 from evaluator.core.systems import (
     SystemScores,
@@ -186,4 +197,88 @@ def test_judge_check_separation_and_warning():
     assert "1.00" in check.sentence
     blind = judge_check(truth, texts, lambda query, text: 0.5)
     assert blind.separation == 0.0
-    assert blind.warning is not None and str(WARN_BELOW) in blind.warning
+    assert blind.warning is not None and str(MIN_SEPARATION) in blind.warning
+
+
+@pytest.mark.parametrize(("right", "wrong", "warned"), [
+    (1.0, 0.0, False), (0.9, 0.1, False),  # at the limits: no warning
+    (0.85, 0.15, True),  # separation 0.70 and wrong above 0.1
+    (0.79, 0.0, True),   # separation below 0.8
+    (1.0, 0.11, True),   # separation 0.89 but wrong above 0.1
+])
+def test_the_check_warns_below_its_limits(right, wrong, warned):
+    truth = gt(q("a", {"a.py": 3}), q("b", {"b.py": 3}))
+    texts = {"a.py": "A", "b.py": "B"}
+    check = judge_check(truth, texts,
+                        lambda query, text: right if text == query.id.upper() else wrong)
+    assert (check.warning is not None) is warned
+    if warned:
+        assert any(str(limit) in check.warning for limit in (MIN_SEPARATION, MAX_WRONG))
+
+
+@pytest.mark.parametrize(("fact", "expected"), [
+    ("The default maximum age is 3600 seconds",
+     ("The default maximum age is 3601 seconds", "The default maximum age is not 3600 seconds")),
+    ("Catching Timeout will not catch ConnectTimeout",
+     ("Catching ConnectTimeout will not catch Timeout",
+      "Catching Timeout will catch ConnectTimeout")),
+    ("TimestampSigner raises SignatureExpired after max_age",
+     ("SignatureExpired raises TimestampSigner after max_age",)),
+    ("escape replaces the characters",
+     ("It is not true that escape replaces the characters",)),
+])
+def test_false_versions_are_deterministic_and_differ_in_one_way(fact, expected):
+    assert false_versions(fact) == expected
+    assert false_versions(fact) == false_versions(fact)
+
+
+def test_false_versions_credited_by_the_judge_are_counted_and_warned():
+    age, cache = "the default maximum age is 3600 seconds", "the cache always keeps 10 entries"
+    truth = gt(q("a", {"a.py": 3}, facts=(age,)), q("b", {"b.py": 3}, facts=(cache,)))
+    texts = {"a.py": "# the default maximum age is 3600 seconds\nmax_age = 3600",
+             "b.py": "# the cache always keeps 10 entries\nsize = 10"}
+
+    def score(query, text):
+        return judge(text, query.gold_facts).faithfulness
+
+    def careful(fact, text):
+        return judge(text, [fact]).faithfulness == 1.0
+
+    check = judge_check(truth, texts, score, careful)
+    assert [(r.false_versions, r.false_credited) for r in check.rows] == [(2, 0), (1, 0)]
+    assert check.false_credit == 0.0 and check.warning is None
+    assert "credits 0 of 3 false versions" in check.sentence
+    gullible = judge_check(truth, texts, score, lambda fact, text: True)
+    assert gullible.false_credit == 1.0
+    assert gullible.warning is not None and str(MAX_FALSE_CREDIT) in gullible.warning
+
+
+def test_the_retrieved_contexts_score_is_reported_beside_the_check():
+    truth = gt(q("a", {"a.py": 3}), q("b", {"b.py": 3}))
+    check = judge_check(truth, {"a.py": "A", "b.py": "B"},
+                        lambda query, text: 1.0 if text == query.id.upper() else 0.0)
+    assert with_retrieved(check, []) is check
+    seen = with_retrieved(check, [0.5, 0.25])
+    assert seen.retrieved_mean == pytest.approx(0.375)
+    assert "the retrieved contexts score 0.38" in seen.sentence
+    assert summarise((), ["x"], retrieved_mean=0.5).retrieved_mean == 0.5
+
+
+def test_a_query_without_gold_facts_is_skipped():
+    truth = gt(q("a", {"a.py": 3}, facts=()), q("b", {"b.py": 3}))
+    pairs, skipped = check_pairs(truth)
+    assert skipped == ["a"] and [p.query.id for p in pairs] == ["b"]
+
+
+def test_anchored_facts_have_no_false_versions_in_the_check():
+    """An anchored fact's verdict is its span's presence, whatever its words say: its false
+    versions would test nothing, so only the unanchored facts' are judged."""
+    from dataclasses import replace
+
+    age, cache = "the default maximum age is 3600 seconds", "the cache always keeps 10 entries"
+    anchored = replace(q("a", {"a.py": 3}, facts=(age, cache)), evidence=("max_age = 3600", None))
+    truth = gt(anchored, q("b", {"b.py": 3}, facts=(cache,)))
+    texts = {"a.py": "max_age = 3600\n# the cache always keeps 10 entries",
+             "b.py": "# the cache always keeps 10 entries\nsize = 10"}
+    check = judge_check(truth, texts, lambda query, text: 1.0, lambda fact, text: True)
+    assert [r.false_versions for r in check.rows] == [len(false_versions(cache))] * 2

@@ -78,11 +78,11 @@ def test_a_baseline_that_records_no_judge_is_not_comparable():
     the headline), so the old exemption for a judge recorded on one side only is gone."""
     base, head = _runs({})
     diffs = settings_differences(replace(base.run, judge=None),
-                                 replace(head.run, judge="evaluator-judge 2 (terms+minilm)"))
+                                 replace(head.run, judge="evaluator-judge 3 (terms+minilm)"))
     assert [d.message for d in diffs] == [
-        "judge: baseline not recorded, head evaluator-judge 2 (terms+minilm)"]
+        "judge: baseline not recorded, head evaluator-judge 3 (terms+minilm)"]
     old = settings_differences(replace(base.run, judge="neuralmind.ragas 4.22"),
-                               replace(head.run, judge="evaluator-judge 2 (terms+minilm)"))
+                               replace(head.run, judge="evaluator-judge 3 (terms+minilm)"))
     assert [d.setting for d in old] == ["judge"]
 
 
