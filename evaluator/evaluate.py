@@ -207,13 +207,12 @@ def _list_checkout(root: Path, *, exclude: Sequence[Path], own: Sequence[Path],
     _warn_skipped(progress, skipped)
     if left_out:
         progress.warn(untracked_sentence(left_out))
-    if unindexable:
-        shown = ", ".join(unindexable[:5]) + (f" and {len(unindexable) - 5} more"
-                                              if len(unindexable) > 5 else "")
-        progress.warn(f"{len(unindexable)} file(s) left out because NeuralMind does not index "
-                      f"them (binary, or over the size limit): {shown}")
+    _note_unindexable(progress, unindexable)
     if not files:
-        raise InputError(f"{root} has no files to index (an empty repository?)")
+        raise InputError(f"{root} has no files to index (an empty repository?)"
+                         if not left_out else
+                         f"{root} has no tracked files to index: its {len(left_out)} "
+                         "untracked file(s) are left out", hint="git add them to evaluate them")
     return files, left_out, skipped
 
 

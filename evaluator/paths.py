@@ -34,7 +34,9 @@ RUNNER_FILES = ("GITHUB_EVENT_PATH", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP
 def runner_owned(env: Mapping[str, str], root: Path) -> tuple[Path, ...]:
     """What the runner owns, resolved: its temp folder and tool cache, and each command or
     event file with the folder it lies in (the runner's ``_runner_file_commands``,
-    ``/github/file_commands``, ``/github/workflow``) unless that folder holds ``root``."""
+    ``/github/file_commands``, ``/github/workflow``). A folder that holds ``root`` is not
+    one of them (``act`` runs a job with ``RUNNER_TEMP=/tmp`` and the checkout under
+    ``/tmp``): the checkout is the project's, and its own rules apply inside it."""
     top = root.resolve()
     owned: list[Path] = []
     for name in (*RUNNER_FOLDERS, *RUNNER_FILES):
@@ -42,9 +44,9 @@ def runner_owned(env: Mapping[str, str], root: Path) -> tuple[Path, ...]:
         if not value or not Path(value).is_absolute():
             continue
         path = Path(value).resolve()
-        owned.append(path)
-        if name in RUNNER_FILES and path.parent != top and path.parent not in top.parents:
-            owned.append(path.parent)
+        folders = [path] if name in RUNNER_FOLDERS else [path.parent]
+        owned += [path] if name in RUNNER_FILES else []
+        owned += [f for f in folders if not _within(top, f)]
     return tuple(dict.fromkeys(owned))
 
 

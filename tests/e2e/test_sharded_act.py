@@ -21,7 +21,7 @@ import pytest
 
 from tests.e2e.conftest import commit_pull_request, copy_action, host_env
 from tests.e2e.test_docker_action import MARKER, TOKEN, ActRun, _run
-from tests.fake_github import PR, FakeGitHub
+from tests.fake_github import PR, REPO, FakeGitHub
 from tests.monorepo_tree import SECTIONS, make_monorepo
 
 pytestmark = pytest.mark.docker
@@ -85,7 +85,11 @@ def _tables(markdown: str) -> list[str]:
 
 @pytest.fixture
 def sharded_repo(tmp_path: Path) -> Path:
-    repo = tmp_path / "repo"
+    # Named like the repository the event names (act sets GITHUB_REPOSITORY from it): the
+    # project name NeuralMind's context carries is the repository's, so the single job on
+    # the host, outside Actions, takes the same name from the folder (README,
+    # Reproducibility).
+    repo = tmp_path / REPO.split("/")[1]
     make_monorepo(repo)
     copy_action(repo / "action-under-test")
     (repo / ".gitignore").write_text(".retrieval-eval/\n")

@@ -60,6 +60,22 @@ def test_the_runner_files_and_their_folders_are_reserved(tmp_path: Path) -> None
     assert confine("report.md", root, setting="history", reserved=owned) == root / "report.md"
 
 
+def test_a_runner_temp_folder_that_holds_the_checkout_does_not_reserve_it(tmp_path: Path) -> None:
+    """act runs a job with RUNNER_TEMP=/tmp and the checkout under /tmp: the checkout is the
+    project's (its own rules, .git included, apply inside it), so its paths stay reachable;
+    the runner's files inside it stay reserved."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    env = {"RUNNER_TEMP": str(tmp_path), "GITHUB_OUTPUT": str(root / "out" / "set_output")}
+    owned = runner_owned(env, root)
+    assert tmp_path not in owned and root / "out" / "set_output" in owned
+    assert confine("project", root, setting="path", reserved=owned) == root / "project"
+    with pytest.raises(InputError, match="runner's own"):
+        confine("out/set_output", root, setting="history", reserved=owned)
+    with pytest.raises(InputError):
+        confine(".git/config", root, setting="template", reserved=owned)
+
+
 def test_an_action_input_into_the_runner_temp_folder_is_refused(tmp_path: Path) -> None:
     env = {"GITHUB_WORKSPACE": str(tmp_path), "RUNNER_TEMP": str(tmp_path / "_temp"),
            "INPUT_HISTORY": "_temp/history.json"}

@@ -41,7 +41,7 @@ def test_the_bundled_example_validates_with_every_fact_anchored(tmp_path, cli):
     assert facts and all(isinstance(f, dict) and set(f) == {"fact", "evidence"} for f in facts)
     run = cli("validate", str(repo))
     assert run.code == 0, run.stdout + run.stderr
-    assert "0 error(s)" in run.stderr
+    assert "0 error(s)" in run.stdout
 
 
 def test_validate_refuses_a_span_that_is_not_in_the_needed_modules(tmp_path, cli):

@@ -52,9 +52,9 @@ class SlowIndex(FakeIndex):
         self.clock.sleep(60)
         return replace(super().build(), seconds=60.0)
 
-    def ask(self, query, *, judge=None, columns=None):
+    def ask(self, question):
         self.clock.sleep(5)
-        return super().ask(query, judge=judge, columns=columns)
+        return super().ask(question)
 
 
 def test_every_long_step_has_a_heartbeat_on_one_forward_clock(sample_repo, tmp_path,

@@ -59,6 +59,14 @@ def test_default_run_adds_nothing(cli, sample_repo, tmp_path):
 
 
 def test_judge_check_on_a_checkout(cli, sample_repo, tmp_path):
+    # The example's facts unanchored: false versions test the judge of plain-string facts
+    # (an anchored fact's verdict is its span, whatever its words say).
+    queries = sample_repo / "retrieval_queries.json"
+    doc = json.loads(queries.read_text(encoding="utf-8"))
+    for query in doc["queries"]:
+        query["gold_facts"] = [f["fact"] if isinstance(f, dict) else f
+                               for f in query["gold_facts"]]
+    queries.write_text(json.dumps(doc), encoding="utf-8")
     out = tmp_path / "out"
     run = cli("evaluate", str(sample_repo), "--backend", "in_memory", "--output-dir", str(out),
               "--judge-check")
