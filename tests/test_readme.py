@@ -279,3 +279,50 @@ def test_every_relative_link_resolves():
             elif anchor and dest.suffix == ".md" and anchor not in _anchors(dest.read_text()):
                 broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
     assert not broken, "\n".join(broken)
+
+
+def test_the_action_page_names_every_output_and_input_default():
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    text = " ".join(_prose(EXAMPLE_PAGE.read_text()).split())
+    outputs = text.split("Outputs: ", 1)[1].split(". ", 1)[0]
+    assert set(re.findall(r"`([\w-]+)`", outputs)) == set(action["outputs"])
+    for name, shown in (("cache-dir", ".retrieval-eval/cache"),
+                        ("output-dir", ".retrieval-eval/results"), ("comment", "always"),
+                        ("baseline", "auto")):
+        assert f"Default '{shown}'" in action["inputs"][name]["description"], name
+        assert f"`{name}` (" in text and shown in text.split(f"`{name}` (", 1)[1][:40], name
+
+
+def test_the_merge_problems_are_quoted_as_printed(tmp_path, cli):
+    import json
+
+    repo = _example_repo(tmp_path / "example")
+    parts = tmp_path / "parts"
+    for i in range(1, 5):
+        run = cli("evaluate", str(repo), "--backend", "in_memory", "--shard", f"{i}/4",
+                  "--output-dir", str(parts), "--quiet")
+        assert run.code == 0, run.stderr
+    part = [parts / f"results.part-{i}-of-4.json" for i in range(1, 5)]
+    twice, other = tmp_path / "twice", tmp_path / "other"
+    for folder in (twice, other):
+        folder.mkdir()
+        shutil.copy(part[0], folder / "a.json")
+    shutil.copy(part[0], twice / "b.json")
+    doc = json.loads(part[0].read_text())
+    doc["run"]["commit"] = "0" * 40
+    (other / "b.json").write_text(json.dumps(doc))
+    printed = []
+    for given in ([part[0], *part[2:]], [twice / "a.json", twice / "b.json", *part[1:]],
+                  [other / "a.json", other / "b.json", *part[1:]]):
+        run = cli("merge", *map(str, given), "--output-dir", str(tmp_path / "out"))
+        assert run.code == 2, run.stdout + run.stderr
+        printed += [line.strip().replace(str(twice), "…").replace(str(other), "…")
+                    for line in run.stderr.splitlines()]
+    text = " ".join(_prose((DOCS / "monorepos.md").read_text()).split())
+    quotes = [q for q in re.findall(r"`([^`]+)`", text)
+              if q.startswith(("shard ", "…/b.json"))]
+    assert len(quotes) == 3, quotes
+    for quote in quotes:
+        assert any(_quoted(quote).match(line) for line in printed), (quote, printed)
