@@ -326,3 +326,14 @@ def test_the_merge_problems_are_quoted_as_printed(tmp_path, cli):
     assert len(quotes) == 3, quotes
     for quote in quotes:
         assert any(_quoted(quote).match(line) for line in printed), (quote, printed)
+
+
+def test_the_results_page_names_every_top_level_field(tmp_path, cli):
+    import json
+
+    run = cli("evaluate", "--example", "--backend", "in_memory", "--output-dir",
+              str(tmp_path / "out"), "--quiet")
+    assert run.code in (0, 1), run.stderr
+    written = json.loads((tmp_path / "out" / "results.json").read_text())
+    named = set(re.findall(r"`([\w.]+)`", (DOCS / "results-json.md").read_text()))
+    assert set(written) <= named, set(written) - named
