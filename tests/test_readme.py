@@ -337,3 +337,48 @@ def test_the_results_page_names_every_top_level_field(tmp_path, cli):
     written = json.loads((tmp_path / "out" / "results.json").read_text())
     named = set(re.findall(r"`([\w.]+)`", (DOCS / "results-json.md").read_text()))
     assert set(written) <= named, set(written) - named
+
+
+# --- Names the docs cite exist ---------------------------------------------------------------
+
+TOP = ("evaluator/", "tests/", "benchmarks/", "examples/", "templates/", "docs/")
+
+
+def test_every_repository_path_the_docs_name_exists():
+    missing = []
+    for page in _pages():
+        for token in re.findall(r"`([^`\s]+)`", _prose(page.read_text())):
+            path = token.split("::")[0].rstrip(".,:;")
+            pattern = any(c in path for c in "*<>…{")
+            if path.startswith(TOP) and not pattern and not (ROOT / path).exists():
+                missing.append(f"{page.name}: {token}")
+    assert not missing, "\n".join(missing)
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_architecture_page_names_modules_and_functions_that_exist():
+    import importlib
+
+    text = (DOCS / "architecture.md").read_text()
+    package = ROOT / "evaluator"
+    missing = []
+    for token in re.findall(r"`([^`\s]+\.py)`", _prose(text)):
+        if "/" in token and not token.startswith("evaluator/"):
+            continue  # a test or benchmark: the test above
+        name = token.removeprefix("evaluator/")
+        if not ((package / name).exists() or (package / "core" / name).exists()):
+            missing.append(token)
+    # The data's way names functions as module.function (core.module.function): each exists.
+    for token in re.findall(r"`([\w.]+)(?:\([^`]*\))?`", _section(text, "The data's way")):
+        parts = token.split(".")
+        module_named = (package / f"{parts[0]}.py").exists() or parts[0] == "core"
+        if len(parts) < 2 or token.endswith(".py") or not module_named:
+            continue
+        depth = 2 if parts[0] == "core" else 1
+        module = importlib.import_module("evaluator." + ".".join(parts[:depth]))
+        if len(parts) > depth and not hasattr(module, parts[depth]):
+            missing.append(token)
+    assert not missing, missing
