@@ -452,7 +452,7 @@ def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     from evaluator.artifact import fetch_run_results
 
     run_id = given(settings.run_id, "--run-id")
-    ctx = github.context_from_env(deps.env, pr=settings.pr)
+    ctx = github.context_from_env(deps.env, token=deps.github_token, pr=settings.pr)
     if not ctx.token:
         raise GitHubError("no GitHub token to download the run's artifact with",
                           hint="pass the github-token input or set GITHUB_TOKEN; the job "

@@ -93,6 +93,9 @@ class Deps:
     #: How a heartbeat waits between its checks (``None``: a real wait; tests drive a fake
     #: clock with their own).
     pause: Callable[[float], object] | None = None
+    #: The GitHub token (``Settings.github_token``, read once by :func:`evaluator.settings.
+    #: token_of`), for the HTTP client alone; never shown.
+    github_token: str | None = field(default=None, repr=False)
 
 
 def load_factory(entry: SystemEntry) -> Any:
@@ -110,8 +113,9 @@ def _new_session() -> Any:
 
 
 def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
-              session_factory: Callable[[], Any] | None = None) -> Deps:
-    """The real adapters (NeuralMind, git, the model resolver, requests)."""
+              session_factory: Callable[[], Any] | None = None,
+              github_token: str | None = None) -> Deps:
+    """The real adapters (NeuralMind, git, the model resolver, requests) and the token."""
     from evaluator import model
     from evaluator.neuralmind_index import cached_model_dir, neuralmind_version
     from evaluator.snapshot import GitRepo
@@ -123,4 +127,4 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
                 resolve_model=functools.cache(lambda cache: model.resolve_model(
                     cache, env, cached_model_dir=cached_model_dir)),
                 session_factory=session_factory or _new_session,
-                library_version=neuralmind_version)
+                library_version=neuralmind_version, github_token=github_token)

@@ -2,8 +2,9 @@
 
 What it does:
 
-* :func:`context_from_env` reads the Actions environment (repository, API URL, token, the
-  event file) into a :class:`GitHubContext`; the token never appears in a message or repr.
+* :func:`context_from_env` reads the Actions environment (repository, API URL, the event
+  file) into a :class:`GitHubContext` with the token the settings layer read (it reads none);
+  the token never appears in a message or repr.
 * :class:`GitHubClient` lists a pull request's comments (following every ``Link: rel="next"``)
   and creates or updates one comment per *key*, found by a hidden marker (:func:`marker`).
 
@@ -258,8 +259,10 @@ def _from_event(event_name: str | None, payload: Mapping[str, Any],
     return None, None
 
 
-def context_from_env(env: Mapping[str, str], *, pr: int | None = None) -> GitHubContext:
-    """Read the Actions environment; an explicit ``pr`` wins over the event's.
+def context_from_env(env: Mapping[str, str], *, token: str | None,
+                     pr: int | None = None) -> GitHubContext:
+    """Read the Actions environment; an explicit ``pr`` wins over the event's. ``token`` is
+    the one the settings layer read (``Deps.github_token``): this never reads one.
 
     A non-PR event without ``pr`` gives ``pr_number=None`` (the caller decides). The event
     file is read when ``GITHUB_EVENT_PATH`` is set; when it is missing or garbled that is an
@@ -283,8 +286,6 @@ def context_from_env(env: Mapping[str, str], *, pr: int | None = None) -> GitHub
     if pr is not None and _positive_int(pr) is None:
         raise GitHubError(f"the pull-request number must be a positive integer, not {pr!r}")
     event_name = (env.get("GITHUB_EVENT_NAME") or "").strip() or None
-    token = ((env.get("GITHUB_TOKEN") or "").strip()
-             or (env.get("INPUT_GITHUB-TOKEN") or "").strip() or None)
     event_path = (env.get("GITHUB_EVENT_PATH") or "").strip()
 
     event_pr: int | None = None

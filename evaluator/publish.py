@@ -266,12 +266,12 @@ class _Poster:
             # Say everything that is missing at once, not only the first thing.
             self.skip(_comment_problem(github.GitHubContext(
                 api_url="", repository="", pr_number=settings.pr,
-                token=(env.get("GITHUB_TOKEN") or "").strip() or None,
+                token=self.deps.github_token,
                 event_name=env.get("GITHUB_EVENT_NAME"), head_sha=None)),
                 "; the report is in the summary")
             return None
         try:
-            ctx = github.context_from_env(env, pr=settings.pr)
+            ctx = github.context_from_env(env, token=self.deps.github_token, pr=settings.pr)
         except EvaluatorError as err:
             self.skip(err)
             return None

@@ -356,3 +356,42 @@ def test_the_systems_table_uses_the_runs_recorded_significance_settings():
 
     assert "▲" not in cells(1e-9)
     assert "▲" in cells(0.5)
+
+
+TOKEN_NAMES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN")
+
+
+def _reads_token(node: ast.AST) -> bool:
+    """A read of a token variable: ``env.get("GITHUB_TOKEN")``, ``env["GITHUB_TOKEN"]``,
+    ``"GITHUB_TOKEN" in env`` or the name bound to a constant (``TOKEN_SOURCES``)."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value.strip() in TOKEN_NAMES)
+
+
+def test_only_the_settings_layer_reads_the_github_token():
+    """Issue 21: the token is read once (evaluator/settings.py, ``token_of``) with one
+    precedence, and reaches the HTTP client through Settings and Deps; no other module
+    names the variables it comes from (messages that tell the user about them are prose,
+    not a lookup: they hold more than the bare name)."""
+    readers = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        if any(_reads_token(node) for node in ast.walk(ast.parse(path.read_text("utf-8")))):
+            readers.add(str(path.relative_to(ROOT)))
+    assert readers == {"evaluator/settings.py"}
+
+
+def test_the_token_finder_finds_reads():
+    for source in ('env.get("GITHUB_TOKEN")', 'env["INPUT_GITHUB-TOKEN"]',
+                   "'GITHUB_TOKEN' in os.environ", 'NAMES = ("INPUT_GITHUB-TOKEN",)'):
+        assert any(_reads_token(n) for n in ast.walk(ast.parse(source))), source
+    assert not any(_reads_token(n) for n in ast.walk(ast.parse('x = "set GITHUB_TOKEN"')))
+
+
+def test_the_token_is_never_shown_by_settings_or_deps():
+    from evaluator.deps import real_deps
+
+    secret = "ghs_design-token-DO-NOT-PRINT"
+    settings = build_settings([("environment", {"github_token": secret})])
+    deps = real_deps({}, None, None, github_token=secret)  # type: ignore[arg-type]
+    assert settings.github_token == deps.github_token == secret
+    assert secret not in repr(settings) + repr(deps)
