@@ -448,16 +448,16 @@ def _check_template(path: Path) -> None:
 
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     """The run's artifact through the GitHub API, under the comment phase's deadline."""
-    from evaluator import github
+    from evaluator import github_comments, github_context
     from evaluator.artifact import fetch_run_results
 
     run_id = given(settings.run_id, "--run-id")
-    ctx = github.context_from_env(deps.env, token=deps.github_token, pr=settings.pr)
+    ctx = github_context.context_from_env(deps.env, token=deps.github_token, pr=settings.pr)
     if not ctx.token:
         raise GitHubError("no GitHub token to download the run's artifact with",
                           hint="pass the github-token input or set GITHUB_TOKEN; the job "
                                "needs `permissions: actions: read`")
-    client = github.GitHubClient(deps.session_factory(), ctx,
+    client = github_comments.GitHubClient(deps.session_factory(), ctx,
                                  deadline_s=settings.comment_timeout)
     fetched = fetch_run_results(client, run_id=run_id,
                                 artifact_name=settings.artifact_name)

@@ -105,11 +105,11 @@ def load_factory(entry: SystemEntry) -> Any:
 
 
 def _new_session() -> Any:
-    """:func:`evaluator.github.new_session`, imported when a command first talks to GitHub
+    """:func:`evaluator.http_transport.new_session`, imported when a command first talks to GitHub
     (requests is not imported by the commands that never do)."""
-    from evaluator import github
+    from evaluator import http_transport
 
-    return github.new_session()
+    return http_transport.new_session()
 
 
 def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,

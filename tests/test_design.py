@@ -395,3 +395,16 @@ def test_the_token_is_never_shown_by_settings_or_deps():
     deps = real_deps({}, None, None, github_token=secret)  # type: ignore[arg-type]
     assert settings.github_token == deps.github_token == secret
     assert secret not in repr(settings) + repr(deps)
+
+
+def test_only_the_http_transport_imports_requests():
+    """Issue 21: the GitHub room is split by duty; the HTTP transport (retries, budget,
+    deadline, size caps, scrubbing) is the one module that imports ``requests``."""
+    importers = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "requests" or n.startswith("requests.") for n in names):
+                importers.add(str(path.relative_to(ROOT)))
+    assert importers == {"evaluator/http_transport.py"}

@@ -290,7 +290,7 @@ OPTIONS: tuple[Option, ...] = (
        flag=None, file_key=None),
     _o("github_token", "secret", "token for the PR comment; needs `pull-requests: write` (and "
        "`actions: read` with `run-id`). Read once: this input when it is not blank, else the "
-       "`GITHUB_TOKEN` environment variable",
+       "`GITHUB_TOKEN` variable",
        commands=("action",), flag=None, file_key=None, action_default="${{ github.token }}"),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}

@@ -1,4 +1,5 @@
-"""evaluator.github against a real HTTP server on 127.0.0.1 (stdlib, in a thread).
+"""The GitHub rooms (evaluator.github_context, evaluator.http_transport and
+evaluator.github_comments) against a real HTTP server on 127.0.0.1 (stdlib, in a thread).
 
 The fake GitHub keeps comments in memory, paginates with absolute ``Link`` URLs built from the
 request's Host, records every request and can be scripted to answer errors, rate limits and
@@ -21,18 +22,17 @@ import requests
 
 from evaluator import __version__
 from evaluator.errors import GitHubError
-from evaluator.github import (
+from evaluator.github_comments import (
     MAX_COMMENT_CHARS,
     CommentForbidden,
     CommentResult,
     CommentTooLong,
     GitHubClient,
-    GitHubContext,
-    context_from_env,
     marker,
     max_body_chars,
-    new_session,
 )
+from evaluator.github_context import GitHubContext, context_from_env
+from evaluator.http_transport import new_session
 from tests.fake_github import PR, REPO, FakeGitHub, Scripted
 
 TOKEN = "ghs_S3CRET-t0ken-NEVER-PRINT-4711"
