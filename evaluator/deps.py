@@ -42,7 +42,7 @@ class IndexFactory(Protocol):
 
 class Git(Protocol):
     """The git operations the evaluator and ``init --from-history`` need
-    (:class:`evaluator.snapshot.GitRepo`), run with an environment built from ``Deps.env``
+    (:class:`evaluator.git_repo.GitRepo`), run with an environment built from ``Deps.env``
     (never the whole process environment)."""
 
     def head_commit(self, root: Path) -> str | None: ...
@@ -117,8 +117,8 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
               github_token: str | None = None) -> Deps:
     """The real adapters (NeuralMind, git, the model resolver, requests) and the token."""
     from evaluator import model
+    from evaluator.git_repo import GitRepo
     from evaluator.neuralmind_index import cached_model_dir, neuralmind_version
-    from evaluator.snapshot import GitRepo
 
     evaluated = next(e for e in SYSTEMS.values() if e.evaluated)
     return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=load_factory(evaluated),

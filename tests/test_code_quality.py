@@ -15,6 +15,7 @@ CORE = ROOT / "evaluator" / "core"
 FORBIDDEN_IN_CORE = {"jinja2", "markupsafe", "requests", "neuralmind", "subprocess", "os",
                      "evaluator.github_context", "evaluator.github_comments",
                      "evaluator.http_transport", "evaluator.render", "evaluator.snapshot",
+                     "evaluator.git_command", "evaluator.git_repo",
                      "evaluator.neuralmind_index", "evaluator.runner"}
 
 
