@@ -408,3 +408,32 @@ def test_only_the_http_transport_imports_requests():
             if any(n == "requests" or n.startswith("requests.") for n in names):
                 importers.add(str(path.relative_to(ROOT)))
     assert importers == {"evaluator/http_transport.py"}
+
+
+# The rooms below the application that get only the values they need (issue 21 item 4):
+# no function there takes the whole Settings, except where sharding meets it (its small
+# ShardingSettings is made from it, and the section loop hands it to evaluate()).
+NARROW_ROOMS = ("sharding.py", "snapshot.py", "git_command.py", "git_repo.py",
+                "github_context.py", "http_transport.py", "github_comments.py", "scrub.py")
+SETTINGS_ALLOWED = {"sharding.py:of", "sharding.py:evaluate_sections",
+                    "sharding.py:_section_settings"}
+
+
+def _takes_settings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    return any(a.annotation is not None and ast.unparse(a.annotation) == "Settings"
+               for a in arguments)
+
+
+def test_sharding_and_snapshots_get_what_they_need_not_the_whole_settings():
+    takers = set()
+    for name in NARROW_ROOMS:
+        tree = ast.parse((ROOT / "evaluator" / name).read_text(encoding="utf-8"))
+        takers |= {f"{name}:{node.name}" for node in ast.walk(tree)
+                   if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                   and _takes_settings(node)}
+    assert takers == SETTINGS_ALLOWED
+    evaluate = ast.parse((ROOT / "evaluator" / "evaluate.py").read_text(encoding="utf-8"))
+    snapshot_helpers = {node.name for node in ast.walk(evaluate)
+                        if isinstance(node, ast.FunctionDef) and _takes_settings(node)}
+    assert not snapshot_helpers & {"_snapshot_for", "_own_files", "_own_folders"}
