@@ -66,7 +66,6 @@ class CommentForbidden(GitHubError):
     """GitHub refused to write the comment (403/404): usually a fork's read-only token."""
 
 
-
 @dataclass(frozen=True)
 class CommentResult:
     """The comment that was written: its page, its id and whether it is new."""
@@ -136,7 +135,6 @@ class PublishResult:
     comment: CommentResult | None = None
     hidden: int = 0
     hide_error: str | None = None
-
 
 
 class GitHubClient(GitHubTransport):

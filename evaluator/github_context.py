@@ -37,8 +37,6 @@ class GitHubContext:
     head_sha: str | None
 
 
-
-
 def positive_int(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -66,7 +64,6 @@ def read_event(path: str) -> dict[str, Any]:
     if not isinstance(payload, dict):
         raise GitHubError(f"the GitHub event file {path} is not a JSON object")
     return payload
-
 
 
 def _from_event(event_name: str | None, payload: Mapping[str, Any],

@@ -77,8 +77,6 @@ class AmbiguousWrite(GitHubError):
         self.wait = wait  # (seconds, dictated by GitHub) when the answer said how long
 
 
-
-
 # ----------------------------------------------------------------------------- client
 
 
@@ -112,7 +110,6 @@ def _parse_number(value: str | None) -> float | None:
     except ValueError:
         return None
     return number if math.isfinite(number) else None
-
 
 
 _T = TypeVar("_T")
@@ -160,7 +157,6 @@ def _read_capped(response: requests.Response, max_bytes: int, what: str) -> byte
                               "stopped")
         chunks.append(chunk)
     return b"".join(chunks)
-
 
 
 class GitHubTransport:
