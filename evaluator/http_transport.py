@@ -81,7 +81,7 @@ class AmbiguousWrite(GitHubError):
 
 
 def new_session() -> requests.Session:
-    """A fresh HTTP session for :class:`GitHubClient` (tests inject their own)."""
+    """A fresh HTTP session for :class:`GitHubTransport` (tests inject their own)."""
     return requests.Session()
 
 
