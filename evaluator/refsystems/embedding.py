@@ -52,16 +52,20 @@ class EmbeddingIndex:
         self._vectors, self.embedded = vectors_of(
             [c.embedded[:EMBED_CHARS] for c in self.chunks], self._embed, path)
 
+    def rank(self, question: str) -> list[int]:
+        """The chunks' indices, best cosine with ``question`` first (ties in file order)."""
+        if not self.chunks:
+            return []
+        query = np.asarray(self._embed([question])[0], dtype=np.float32)
+        query /= max(float(np.linalg.norm(query)), 1e-12)
+        scores = self._vectors @ query
+        return sorted(range(len(self.chunks)), key=lambda i: (-float(scores[i]), i))
+
     def ask(self, question: str) -> Answer:
         """Every module by its best chunk's cosine with ``question``; the context is the
         top :data:`TOP_CHUNKS` chunks' source, best first."""
         started = time.perf_counter()
-        if not self.chunks:
-            return Answer((), "", 0, time.perf_counter() - started)
-        query = np.asarray(self._embed([question])[0], dtype=np.float32)
-        query /= max(float(np.linalg.norm(query)), 1e-12)
-        scores = self._vectors @ query
-        order = sorted(range(len(self.chunks)), key=lambda i: (-float(scores[i]), i))
+        order = self.rank(question)
         ranked = tuple(dict.fromkeys(self.chunks[i].module for i in order))
         documents = tuple(self.chunks[i].text for i in order[:TOP_CHUNKS])
         context = "\n\n".join(documents)
