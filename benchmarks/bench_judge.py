@@ -51,14 +51,9 @@ from benchlib import table as plain_table
 from judge_agreement import HEADERS, load, report
 
 from evaluator.core.groundtruth import Query
-from evaluator.core.judge import (
-    FACT_SIMILARITY_THRESHOLD,
-    JudgeConfig,
-    idf_weights,
-    judge,
-    max_similarities,
-)
+from evaluator.core.judge import FACT_SIMILARITY_THRESHOLD, JudgeConfig, idf_weights, judge
 from evaluator.core.judgecheck import check_pairs
+from evaluator.core.judgevectors import max_similarities
 from evaluator.judging import embed_segments, n15_columns, similarity_of
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")

@@ -18,10 +18,9 @@ from evaluator.core.judge import (
     PreparedContext,
     judge,
     judge_id,
-    line_kind,
-    read_fact,
     stretches,
 )
+from evaluator.core.judgeread import line_kind, read_fact
 
 
 def supported(context: str, fact: str) -> bool:
