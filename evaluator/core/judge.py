@@ -23,9 +23,12 @@ are its *scope* (a line of a method is about its method and its class).
 
 **Stretch.** Support must come from one contiguous stretch of real source text: a run of
 at most :data:`STRETCH_LINES` consecutive lines of the context that starts at a line holding
-a term of the fact and does not cross a label line (labels hold no support: a list of names
-is not a statement). Terms found in different stretches never add up; the terms and names
-of a stretch include its lines' scope.
+a term of the fact, ends at one (or as far as it can reach) and does not cross a label line
+(labels hold no support: a list of names is not a statement). Every such run is a stretch,
+the short ones too (judge 4: judge 3 read only the longest run from each line, so a
+docstring that states the fact on its first lines and names the same things in another
+order further down was refused). Terms found in different stretches never add up; the
+terms and names of a stretch include its lines' scope.
 
 **Found by terms.** A fact with *n* distinct terms is found when one stretch
 
@@ -33,10 +36,15 @@ of a stretch include its lines' scope.
    the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6;
 2. holds, exactly, every *name* of the fact — a dotted or underscored name, a call ``f()``,
    camelCase or CapWords, a capitalised word inside a sentence (``Timeout``), but not an
-   acronym (``URL``) — as a whole identifier, case-sensitive (for ``a.b`` every part, in
-   the stretch or its scope); every *number* (digits, ``3_600``
-   read as ``3600``, or a number word two … twelve) as a whole number; every *quoted
-   string* ('…', "…", “…”, ‘…’, `…`) verbatim with whitespace normalised; and every
+   acronym (``URL``) — as a whole identifier, case-sensitive, in the stretch or its scope;
+   a dotted name ``a.b`` verbatim, or ``b`` with each capitalised part before it (a class)
+   enclosing the stretch or, where ``b`` is a method there (an indented ``def b``,
+   ``self.b``, ``cls.b``), named in it, and each other part (a module) in the stretch or
+   its scope — so ``def escape(s) -> Markup`` is not ``Markup.escape``; every *number*
+   (digits, ``3_600`` read as ``3600``, or a number word two … twelve) as a whole number;
+   every *quoted string* ('…', "…", “…”, ‘…’, `…`, and the empty string ``''``) verbatim
+   with whitespace normalised *as a quoted string*, between quote marks (the quoted word
+   'None' is not met by the name ``None``); and every
    *quantity* word of the fact (all/every/each, any, only, always, once, twice, both,
    first, last, at most, at least, more, less …) by a word of its group or, on a code
    line, a code form of it (``for``/``all(`` for all, ``<=``/``max(`` for at most, …);
@@ -118,6 +126,7 @@ key term in the stretch; cosine is not entailment.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -125,9 +134,11 @@ from evaluator.core.groundtruth import normalize_evidence
 from evaluator.core.judgeread import (
     NEGATION_WINDOW,
     QUANTIFIERS,
+    ContextLine,
     FactReading,
     PreparedContext,
     is_prose_fact,
+    quoted_met,
     read_fact,
 )
 from evaluator.core.judgetext import terms
@@ -140,7 +151,7 @@ FACT_SIMILARITY_THRESHOLD = 0.38
 ROUTE_MIN_COVERAGE = 0.3
 # The judge's identity as results record it: a change of definition bumps the number, and a
 # baseline judged otherwise is refused (:mod:`evaluator.core.comparability`).
-JUDGE_VERSION = 3
+JUDGE_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -233,14 +244,15 @@ def _stretch(context: PreparedContext, reading: FactReading, start: int, end: in
         return math.fsum(weight(t) for t in held) / total if total > 0 else 0.0
 
     coverage = share(present)
-    names = frozenset().union(*(line.names | line.scope_names for line in lines))
+    own = frozenset().union(*(line.names for line in lines))
+    scope_names = frozenset().union(*(line.scope_names for line in lines))
     numbers = frozenset().union(*(line.numbers for line in lines))
     flat = " ".join(line.flat for line in lines)
     lowered = frozenset().union(*(line.lowered for line in lines))
     code = any(line.kind == "code" for line in lines)
-    exact = (all(all(p in names for p in n.split(".")) for n in reading.names)
+    exact = (all(_name_met(n, lines, own, scope_names) for n in reading.names)
              and reading.numbers <= numbers
-             and all(q in flat for q in reading.quoted)
+             and all(quoted_met(q, flat) for q in reading.quoted)
              and all(_quantity_met(q, lowered, flat if code else "")
                      for q in reading.quantities))
     in_code = scope | frozenset(t for line in lines if line.kind == "code"
@@ -257,6 +269,29 @@ def _stretch(context: PreparedContext, reading: FactReading, start: int, end: in
     return Stretch(start, end, coverage, present, exact, ordered, polarity)
 
 
+def _name_met(name: str, lines: Sequence[ContextLine], own: frozenset[str],
+              scope: frozenset[str]) -> bool:
+    """Whether a stretch holds a name of the fact: a plain name as a whole identifier of
+    its lines or their scope; a dotted name ``a.b`` verbatim, or ``b`` with every class
+    (capitalised) part before it enclosing the stretch (``Markup.escape``: ``def escape``
+    inside ``class Markup``) or named in a stretch where ``b`` is a method (an indented
+    ``def b``, ``self.b`` or ``cls.b``), and every other part in the stretch or its scope
+    (``hmac.compare_digest``). So ``def escape(s) -> Markup`` is not ``Markup.escape``."""
+    parts = name.split(".")
+    last = parts[-1]
+    if len(parts) == 1 or name in own:
+        return last in own or last in scope
+    if last not in own and last not in scope:
+        return False
+    method = any(f"self.{last}" in line.names or f"cls.{last}" in line.names
+                 or last in _METHOD.findall(line.text) for line in lines)
+    return all(p in scope or (method and p in own) if p[:1].isupper()
+               else (p in own or p in scope) for p in parts[:-1])
+
+
+_METHOD = re.compile(r"^\s+(?:async\s+)?def\s+(\w+)")
+
+
 def _quantity_met(group: str, lowered: frozenset[str], code: str) -> bool:
     words_, forms = QUANTIFIERS[group]
     return bool(words_ & lowered) or any(form in code for form in forms)
@@ -265,7 +300,9 @@ def _quantity_met(group: str, lowered: frozenset[str], code: str) -> bool:
 def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeConfig,
               weights: Mapping[str, float] | None = None) -> list[Stretch]:
     """Every candidate stretch of ``context`` for a fact: from each line holding one of its
-    terms, the next lines up to ``config.stretch_lines`` in all, stopping before a label."""
+    terms, to each later line holding one (and to the last line it can reach), at most
+    ``config.stretch_lines`` lines in all, stopping before a label; ordered by start, then
+    shortest first."""
     if not reading.wanted:
         return []
 
@@ -273,17 +310,19 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
         return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
 
     total = math.fsum(weight(t) for t in reading.wanted)
-    starts = sorted({i for t in reading.wanted for i in context.lines_of.get(t, ())})
+    holding = {i for t in reading.wanted for i in context.lines_of.get(t, ())}
     out = []
-    for start in starts:
+    for start in sorted(holding):
+        if context.lines[start].kind == "label":
+            continue
         end = start
         while (end < len(context.lines) and end - start < config.stretch_lines
                and (end == start or context.lines[end].kind != "label")):
             end += 1
-        if context.lines[start].kind == "label":
-            continue
-        out.append(_stretch(context, reading, start, end, weight, total,
-                            config.coverage_threshold))
+        for stop in range(start + 1, end + 1):
+            if stop == end or stop - 1 in holding:
+                out.append(_stretch(context, reading, start, stop, weight, total,
+                                    config.coverage_threshold))
     return out
 
 
@@ -324,7 +363,7 @@ def candidate_stretch(context: PreparedContext, fact: str, *,
     """The stretch the similarity route asks the model about, or ``None``: among the
     stretches that meet the fact's names, numbers, quoted strings, quantities, order and
     polarity, hold every key term and at least :data:`ROUTE_MIN_COVERAGE` of its terms, the
-    one with the highest coverage (the first on a tie); at most
+    one with the highest coverage (the first, then the longest, on a tie); at most
     :data:`EMBED_SEGMENT_CHARS` characters of it are read."""
     reading = read_fact(fact)
     keys = reading.key_terms
@@ -333,7 +372,7 @@ def candidate_stretch(context: PreparedContext, fact: str, *,
             and s.coverage >= ROUTE_MIN_COVERAGE - 1e-12]
     if not fits:
         return None
-    best = max(fits, key=lambda s: (s.coverage, -s.start))
+    best = max(fits, key=lambda s: (s.coverage, -s.start, s.end))
     return _text(context, best)[:EMBED_SEGMENT_CHARS]
 
 

@@ -33,6 +33,8 @@ _LIST_MARK = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
 _NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d+)?(?![\w.]*[^\W\d_])", re.UNICODE)
 _QUOTED = re.compile(r"""(?<!\w)(['"“‘`])(.+?)(['"”’`])(?!\w)""", re.UNICODE)
+_EMPTY_QUOTED = re.compile(r"""(?<![\w'"`])(?:''|""|``)(?![\w'"`])""")
+_QUOTE_MARKS = "'\"`“”‘’"
 _CLOSING = {"'": "'", '"': '"', "“": "”", "‘": "’", "`": "`"}
 NUMBER_WORDS: Mapping[str, str] = {
     "zero": "0", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
@@ -116,6 +118,8 @@ def read_fact(fact: str) -> FactReading:
     for m in _QUOTED.finditer(text):
         if _CLOSING[m.group(1)] == m.group(3) and m.group(2).strip():
             quoted.append(" ".join(m.group(2).split()))
+    if _EMPTY_QUOTED.search(text):
+        quoted.append("")  # the empty string, '' or ""
     names: list[str] = []
     for m in re.finditer(r"[^\W\d][\w.]*\w(?:\(\))?|[^\W\d](?:\(\))?", text, re.UNICODE):
         before = text[:m.start()].rstrip()
@@ -260,3 +264,20 @@ def is_prose_fact(fact: str) -> bool:
     """Whether a fact is a plain sentence, as opposed to a code fragment (see the module
     docstring): only prose facts take the similarity route."""
     return bool(fact.strip()) and not _CODE_SYNTAX.search(fact)
+
+
+def quoted_met(quoted: str, flat: str) -> bool:
+    """Whether ``flat`` (a stretch, whitespace collapsed) holds a quoted string of the fact
+    *as a quoted string*: verbatim between quote marks (any of ' " ` “ ” ‘ ’, rst's
+    double backticks too; whitespace inside the marks normalised), so the quoted word
+    'None' is not met by the bare name ``None``; the empty string by ``''`` or ``""``."""
+    if not quoted:
+        return "''" in flat or '""' in flat
+    start = flat.find(quoted)
+    while start >= 0:
+        before = flat[:start].rstrip()[-1:]
+        after = flat[start + len(quoted):].lstrip()[:1]
+        if before and before in _QUOTE_MARKS and after and after in _QUOTE_MARKS:
+            return True
+        start = flat.find(quoted, start + 1)
+    return False
