@@ -82,7 +82,7 @@ the candidate (at most :data:`EMBED_SEGMENT_CHARS` characters) reaches
 
 Calibration: the thresholds were set on the tuning data only (the bundled example,
 ``benchmarks/suites`` and the tuning package of ``benchmarks/judge_agreement``); the held-out
-packages measure them (README, *The faithfulness judge*).
+packages measure them (``docs/judge.md``).
 
 Anchored facts
 --------------
