@@ -439,9 +439,9 @@ def judge(context: str, facts: Sequence[str], *, config: JudgeConfig = JudgeConf
 class FactAudit:
     """How one gold fact was judged, for a reviewer to check: ``judged_by`` is
     ``anchored``, ``terms`` or ``model``; ``span`` is what supported a supported fact (the
-    evidence span of an anchored fact, else the passage of the context holding most of the
-    fact's terms, :func:`candidate_segments`; whitespace normalised to one line), ``None``
-    for an unsupported one."""
+    evidence span of an anchored fact, else the stretch that supported it — the first, and
+    of those starting there the shortest — or the model's candidate stretch; whitespace
+    normalised to one line), ``None`` for an unsupported one."""
 
     fact: str
     judged_by: str

@@ -204,6 +204,18 @@ def test_judge_4_credits(context, fact):
     assert supported(context, fact)
 
 
+def test_the_audit_span_is_the_shortest_supporting_stretch():
+    from evaluator.core.judge import audit
+
+    context = ("def purge(db):\n    # the nightly job purges expired sessions\n"
+               "    db.clear()\n    db.vacuum()\n    db.close()\n")
+    fact = "the nightly job purges expired sessions"
+    (row,) = audit(context, judge(context, [fact]))
+    assert row.found and row.judged_by == "terms"
+    # judge 3 gave the whole run from its first line (with db.clear(), vacuum, close)
+    assert row.span == "def purge(db): # the nightly job purges expired sessions"
+
+
 # ----------------------------------------------------------------- negation and quantity
 
 @pytest.mark.parametrize(("context", "fact"), [
