@@ -50,10 +50,11 @@ SURVIVE_SHARE = 0.75
 WINDOW = 3
 
 _TESTS_PREFIX = re.compile(r"^\s*(?:tests?|testing)(?:\([^)]{0,60}\))?\s*:", re.IGNORECASE)
+_TESTS_WORD = r"(?:tests\b|test(?:\s+(?:for|to|of|that|cases?|coverage|suite)\b|$))"
 _TESTS_SUBJECT = re.compile(
-    r"^(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
+    r"^(?:(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
     r"increase[sd]?|write|refactor(?:s|ed)?|clean ?up)\s+(?:(?:more|some|a|the|unit|missing|"
-    r"regression|new|extra)\s+)*tests?\b|^tests?\b", re.IGNORECASE)
+    r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
 _EMPTY_MERGE = re.compile(r"^merge\s+(?:commit|branch|pull request|remote-tracking|tag)\b",
                           re.IGNORECASE)
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
