@@ -51,7 +51,7 @@ SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
 SKIP_DUPLICATE = "same question as a newer commit"
-SKIP_CHORE = "a typo, formatting or lint change"
+SKIP_CHORE = "a typo, formatting, lint or type-checker change"
 SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_REVERT, SKIP_VERSION, SKIP_NO_MODULE,
                                  SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG, SKIP_DUPLICATE,
@@ -180,7 +180,8 @@ _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
-                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate)\b",
+                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
+                    r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing)\b",
                     re.IGNORECASE)
 _VERSION = re.compile(
     r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"

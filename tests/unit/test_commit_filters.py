@@ -172,3 +172,15 @@ def test_more_subjects_about_tests(raw) -> None:
 
 def test_test_client_subject_is_a_question() -> None:
     assert subject_reason("Test client keeps cookies", "Test client keeps cookies") is None
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    # click history-09: two topics in one subject
+    ("Mark clearly functions private status. Deprecated Python 2 utilities", "mixed"),
+    ("Fix `echo()` on Windows. Closes the stream too", "mixed"),
+    ("Support Python 3.12 in the loader", None),
+    ("Use os.path.join for the config file", None),
+])
+def test_two_sentences_are_two_topics(raw, reason) -> None:
+    from evaluator.core.commit_filters import SKIP_MIXED
+    assert subject_reason(raw, raw) == (SKIP_MIXED if reason else None)
