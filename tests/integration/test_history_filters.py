@@ -17,7 +17,7 @@ from evaluator.core.commit_filters import (
     SKIP_SUPERSEDED,
     SKIP_TESTS_SUBJECT,
 )
-from tests.integration.test_init_history import commit, draft, git, write
+from tests.integration.test_init_history import commit, draft, new_repo, write
 
 CLIENT = '''"""The client."""
 
@@ -81,12 +81,7 @@ def _edit(repo: Path, path: str, old: str, new: str) -> None:
 
 @pytest.fixture
 def review_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "dev@example.com")
-    git(repo, "config", "user.name", "Dev")
-    git(repo, "config", "commit.gpgsign", "false")
+    repo = new_repo(tmp_path)
     write(repo, "pkg/__init__.py", "")
     write(repo, "pkg/client.py", CLIENT)
     write(repo, "pkg/helpers.py", HELPERS)
