@@ -107,7 +107,7 @@ def review_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     # type hints, a typing import and a "# type: ignore" only (requests history-02)
     _edit(repo, "pkg/client.py", "def acquire(self, key):", "def acquire(self, key: str) -> "
           "Any:  # type: ignore[override]")
-    shas["typing"] = commit(repo, "Improve static typing of the connection pool")
+    shas["typing"] = commit(repo, "Annotate the arguments of the connection pool")
     # a call taken out, and the helper's import with it (requests history-15)
     _edit(repo, "pkg/helpers.py", "    extract_bundle,\n", "")
     _edit(repo, "pkg/helpers.py", "return extract_bundle(bundle)", "return bundle")
