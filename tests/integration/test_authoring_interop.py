@@ -12,7 +12,8 @@ import pytest
 import pytrec_eval
 
 from evaluator.core import interop
-from evaluator.core.groundtruth import load_ground_truth, normalize_evidence
+from evaluator.core.groundtruth import normalize_evidence
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.paths import EXAMPLE_QUERIES
 from tests.conftest import make_repo
 
@@ -308,7 +309,7 @@ def test_heartbeat_reports_while_a_step_runs():
 
 def test_explain_flags_under_graded_and_missed_modules():
     from evaluator.authoring import explain
-    from evaluator.core.groundtruth import load_ground_truth
+    from evaluator.core.groundtruth_check import load_ground_truth
 
     text = json.dumps({"queries": [{
         "id": "q1", "question": "How is a token signed?", "shape": "focused",

@@ -22,7 +22,7 @@ from evaluator.core.commits import (
     SKIP_VAGUE,
     SKIP_VERSION,
 )
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 
 CORE = '''"""The session."""
 

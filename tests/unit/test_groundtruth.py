@@ -16,10 +16,9 @@ from evaluator.core.groundtruth import (
     GroundTruth,
     Problem,
     Query,
-    load_ground_truth,
     normalize_module,
-    parse_document,
 )
+from evaluator.core.groundtruth_check import load_ground_truth, parse_document
 
 MODULES = ("src/app.py", "src/db.py", "src/util/strings.py")
 SOURCE = "retrieval_queries.json"
@@ -623,7 +622,8 @@ def test_query_is_immutable() -> None:
 
 # ----------------------------------------------------------------- locations, hints, universe
 
-from evaluator.core.groundtruth import fact_problem, validation_summary  # noqa: E402
+from evaluator.core.groundtruth import fact_problem  # noqa: E402
+from evaluator.core.groundtruth_check import validation_summary  # noqa: E402
 from evaluator.core.universe import UniverseSpec, select_universe  # noqa: E402
 
 
