@@ -26,11 +26,13 @@ from typing import Any
 from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
+    Commit,
     HistoryCandidate,
     added_lines,
     evidence_facts,
     mine,
     parse_log,
+    pull_request,
 )
 from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
@@ -237,8 +239,19 @@ def history_candidate(root: Path, git: Any, found: HistoryCandidate) -> Candidat
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
                      reasons={m: _history_reason(found, m) for m in found.grades},
                      facts=tuple(facts), key=f"commit:{found.commit.sha}",
-                     source={"commit": found.commit.sha,
-                             "subject": found.commit.subject[:MAX_SUBJECT_CHARS]})
+                     source=_source(found.commit))
+
+
+def _source(commit: Commit) -> dict[str, str | int]:
+    """``source``: the commit and its subject, and a merged pull request's number and
+    title when the question is that title."""
+    out: dict[str, str | int] = {"commit": commit.sha,
+                                 "subject": commit.subject[:MAX_SUBJECT_CHARS]}
+    pull = pull_request(commit)
+    if pull is not None:
+        out["pull_request"] = pull[0]
+        out["title"] = pull[1][:MAX_SUBJECT_CHARS]
+    return out
 
 
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,

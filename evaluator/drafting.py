@@ -137,7 +137,8 @@ class Candidate:
     reasons: Mapping[str, str]
     facts: tuple[str, ...]
     key: str                     # the symbol / path it is about (one question per key)
-    source: Mapping[str, str] | None = None  # {commit, subject}: drafted from history
+    #: {commit, subject[, pull_request, title]}: drafted from history
+    source: Mapping[str, str | int] | None = None
     about: tuple[str, ...] = ()  # the code names it is about (never in its question)
 
 

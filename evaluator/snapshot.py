@@ -631,19 +631,21 @@ def read_source(root: Path, module: str) -> str | None:
 MAX_HISTORY_COMMITS = 5000
 #: The log format: a NUL, the commit and its parents, a NUL, the subject (git refuses a NUL
 #: in a message), then ``--numstat -z`` entries (see :mod:`evaluator.core.commits`).
-HISTORY_FORMAT = "--format=%x00%H %P%x00%s"
+HISTORY_FORMAT = "--format=%x00%H %P%x00%s%x00%b"
 
 
 def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY_COMMITS,
                env: Mapping[str, str] = NO_ENV) -> bytes:
     """The newest ``limit`` commits of ``HEAD`` (after ``since``: ``since..HEAD``), each with
-    its parents, subject and changed files (added/deleted lines, renames detected), relative
-    to ``repo``. Read by :func:`evaluator.core.commits.parse_log`."""
+    its parents, subject, body and changed files (added/deleted lines, renames detected; a
+    merge's against its first parent), relative to ``repo``.
+    Read by :func:`evaluator.core.commits.parse_log`."""
     revs = "HEAD"
     if since is not None:
         revs = f"{resolve_commit(repo, since, env=env)}..HEAD"
     proc = _git(["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
-                 HISTORY_FORMAT, "--numstat", "-M", f"--max-count={max(1, limit)}",
+                 HISTORY_FORMAT, "--numstat", "-M", "--diff-merges=first-parent",
+                 f"--max-count={max(1, limit)}",
                  "--end-of-options", revs, "--"], repo, env=env)
     return proc.stdout
 
@@ -656,7 +658,8 @@ def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
     if not is_sha(sha):
         raise GitError(f"{sha!r} is not a commit sha")
     proc = _git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
-                 "--relative", "-M", "--end-of-options", sha, "--",
+                 "--relative", "-M", "--diff-merges=first-parent", "--end-of-options", sha,
+                 "--",
                  *(f":(literal){p}" for p in paths)], repo, env=env)
     return proc.stdout
 

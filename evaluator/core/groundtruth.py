@@ -24,7 +24,8 @@ ignored). Each query has:
   *retrieval-only*: it is scored for ranking, and faithfulness is neither computed nor
   floored for it;
 * ``source`` (optional) — ``{commit, subject}``: the commit a question drafted from the
-  repository's history comes from (``init --from-history``).
+  repository's history comes from (``init --from-history``), with ``pull_request`` (its
+  number) and ``title`` when the question is a merged pull request's title.
 
 A question may span lines (a pull request's description): its whitespace, newlines included,
 is normalised to single spaces, so it reads as one paragraph; other control characters are

@@ -308,13 +308,24 @@ _COMMIT = re.compile(r"[0-9a-f]{7,64}\Z")
 
 
 def _check_source(raw: Any, qid: str, at: Location, check: _Checker) -> None:
-    """``source: {commit, subject}``: where a question drafted from history comes from."""
+    """``source: {commit, subject[, pull_request, title]}``: where a question drafted from
+    history comes from (a merged pull request: its number and title)."""
     field_at = (*at, "source")
     where = {"query_id": qid, "field_name": "source", "at": field_at}
-    if not isinstance(raw, Mapping) or set(map(str, raw)) != {"commit", "subject"}:
-        check.error("must be a mapping with exactly commit and subject (the commit a "
-                    "question drafted from history comes from)", **where)
+    keys = set(map(str, raw)) if isinstance(raw, Mapping) else set()
+    if not isinstance(raw, Mapping) or keys not in ({"commit", "subject"}, {
+            "commit", "subject", "pull_request", "title"}):
+        check.error("must be a mapping with exactly commit and subject, and pull_request "
+                    "and title for a merged pull request (the commit a question drafted "
+                    "from history comes from)", **where)
         return
+    number, title = raw.get("pull_request", 1), raw.get("title", "")
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        check.error("source.pull_request must be a pull request's number (1 or more)",
+                    **where)
+    if not isinstance(title, str) or has_control(title) or len(title) > MAX_SUBJECT_CHARS:
+        check.error(f"source.title must be one line of text of at most "
+                    f"{MAX_SUBJECT_CHARS} characters", **where)
     commit, subject = raw["commit"], raw["subject"]
     if not isinstance(commit, str) or not _COMMIT.match(commit):
         check.error("source.commit must be a commit hash (7-64 lowercase hex digits)",
