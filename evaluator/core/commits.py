@@ -187,6 +187,8 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
                       re.IGNORECASE)
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+#: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
+_MERGE_TEXT = re.compile(r"^(?:merge|backport)\b", re.IGNORECASE)
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
@@ -259,15 +261,16 @@ def _generations(commits: Sequence[Commit]) -> dict[str, int]:
 def pull_request_commits(commits: Sequence[Commit]) -> set[str]:
     """The commits that only a merged pull request brought in: reachable from a pull
     request merge's second parent and not from its first (git's merge-base walk over the
-    commits read, children before parents by generation). A pull request without a title
-    asks nothing, so its commits are left to be asked themselves."""
+    commits read, children before parents by generation). A pull request without a title,
+    or one that merges branches, asks nothing, so its commits are asked themselves."""
     generation = _generations(commits)
     position = {sha: -n for sha, n in generation.items()}  # the heap pops the newest first
     parents = {c.sha: c.parents for c in commits}
     out: set[str] = set()
     for commit in commits:
         pull = pull_request(commit)
-        if len(commit.parents) < 2 or pull is None or not pull[1]:
+        if len(commit.parents) < 2 or pull is None or not pull[1] or \
+                _MERGE_TEXT.match(clean_subject(pull[1])):
             continue
         flags: dict[str, int] = {}
         heap: list[tuple[int, str]] = []
@@ -367,7 +370,8 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     if not commit.parents:
         return SKIP_ROOT
     text = asked_text(commit)
-    if len(commit.parents) > 1 and (pull_request(commit) is None or not text):
+    if (len(commit.parents) > 1 and (pull_request(commit) is None or not text)) or \
+            _MERGE_TEXT.match(clean_subject(text)):
         return SKIP_MERGE
     if commit.subject in reverted:
         return SKIP_REVERT

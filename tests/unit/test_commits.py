@@ -155,7 +155,20 @@ def test_pull_request_commits_are_those_only_its_second_parent_reaches() -> None
     assert pull_request_commits(commits) == {"4" * 40, "5" * 40}
     mined = mine(commits, is_module_path=lambda p: True, modules=[])
     assert mined.skipped[SKIP_IN_PULL] == 2
-    # Without a title nothing asks for the pull request: its commits are asked themselves.
+    # Without a title, or merging branches, nothing asks for the pull request: its
+    # commits are asked themselves.
     untitled = [_c("m", "2", "5", subject=c.subject) if c.sha == "m" * 40 else c
                 for c in commits]
     assert pull_request_commits(untitled) == set()
+    merging = [_c("m", "2", "5", subject="Merge pull request #3 from dev/x",
+                  body="Merge main into x") if c.sha == "m" * 40 else c for c in commits]
+    assert pull_request_commits(merging) == set()
+
+
+@pytest.mark.parametrize("subject", ["Merge stable into main (#3521)",
+                                     "Backport from `main` to `stable` branch (#3508)",
+                                     "Merge commit from fork"])
+def test_a_pull_request_that_merges_branches_is_a_merge(subject: str) -> None:
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 1, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert mined.skipped == {SKIP_MERGE: 1}
