@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ from evaluator.cli import EXAMPLE_QUERIES, example_root
 from tests.integration.test_click_scenario import strip_docstrings
 
 README = Path(__file__).resolve().parent.parent / "README.md"
+GROUND_TRUTH_DOC = README.parent / "docs" / "ground-truth.md"
 EXAMPLE_START = "````markdown\n"
 EXAMPLE_END = "````\n"
 DATED = {"GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
@@ -95,9 +97,9 @@ def _quoted(pattern_line: str) -> re.Pattern[str]:
     return re.compile("^" + ".*?".join(map(re.escape, pattern_line.split("…"))) + "$")
 
 
-def _quotes(marker: str) -> list[str]:
-    """The README's inline quotes (`...`) on lines that hold ``marker``."""
-    text = README.read_text()
+def _quotes(marker: str, doc: Path = README) -> list[str]:
+    """The README's (or ``doc``'s) inline quotes (`...`) on lines that hold ``marker``."""
+    text = doc.read_text()
     return [q for line in text.splitlines() if marker in line
             for q in re.findall(r"`([^`]+)`", line)]
 
@@ -117,6 +119,15 @@ def test_the_quickstart_quotes_what_the_tool_prints(tmp_path, cli, monkeypatch):
     assert _quoted(wrote).match(init.stdout.strip().replace(str(repo), "…")), init.stdout
     [summary] = _quotes("A fresh draft gives")
     assert validate.stdout.strip().splitlines()[-1] == summary, validate.stdout
+    # docs/ground-truth.md quotes three of the drafted questions (issue 24: asked from what
+    # the code does, never naming the answer).
+    drafted = {q["question"] for q in json.loads((repo / "retrieval_queries.json").read_text())[
+        "queries"]}
+    text = GROUND_TRUTH_DOC.read_text()
+    block = text[text.index("On the bundled example"):text.index("warns only that it is")]
+    quoted = re.findall(r"`([^`]+\?)`", block)
+    assert len(quoted) == 3 and set(quoted) <= drafted, (quoted, drafted)
+    assert "names its answer" not in validate.stdout
     evaluate = cli("evaluate", str(repo), "--backend", "in_memory", "--output-dir",
                    str(tmp_path / "out"), "--quiet")
     [head] = [q for q in _quotes("then `") if "Retrieval quality:" in q]
