@@ -132,37 +132,35 @@ def raised_when(sentence: str) -> str | None:
     return match.group(1)
 
 
+def _phrase(sentence: str, *, verb: str, raised: str, noun: str) -> str | None:
+    """``sentence`` asked with the first template that fits it: ``verb`` with its
+    :func:`verb_clause`, ``raised`` with its :func:`raised_when`, ``noun`` with its
+    :func:`noun_phrase` (each template's ``{}`` takes it)."""
+    for template, part in ((verb, verb_clause), (raised, raised_when), (noun, noun_phrase)):
+        found = part(sentence)
+        if found:
+            return template.format(found)
+    return None
+
+
 def focused(sentence: str, *, kind: str) -> str | None:
     """The question about one function or class (``kind``: ``class`` or another symbol
-    kind), from its docstring's first sentence."""
-    clause = verb_clause(sentence)
-    if clause:
-        return f"How does the code {clause}?"
-    when = raised_when(sentence)
-    if when:
-        return f"Which error does the code raise {when}?"
-    phrase = noun_phrase(sentence)
-    if phrase and kind == "class":
-        return f"Where is {phrase} implemented, and how does it work?"
-    if phrase:  # a function's noun phrase says what it returns
-        return f"How does the code work out {phrase}?"
-    return None
+    kind), from its docstring's first sentence; a function's noun phrase says what it
+    returns."""
+    return _phrase(sentence, verb="How does the code {}?",
+                   raised="Which error does the code raise {}?",
+                   noun="Where is {} implemented, and how does it work?" if kind == "class"
+                   else "How does the code work out {}?")
 
 
 def identity(sentence: str, *, kind: str) -> str | None:
     """The question about an exported name (``kind``: ``class`` or another symbol kind)."""
-    clause = verb_clause(sentence)
     what = "class" if kind == "class" else "function"
-    if clause:
-        return (f"Which public {what} would you use to {clause}, and which module "
-                "defines it?")
-    when = raised_when(sentence)
-    if when:
-        return f"Which public exception is raised {when}, and which module defines it?"
-    phrase = noun_phrase(sentence)
-    if phrase:
-        return f"Which public {what} is {phrase}, and which module defines it?"
-    return None
+    return _phrase(sentence,
+                   verb=f"Which public {what} would you use to {{}}, and which module "
+                        "defines it?",
+                   raised="Which public exception is raised {}, and which module defines it?",
+                   noun=f"Which public {what} is {{}}, and which module defines it?")
 
 
 def entry_point() -> str:

@@ -59,16 +59,20 @@ def commit(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-@pytest.fixture
-def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A small package with a history of every kind of commit; returns the repository and
-    the sha of the commits a test checks by name."""
-    repo = tmp_path / "repo"
+def new_repo(repo: Path) -> Path:
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "dev@example.com")
     git(repo, "config", "user.name", "Dev")
     git(repo, "config", "commit.gpgsign", "false")
+    return repo
+
+
+@pytest.fixture
+def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A small package with a history of every kind of commit; returns the repository and
+    the sha of the commits a test checks by name."""
+    repo = new_repo(tmp_path / "repo")
     shas: dict[str, str] = {}
     write(repo, "pkg/__init__.py", '__version__ = "1.0.0"\n')
     write(repo, "pkg/core.py", CORE)
@@ -287,12 +291,7 @@ def pull_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A history with merged pull requests: GitHub's merge commit ("Merge pull request #7
     from …", the title in its body), a merge whose subject is the title with "(#11)", a
     squash commit "Title (#9)", and a maintenance branch merged in ("Merge branch …")."""
-    repo = tmp_path / "pulls"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "dev@example.com")
-    git(repo, "config", "user.name", "Dev")
-    git(repo, "config", "commit.gpgsign", "false")
+    repo = new_repo(tmp_path / "pulls")
     shas: dict[str, str] = {}
     write(repo, "pkg/__init__.py", "")
     write(repo, "pkg/core.py", CORE)
