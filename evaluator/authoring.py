@@ -39,9 +39,10 @@ from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.drafting import SHAPES, Candidate, Gate, Plan, all_candidates, anchored, plan
 from evaluator.errors import InputError
+from evaluator.git_repo import MAX_HISTORY_COMMITS
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
-from evaluator.snapshot import MAX_HISTORY_COMMITS, read_source
+from evaluator.snapshot import read_source
 
 # ----------------------------------------------------------------------------- init
 
