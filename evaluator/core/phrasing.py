@@ -107,6 +107,31 @@ def third_person(clause: str) -> str:
     return " ".join(words)
 
 
+#: What follows a past tense that ends a sentence's verb ("timed out", "occurred" at the end).
+_AFTER_PAST = frozenset({"", "out", "up", "down", "off", "while", "when", "if", "because",
+                         "before", "after"})
+_RELATIVE = frozenset({"that", "which", "who", "whose"})
+_DETERMINERS = frozenset({"a", "an", "the", "its", "their", "this", "these", "those", "all",
+                          "every", "each", "any", "some"})
+
+
+def _finite(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` reads as the verb of a sentence ("The object *implements* a …",
+    "The request *timed* out", "An error *occurred*"), not a relative clause's ("… that
+    *signals* …"), a participle ("the object *used* by default") or a plural ("the *tags*
+    of …")."""
+    word, before = words[i], words[i - 1].lower()
+    after = words[i + 1].lower() if i + 1 < len(words) else ""
+    if not word.isalpha() or not word.islower() or before in _RELATIVE:
+        return False
+    if word.endswith("ed"):  # "a computed score", "the object used by …": not verbs
+        return after in _AFTER_PAST
+    if word == "vs":
+        return False
+    # "implements a …", "returns the …": a verb takes its object; "tags of …" is a noun
+    return word.endswith("s") and not word.endswith("ss") and after in _DETERMINERS
+
+
 def noun_phrase(sentence: str) -> str | None:
     """``The built-in HTTP Adapter for urllib3.`` → ``the built-in HTTP Adapter for
     urllib3``: a short sentence that starts with an article, or ``None``."""
@@ -114,7 +139,7 @@ def noun_phrase(sentence: str) -> str | None:
     words = sentence.split()
     if not 3 <= len(words) <= MAX_NOUN_WORDS or words[0] not in ("A", "An", "The"):
         return None
-    if words[-1].endswith("ed"):  # "A connection error occurred.": a sentence, not a name
+    if any(_finite(words, i) for i in range(1, len(words))):
         return None
     if sentence.count("(") != sentence.count(")") or sentence.count("`") % 2 \
             or any(w in ("is", "are", "was", "were") for w in words):

@@ -335,6 +335,16 @@ def test_a_callers_clause_reads_in_the_third_person(clause: str, third: str) -> 
     ("A Connection error occurred.", None),       # a sentence, not what the class is
     ("The session is closed here.", None),
     ("Helper.", None),
+    # a sentence's verb is no noun phrase; adjectives, participles and plurals are
+    ("The flask object implements a WSGI application.", None),
+    ("The request timed out while trying to connect.", None),
+    ("The request object used by default in Flask.", "the request object used by default "
+                                                    "in Flask"),
+    ("A computed fitness score with decomposition.", "a computed fitness score with "
+                                                     "decomposition"),
+    ("An internal exception that signals Click to abort.", "an internal exception that "
+                                                           "signals Click to abort"),
+    ("The tags of a node.", "the tags of a node"),
 ])
 def test_a_class_docstring_as_a_noun_phrase(sentence: str, phrase: str | None) -> None:
     assert phrasing.noun_phrase(sentence) == phrase
