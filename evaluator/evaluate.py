@@ -31,13 +31,8 @@ from evaluator import __version__
 from evaluator.core.evidence import SpanIssue, drift, evidence_modules
 from evaluator.core.floors import check_floors, thin_shapes
 from evaluator.core.giveaway import AnswerNames, answer_names, overlap
-from evaluator.core.groundtruth import (
-    GroundTruth,
-    Problem,
-    Severity,
-    fact_lines,
-    load_ground_truth,
-)
+from evaluator.core.groundtruth import GroundTruth, Problem, Severity
+from evaluator.core.groundtruth_check import fact_lines, load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo, untracked_sentence
