@@ -2,7 +2,8 @@
 
 The view (every number, verdict, significance test and row) is computed by the application
 (:mod:`evaluator.reporting`); this module picks the template, renders it in the sandbox of
-:mod:`evaluator.template_sandbox` and shrinks the result to fit where it goes.
+:mod:`evaluator.template_sandbox` (the only module that imports jinja2) and shrinks the
+result to fit where it goes.
 
 A pull-request comment may hold at most 65,536 characters. :func:`render_comment` drops
 detail in steps (per-query details beyond the worst N, then the per-query section, then the
@@ -18,12 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jinja2
-import jinja2.exceptions
-
-from evaluator.errors import InputError
 from evaluator.report_views import ReportView
-from evaluator.template_sandbox import TemplateBudgetExceeded, environment, render_budgeted
+from evaluator.template_sandbox import render_template
 
 COMMENT_LIMIT = 65_536
 COMMENT_MARGIN = 512  # room for the sticky marker and anything a caller appends
@@ -48,40 +45,11 @@ def _shown(view: ReportView, detail_limit: int | None,
 
 def render(view: ReportView, *, template: Path | None = None, name: str = "comment.md.j2",
            detail_limit: int | None = None, dropped: Sequence[str] = ()) -> str:
-    env = environment(template, markdown=name.endswith(".md.j2"))
-    target = template.name if template is not None else name
-    try:
-        tmpl = env.get_template(target)
-        values = _shown(view, detail_limit, dropped)
-        text = tmpl.render(**values) if template is None else render_budgeted(tmpl, env,
-                                                                              values)
-        # Blank-line runs are one paragraph break in Markdown; keep the source tidy.
-        return _BLANK_RUNS.sub("\n\n", text) if name.endswith(".md.j2") else text
-    except TemplateBudgetExceeded as err:
-        raise InputError(f"template {template} stopped: {err}",
-                         hint="simplify the template") from None
-    except RecursionError:
-        raise InputError(f"template {target} recurses too deeply") from None
-    except UnicodeDecodeError:
-        raise InputError(f"template {target} is not UTF-8 text") from None
-    except jinja2.TemplateSyntaxError as err:
-        raise InputError(f"template {err.filename or target} line {err.lineno}: "
-                         f"{err.message}") from None
-    except jinja2.TemplateNotFound as err:
-        raise InputError(f"template {err.name} not found") from None
-    except jinja2.UndefinedError as err:
-        raise InputError(f"template {target} failed to render: {err.message}") from None
-    except jinja2.exceptions.SecurityError as err:
-        raise InputError(f"template {target} is not allowed: {err}") from None
-    except jinja2.TemplateError as err:
-        raise InputError(f"template {target} failed to render: {err}") from None
-    except InputError:
-        raise
-    except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError) as err:
-        if template is None:  # a built-in template: a bug of ours, shown as one
-            raise
-        raise InputError(f"template {target} failed to render: {err}",
-                         hint="fix the expression in the template") from None
+    """The report of ``view`` through ``template`` (a user's, sandboxed) or the built-in
+    ``name``, with at most ``detail_limit`` questions' details."""
+    text = render_template(template, name, _shown(view, detail_limit, dropped))
+    # Blank-line runs are one paragraph break in Markdown; keep the source tidy.
+    return _BLANK_RUNS.sub("\n\n", text) if name.endswith(".md.j2") else text
 
 
 def render_text(view: ReportView) -> str:

@@ -1,4 +1,4 @@
-"""The Jinja2 sandbox the report templates render in: the only module that builds one.
+"""The Jinja2 sandbox the report templates render in: the only module that imports jinja2.
 
 Templates live in the top-level ``templates/`` folder (packaged as ``evaluator/templates``).
 ``StrictUndefined`` makes a template typo fail loudly. A user template (from the repository
@@ -182,7 +182,7 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
     return env
 
 
-def render_budgeted(tmpl: jinja2.Template, env: jinja2.Environment, values: dict[str, Any],
+def render_budgeted(tmpl: jinja2.Template, env: jinja2.Environment, values: Mapping[str, Any],
                      ) -> str:
     """Render under :data:`TEMPLATE_SECONDS` and :data:`TEMPLATE_MAX_CHARS`.
 
@@ -220,3 +220,38 @@ def render_budgeted(tmpl: jinja2.Template, env: jinja2.Environment, values: dict
         sys.settrace(previous)
     return "".join(parts)
 
+
+def render_template(template: Path | None, name: str, values: Mapping[str, Any]) -> str:
+    """``values`` through the user's ``template`` (sandboxed, under its budget) or the
+    built-in ``name``; any way a template fails is one :class:`InputError` naming it."""
+    env = environment(template, markdown=name.endswith(".md.j2"))
+    target = template.name if template is not None else name
+    try:
+        tmpl = env.get_template(target)
+        return tmpl.render(**values) if template is None else render_budgeted(tmpl, env,
+                                                                              values)
+    except TemplateBudgetExceeded as err:
+        raise InputError(f"template {template} stopped: {err}",
+                         hint="simplify the template") from None
+    except RecursionError:
+        raise InputError(f"template {target} recurses too deeply") from None
+    except UnicodeDecodeError:
+        raise InputError(f"template {target} is not UTF-8 text") from None
+    except jinja2.TemplateSyntaxError as err:
+        raise InputError(f"template {err.filename or target} line {err.lineno}: "
+                         f"{err.message}") from None
+    except jinja2.TemplateNotFound as err:
+        raise InputError(f"template {err.name} not found") from None
+    except jinja2.UndefinedError as err:
+        raise InputError(f"template {target} failed to render: {err.message}") from None
+    except jinja2.exceptions.SecurityError as err:
+        raise InputError(f"template {target} is not allowed: {err}") from None
+    except jinja2.TemplateError as err:
+        raise InputError(f"template {target} failed to render: {err}") from None
+    except InputError:
+        raise
+    except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError) as err:
+        if template is None:  # a built-in template: a bug of ours, shown as one
+            raise
+        raise InputError(f"template {target} failed to render: {err}",
+                         hint="fix the expression in the template") from None

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "evaluator" / "core"
 FORBIDDEN_IN_CORE = {"jinja2", "markupsafe", "requests", "neuralmind", "subprocess", "os",
                      "evaluator.github", "evaluator.render", "evaluator.snapshot",
+                     "evaluator.template_sandbox", "evaluator.escaping", "evaluator.report_views",
                      "evaluator.neuralmind_index", "evaluator.runner"}
 
 

@@ -520,3 +520,14 @@ def test_the_default_primary_metric_is_written_once():
                  if isinstance(node, ast.Constant) and node.value == "ndcg@5"
                  and id(node) not in floors]
     assert hits == [], hits
+
+
+def test_the_template_sandbox_is_the_only_module_that_imports_jinja2():
+    users = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "jinja2" for n in names):
+                users.add(str(path.relative_to(ROOT)))
+    assert users == {"evaluator/template_sandbox.py"}
