@@ -57,7 +57,7 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
-    own = _own_folders(settings, cache_dir_of(settings, deps.env))
+    own = _own_folders(cache_dir_of(settings, deps.env), output_dir=settings.output_dir)
     files = deps.git.checkout_files(root, exclude=own)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")

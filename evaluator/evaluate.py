@@ -144,8 +144,8 @@ def _columns_embed(setup: _Setup) -> BatchEmbed | None:
     return checked_embedder(setup.model.path, purpose="--embed")
 
 
-def _snapshot_for(options: Settings, cache_dir: Path, root: Path) -> Path:
-    return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
+def _snapshot_for(cache_dir: Path, root: Path, *, backend: str, graph_source: str) -> Path:
+    return snapshot_dir(cache_dir, root, flavour=f"{backend}-{graph_source}")
 
 
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -166,23 +166,23 @@ def project_name(root: Path, env: Mapping[str, str], git: Git) -> str:
     return repo if _SAFE_NAME.fullmatch(repo) and repo.strip(".") else "project"
 
 
-def _own_files(options: Settings, root: Path, qpath: Path) -> list[Path]:
+def _own_files(root: Path, qpath: Path, *, config: str | None) -> list[Path]:
     """The tool's own files that may lie in the checkout: the ground truth and the options
     file (the given one, and the default names)."""
     from evaluator.settings import CONFIG_NAMES
 
     own = [qpath, *(root / name for name in CONFIG_NAMES)]
-    if options.config:
-        own.append(Path(options.config))
+    if config:
+        own.append(Path(config))
     return own
 
 
-def _own_folders(options: Settings, cache_dir: Path) -> list[Path]:
+def _own_folders(cache_dir: Path, *, output_dir: str | None) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
     folders = [cache_dir.resolve()]
-    if options.output_dir:
-        folders.append(Path(options.output_dir).resolve())
+    if output_dir:
+        folders.append(Path(output_dir).resolve())
     return folders
 
 
@@ -557,8 +557,9 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     qpath = queries_path or (root / options.queries)
     cache_dir = cache_dir_of(options, deps.env)
-    own = _own_files(options, root, qpath)
-    listing = _list_checkout(root, exclude=_own_folders(options, cache_dir), own=own,
+    own = _own_files(root, qpath, config=options.config)
+    listing = _list_checkout(root, exclude=_own_folders(cache_dir, output_dir=options.output_dir),
+                             own=own,
                              select_files=select_files, progress=progress, git=deps.git)
     files, untracked, skipped = listing
     ignored = ignored_variables(deps.env)
@@ -573,7 +574,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
     model = model_for(options, cache_dir, deps)
-    snapshot = _snapshot_for(options, cache_dir, root)
+    snapshot = _snapshot_for(cache_dir, root, backend=options.backend,
+                             graph_source=options.graph_source)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model,
@@ -687,7 +689,8 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
     # The run's model, whatever the variant's backend: every system is judged alike.
     model = setup.model if setup.model.path is not None else model_for(
         variant, setup.cache_dir, setup.deps)
-    snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
+    snapshot = _snapshot_for(setup.cache_dir, setup.root, backend=variant.backend,
+                             graph_source=variant.graph_source)
     vsetup = replace(setup, options=variant, model=model, tree=snapshot / setup.tree.name)
     with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
         side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
@@ -817,7 +820,8 @@ def build_index(root: Path, files: tuple[str, ...], options: Settings, *,
     directory are left out (a cache inside the checkout would copy itself)."""
     cache_dir = ensure_writable(cache_dir_of(options, deps.env))
     model = model_for(options, cache_dir, deps)
-    snapshot = _snapshot_for(options, cache_dir, root.resolve())
+    snapshot = _snapshot_for(cache_dir, root.resolve(), backend=options.backend,
+                             graph_source=options.graph_source)
     files = without_folders(root, files, [cache_dir.resolve()])
     tree = snapshot / project_name(root, deps.env, deps.git)
     lock = contextlib.ExitStack()

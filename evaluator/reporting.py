@@ -81,7 +81,7 @@ def _default_branch_push(env: Mapping[str, str]) -> bool:
     """A push to the repository's default branch (the event names it)."""
     if env.get("GITHUB_EVENT_NAME") != "push" or not env.get("GITHUB_EVENT_PATH"):
         return False
-    from evaluator.github import read_event
+    from evaluator.github_context import read_event
 
     try:
         event = read_event(env["GITHUB_EVENT_PATH"])
