@@ -3,7 +3,7 @@
 A lexical baseline beside NeuralMind, as information-retrieval practice reports one beside
 every system. Each module (a file with a suffix NeuralMind indexes: :data:`SUFFIXES`) is one
 document; its text and the question are read with the judge's code-aware tokenizer
-(:func:`evaluator.core.judge.tokens`: identifiers split on case and underscores, stemmed,
+(:func:`evaluator.core.judgetext.tokens`: identifiers split on case and underscores, stemmed,
 stop words dropped) and scored with Okapi BM25 (``rank_bm25.BM25Okapi``, k1 = 1.5,
 b = 0.75) with Lucene's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), which stays positive for
 a term most modules hold (the library's own idf turns negative there and is floored by an
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.judge import tokens
+from evaluator.core.judgetext import tokens
 from evaluator.core.systems import Answer
 
 # The suffixes NeuralMind's IR maps to a language (neuralmind.ir._SUFFIX_LANG).
