@@ -99,7 +99,8 @@ def _needs_model(options: Settings) -> bool:
     if options.backend != "in_memory" or options.embed:
         return True
     return any("model" in SYSTEMS[spec.name].needs
-               and dict(spec.options).get("backend", options.backend) != "in_memory"
+               and ("backend" not in SYSTEMS[spec.name].options  # it embeds whatever the run's
+                    or dict(spec.options).get("backend", options.backend) != "in_memory")
                for spec in parse_systems(str(options.systems)))
 
 
@@ -676,7 +677,11 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
 
     entry = SYSTEMS[spec.name]
     if "graph" not in entry.needs:
-        system = load_factory(entry)(setup.root, files, **dict(spec.options))
+        from evaluator.refsystems import provided
+
+        system = load_factory(entry)(setup.root, files, **dict(spec.options), **provided(
+            entry.needs, model=setup.model, cache_dir=setup.cache_dir,
+            ground_truth=setup.ground_truth))
         retrievals, _seconds = _ask_all(setup, system)
         scoring = ScoringOptions(k_values=effective_k(setup.options.k),
                                  gain=setup.options.gain,
