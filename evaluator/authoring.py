@@ -1,6 +1,6 @@
 """``init`` and review: draft a ground-truth file a maintainer can accept, and show a file
-against what NeuralMind retrieves (the pieces; :func:`evaluator.app.run_init` and
-:func:`evaluator.app.run_review` put them together).
+against what NeuralMind retrieves (the pieces; :func:`evaluator.authoring_commands.run_init`
+and :func:`evaluator.authoring_commands.run_review` put them together).
 
 ``init`` works over the module universe (:mod:`evaluator.core.universe`): it builds the
 NeuralMind index of the checkout (with progress), reads the universe's code

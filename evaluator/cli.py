@@ -68,8 +68,8 @@ def cmd_evaluate(settings: Settings, deps: Deps, relative_to: Path | None = None
     from evaluator import app, publish
 
     outcome = app.run_evaluate(
-        settings, deps, on_late_failure=lambda results: publish.keep_head(results, settings,
-                                                                          deps))
+        settings, deps, on_late_failure=lambda results, view: publish.keep_head(
+            results, view, settings, deps))
     publish.publish(outcome, deps, comment=settings.comment != "never",
                     relative_to=relative_to)
     return _exit_code(outcome)
@@ -105,26 +105,26 @@ def cmd_validate(settings: Settings, deps: Deps, relative_to: Path | None = None
 
 
 def cmd_init(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    from evaluator import app, console
+    from evaluator import authoring_commands, console
 
     if settings.review:
-        console.print_lines(app.run_review(settings, deps), deps)
+        console.print_lines(authoring_commands.run_review(settings, deps), deps)
     else:
-        console.write_draft(app.run_init(settings, deps), deps)
+        console.write_draft(authoring_commands.run_init(settings, deps), deps)
     return EXIT_OK
 
 
 def cmd_import(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    from evaluator import app, console
+    from evaluator import authoring_commands, console
 
-    console.write_draft(app.run_import(settings, deps), deps)
+    console.write_draft(authoring_commands.run_import(settings, deps), deps)
     return EXIT_OK
 
 
 def cmd_judge(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    from evaluator import app, console
+    from evaluator import authoring_commands, console
 
-    console.write_judged(app.run_judge(settings, deps), deps)
+    console.write_judged(authoring_commands.run_judge(settings, deps), deps)
     return EXIT_OK
 
 

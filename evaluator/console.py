@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaluator import atomic
-from evaluator.app import Drafted, Judged, Validation
+from evaluator.app import Validation
+from evaluator.authoring_commands import Drafted, Judged
 from evaluator.deps import Deps
 from evaluator.runner import Runner, neutralize
 

@@ -57,13 +57,21 @@ def save(path: Path, doc: history.History) -> None:
     atomic.write_text(path, history.dumps(doc))
 
 
-def record(path: Path, results: Results, *, keep: int = history.MAX_ENTRIES) -> history.History:
-    """Add ``results`` (its commit's headline metrics) to the history in ``path``; the new
-    history. A working-tree run (no commit) changes nothing."""
+def with_entry(path: Path, results: Results, *,
+               keep: int = history.MAX_ENTRIES) -> tuple[history.History, bool]:
+    """The history in ``path`` with ``results`` (its commit's headline metrics) added, not
+    written yet, and whether that changed it (a working-tree run, no commit, does not)."""
     current = load(path)
     entry = history.entry_for(results)
     if entry is None:
-        return current
-    updated = history.append(current, entry, keep=keep)
-    save(path, updated)
+        return current, False
+    return history.append(current, entry, keep=keep), True
+
+
+def record(path: Path, results: Results, *, keep: int = history.MAX_ENTRIES) -> history.History:
+    """Add ``results`` to the history in ``path`` (:func:`with_entry`) and write it; the new
+    history."""
+    updated, changed = with_entry(path, results, keep=keep)
+    if changed:
+        save(path, updated)
     return updated

@@ -55,6 +55,7 @@ from evaluator.core.judge import (
 from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
 from evaluator.core.judgetext import segments
 from evaluator.core.judgevectors import SIMILARITY_THRESHOLD, cosine, max_similarities
+from evaluator.core.measures import judge_columns
 from evaluator.core.scoring import Faithfulness, Retrieval
 from evaluator.core.systems import Answer
 from evaluator.errors import BuildError, InputError
@@ -69,11 +70,7 @@ __all__ = ["JUDGE_COLUMNS", "BatchEmbed", "JudgeResult", "cached_embedder", "che
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
 
 MAX_CONTEXTS_BYTES = 64 * 1024 * 1024
-JUDGE_COLUMNS: tuple[str, ...] = (
-    "faithfulness", "fact_recall", "contradiction",
-    "faithfulness_n15", "fact_recall_n15", "contradiction_n15",
-    "faithfulness_embed", "context_precision", "context_recall", "answer_relevance",
-)
+JUDGE_COLUMNS: tuple[str, ...] = judge_columns()  # the registry's ``judge_column`` measures
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 :func:`publish` writes the output folder (``results.json``, ``report.md``, the TREC export
 and the baseline's results), prints the terminal summary, appends the job summary, turns
 warnings and violations into workflow annotations, posts the sticky comment when asked and
-sets the step outputs (one per measure with an ``output`` in the registry). What
+sets the step outputs (one per measure with an ``output`` in the registry), and writes the
+history file the application updated. It only formats and writes: the report's view, the
+changed files and the history are computed by :mod:`evaluator.reporting`. What
 ``validate``, ``init``, ``import`` and ``judge`` print or write is in
 :mod:`evaluator.console`, which imports neither jinja2 nor requests.
 """
@@ -12,20 +14,19 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evaluator import atomic, github_comments, github_context, history_file
 from evaluator.app import Outcome
-from evaluator.baseline import _pr_shas
 from evaluator.core import verdict
 from evaluator.core.evidence import DRIFT
-from evaluator.core.history import History
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
-from evaluator.core.results import ReportInputs, Results, to_dict, untracked_sentence
+from evaluator.core.results import Results, to_dict, untracked_sentence
 from evaluator.deps import Deps
 from evaluator.errors import EvaluatorError, GitHubError, InputError
 from evaluator.paths import confine, regular_file
@@ -33,16 +34,18 @@ from evaluator.progress import Progress
 from evaluator.render import (
     COMMENT_LIMIT,
     COMMENT_MARGIN,
-    Extras,
-    links,
     render,
     render_comment,
     render_summary,
     render_text,
 )
+from evaluator.report_views import ReportView
 from evaluator.runner import Runner, neutralize
 from evaluator.sharding import part_name
 from evaluator.snapshot import mark_output_folder
+
+if TYPE_CHECKING:
+    from evaluator.reporting import HistoryUpdate, Report
 
 
 @dataclass(frozen=True)
@@ -55,15 +58,17 @@ def _results_json(results: Results) -> str:
     return json.dumps(to_dict(results), indent=2) + "\n"
 
 
-def keep_head(results: Results, settings: Settings, deps: Deps,
+def keep_head(results: Results, view: ReportView | None, settings: Settings, deps: Deps,
               written: Collection[str] = ()) -> None:
-    """After a late failure: the head's results and a plain report, if not written yet."""
+    """After a late failure: the head's results and a plain report of ``view`` (when the
+    application could build one), if not written yet."""
     if not settings.output_dir:
         return
     progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
-    makers: tuple[tuple[str, Callable[[], str]], ...] = (
-        ("results.json", lambda: _results_json(results)),
-        ("report.md", lambda: render(results)))
+    makers: list[tuple[str, Callable[[], str]]] = [
+        ("results.json", lambda: _results_json(results))]
+    if view is not None:
+        makers.append(("report.md", lambda: render(view)))
     for name, make in makers:
         target = Path(settings.output_dir) / name
         if name in written:
@@ -104,6 +109,16 @@ def write_outputs(outcome: Outcome, report: str, progress: Progress,
     return result
 
 
+def _write_history(update: HistoryUpdate | None, progress: Progress) -> None:
+    """The history file with this run's commit (a push to the default branch)."""
+    if update is None:
+        return
+    try:
+        history_file.save(update.path, update.history)
+    except InputError as err:  # a folder or file that cannot be written
+        progress.warn(f"history not updated: {err.message}")
+
+
 def step_outputs(results: Results) -> dict[str, str]:
     """``passed`` and one output per measure that declares one (its overall value)."""
     metrics = results.overall.metrics
@@ -132,95 +147,20 @@ PREVIEW_HINT = "see the comment without posting it: retrieval-eval comment --res
                "RESULTS.json --preview"
 
 
-def _default_branch_push(env: Mapping[str, str]) -> bool:
-    """A push to the repository's default branch (the event names it)."""
-    if env.get("GITHUB_EVENT_NAME") != "push" or not env.get("GITHUB_EVENT_PATH"):
-        return False
-    try:
-        event = github_context.read_event(env["GITHUB_EVENT_PATH"])
-    except EvaluatorError:
-        return False
-    repository = event.get("repository")
-    default = repository.get("default_branch") if isinstance(repository, dict) else None
-    return isinstance(default, str) and env.get("GITHUB_REF") == f"refs/heads/{default}"
+def _report(outcome: Outcome) -> Report:
+    """The outcome's report (:func:`evaluator.reporting.report_of` made it)."""
+    if outcome.report is None:
+        raise ValueError("an outcome is published with its report: evaluator.reporting.report_of")
+    return outcome.report
 
 
-def _history(outcome: Outcome, deps: Deps, progress: Progress) -> History | None:
-    """The history for the trend; this run is added on a push to the default branch."""
-    if not outcome.settings.history:
-        return None
-    path = Path(outcome.settings.history)
-    try:
-        if outcome.ground_truth is not None and _default_branch_push(deps.env):
-            progress(f"history: adding commit {(outcome.results.run.commit or '')[:12]} "
-                     f"to {path}")
-            return history_file.record(path, outcome.results)
-        return history_file.load(path)
-    except InputError as err:  # a bad history file, or one that cannot be written
-        progress.warn(f"no trend: {err.message}")
-        return None
-
-
-def _changed_files(outcome: Outcome, deps: Deps, progress: Progress,
-                   shas: tuple[str, str] | None) -> tuple[str, ...] | None:
-    """The PR's changed files (root-relative), or None when they cannot be known."""
-    if outcome.ground_truth is None or outcome.comparison is None:
-        return None
-    base = outcome.baseline.run.commit if outcome.baseline else None
-    base, head = shas or (base, outcome.results.run.commit)
-    if not base or not head:
-        return None
-    root = Path(outcome.settings.path or ".")
-    try:
-        return deps.git.changed_files(root, base, head)
-    except EvaluatorError as err:
-        progress(f"no PR-touched section: {err.message}")
-        return None
-
-
-def extras_for(outcome: Outcome, deps: Deps, progress: Progress) -> Extras:
-    """Floors, the PR's changed files with links, the history and any settings mismatch;
-    for a saved results file, the ones the evaluation saved with it."""
-    saved = outcome.results.report
-    if outcome.ground_truth is None and saved is not None:
-        link = links(**saved.links) if saved.links is not None else None
-        return Extras(floors=outcome.floors, changed_files=saved.changed_files, links=link,
-                      history=_history(outcome, deps, progress), mismatch=outcome.mismatch)
-    shas = _pr_shas(deps.env)
-    changed = _changed_files(outcome, deps, progress, shas)
-    link = None
-    repository = deps.env.get("GITHUB_REPOSITORY")
-    head_sha = shas[1] if shas else outcome.results.run.commit
-    if changed is not None and repository:
-        prefix = deps.git.repo_prefix(Path(outcome.settings.path or "."))
-        link = links(deps.env.get("GITHUB_SERVER_URL") or "https://github.com", repository,
-                     head_sha, prefix)
-    # A results file from before the "report" block does not record the floor policy it was
-    # checked against (`comment` reads no options file): its violations, not guessed margins.
-    return Extras(floors=outcome.floors, changed_files=changed, links=link,
-                  history=_history(outcome, deps, progress), mismatch=outcome.mismatch)
-
-
-def with_report(outcome: Outcome, extras: Extras) -> Outcome:
-    """``outcome`` whose results carry what their report shows beyond them (the compared
-    side, the floors, the changed files and their links), so that ``comment --results``
-    renders the same document from the saved file alone."""
-    base = outcome.compared or ReportInputs()
-    link = extras.links
-    inputs = replace(base, floors=extras.floors, changed_files=extras.changed_files,
-                     links=None if link is None else {
-                         "server": link.server, "repository": link.repository,
-                         "sha": link.sha, "root": link.root})
-    return replace(outcome, results=replace(outcome.results, report=inputs))
-
-
-def comment_body(outcome: Outcome, extras: Extras, *, limit: int, report: str | None = None
+def comment_body(outcome: Outcome, *, limit: int, report: str | None = None
                  ) -> tuple[str, tuple[str, ...]]:
     """The comment as posted (without the markers the client adds) and what it left out."""
     settings = outcome.settings
     template = Path(settings.template) if settings.template else None
-    rendered = render_comment(outcome.results, comparison=outcome.comparison,
-                              template=template, limit=limit, full=report, extras=extras)
+    rendered = render_comment(_report(outcome).view, template=template, limit=limit,
+                              full=report)
     return rendered.text, rendered.dropped
 
 
@@ -232,8 +172,7 @@ def fingerprint(outcome: Outcome) -> str:
 def preview(outcome: Outcome, deps: Deps) -> None:
     """Print the exact comment (markers included) to stdout: no token, no network."""
     progress = Progress(deps.stderr, quiet=outcome.settings.quiet, clock=deps.elapsed)
-    extras = extras_for(outcome, deps, progress)
-    text, dropped = comment_body(outcome, extras, limit=COMMENT_LIMIT - COMMENT_MARGIN)
+    text, dropped = comment_body(outcome, limit=COMMENT_LIMIT - COMMENT_MARGIN)
     body = (f"{github_comments.marker(outcome.settings.comment_key)}\n"
             f"{github_comments.state_marker(fingerprint(outcome))}\n{text}")
     runner = Runner.from_env(deps.env, stream=deps.stdout)
@@ -258,7 +197,7 @@ class _Poster:
         self.progress.warn(f"comment not posted: {reason}{console_extra}")
         self.runner.annotate("warning", f"comment not posted: {reason}")
 
-    def post(self, report: str, extras: Extras) -> github_comments.PublishResult | None:
+    def post(self, report: str) -> github_comments.PublishResult | None:
         """Post per the comment mode; what was done, or None with a warning."""
         settings = self.outcome.settings
         env = self.deps.env
@@ -271,7 +210,8 @@ class _Poster:
                 "; the report is in the summary")
             return None
         try:
-            ctx = github_context.context_from_env(env, token=self.deps.github_token, pr=settings.pr)
+            ctx = github_context.context_from_env(env, token=self.deps.github_token,
+                                                  pr=settings.pr)
         except EvaluatorError as err:
             self.skip(err)
             return None
@@ -289,19 +229,19 @@ class _Poster:
                                       "talking to GitHub (comment-timeout) passed while "
                                       "fetching the artifact", hint="raise comment-timeout")
             client = github_comments.GitHubClient(self.deps.session_factory(), ctx,
-                                         deadline_s=deadline)
+                                                  deadline_s=deadline)
         except EvaluatorError as err:
             self.skip(err)
             return None
-        return self._send(client, ctx.pr_number, report, extras)
+        return self._send(client, ctx.pr_number, report)
 
-    def _send(self, client: github_comments.GitHubClient, pr: int, report: str,
-              extras: Extras) -> github_comments.PublishResult | None:
+    def _send(self, client: github_comments.GitHubClient, pr: int,
+              report: str) -> github_comments.PublishResult | None:
         settings, outcome = self.outcome.settings, self.outcome
         mode = settings.comment if settings.comment != "never" else "always"
         limit = COMMENT_LIMIT - COMMENT_MARGIN
         for _attempt in range(3):
-            text, dropped = comment_body(outcome, extras, limit=limit,
+            text, dropped = comment_body(outcome, limit=limit,
                                          report=report if limit == COMMENT_LIMIT
                                          - COMMENT_MARGIN else None)
             try:
@@ -367,7 +307,9 @@ def publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: bo
                  relative_to=relative_to, written=written)
     except BaseException:
         if outcome.ground_truth is not None:  # an evaluation, not a saved file
-            keep_head(outcome.results, outcome.settings, deps, written)
+            keep_head(outcome.results,
+                      outcome.report.view if outcome.report is not None else None,
+                      outcome.settings, deps, written)
         raise
 
 
@@ -377,10 +319,10 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
     progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     template = Path(settings.template) if settings.template else None
-    extras = extras_for(outcome, deps, progress)
-    outcome = with_report(outcome, extras)
-    report = render(results, comparison=comparison, template=template, extras=extras)
+    view = _report(outcome).view
+    report = render(view, template=template)
     paths = write_outputs(outcome, report, progress, written)
+    _write_history(_report(outcome).history_update, progress)
     if outcome.ground_truth is not None:
         for warning in results.run.warnings:
             # The annotation says "Warning" itself: not twice.
@@ -391,10 +333,9 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
                             title="untracked files")
     for difference in outcome.mismatch:
         progress.warn(f"the baseline is not comparable: {difference.message}")
-    print(neutralize(render_text(results, comparison=comparison)), file=deps.stdout, end="")
+    print(neutralize(render_text(view)), file=deps.stdout, end="")
     if runner.summary_path is not None:
-        summary = render_summary(results, comparison=comparison, template=template,
-                                 full=report, extras=extras)
+        summary = render_summary(view, template=template, full=report)
         runner.append_summary(summary.text)
         if summary.dropped:
             progress.warn("the job summary leaves out " + " and ".join(summary.dropped)
@@ -408,7 +349,7 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
     posted = None
     if comment:
         required = comment_required or not runner.in_actions
-        posted = _Poster(outcome, deps, runner, progress, required).post(report, extras)
+        posted = _Poster(outcome, deps, runner, progress, required).post(report)
     written_comment = posted.comment if posted is not None else None
     results_path = paths.results or outcome.results_file
     runner.set_outputs(step_outputs(results) | verdict.step_outputs(

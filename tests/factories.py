@@ -129,3 +129,13 @@ def example_answer(question: str, *, before: Sequence[str] = (), perfect: bool =
     if not perfect:
         return Answer(tuple(before), "", 10, 0.001)
     return Answer((*before, *graded), "\n".join(query.gold_facts), 10, 0.001)
+
+
+def view_of(results: Results, *, comparison=None, extras=None):
+    """The report's view of ``results`` as the application builds it: with the significance
+    settings the run recorded (:func:`evaluator.reporting.report_of` does the same)."""
+    from evaluator.core.results import significance_of
+    from evaluator.report_views import Extras, report_view
+
+    return report_view(results, comparison=comparison, extras=extras or Extras(),
+                       test=significance_of(results.run))

@@ -16,6 +16,7 @@ FORBIDDEN_IN_CORE = {"jinja2", "markupsafe", "requests", "neuralmind", "subproce
                      "evaluator.github_context", "evaluator.github_comments",
                      "evaluator.http_transport", "evaluator.render", "evaluator.snapshot",
                      "evaluator.git_command", "evaluator.git_repo",
+                     "evaluator.template_sandbox", "evaluator.escaping", "evaluator.report_views",
                      "evaluator.neuralmind_index", "evaluator.runner"}
 
 

@@ -335,10 +335,12 @@ def test_no_view_tests_significance_with_default_settings():
 
 
 def test_the_systems_table_uses_the_runs_recorded_significance_settings():
-    """A results file that records a loose alpha shows a ▲ that the default alpha hides."""
+    """A results file that records a loose alpha shows a ▲ that the default alpha hides; one
+    that records none is tested with the command's settings, never a function's defaults."""
     from dataclasses import replace
 
-    from evaluator import render
+    from evaluator import report_views, reporting
+    from evaluator.core.options import Settings
     from evaluator.core.systems import system_run
     from tests.factories import make_results
 
@@ -349,14 +351,187 @@ def test_the_systems_table_uses_the_runs_recorded_significance_settings():
     runs = (system_run("neuralmind", base.queries, shapes),
             system_run("bm25", better, shapes))
 
-    def cells(alpha):
-        run = replace(base.run, significance={"alpha": alpha, "min_effect": 0.02, "seed": 0})
-        tables = render.systems_view(replace(base, run=run, systems=runs))
+    def cells(recorded, settings=None):
+        run = replace(base.run, significance=recorded)
+        results = replace(base, run=run, systems=runs)
+        test = reporting.run_test(results, settings or Settings())
+        tables = report_views.systems_view(results, test=test)
         return [c["marker"] for t in tables for row in t["rows"] for c in row["cells"]
                 if c["name"] == "ndcg@5"]
 
-    assert "▲" not in cells(1e-9)
-    assert "▲" in cells(0.5)
+    assert "▲" not in cells({"alpha": 1e-9, "min_effect": 0.02, "seed": 0})
+    assert "▲" in cells({"alpha": 0.5, "min_effect": 0.02, "seed": 0})
+    assert "▲" not in cells({}, Settings(alpha=1e-9))
+    assert "▲" in cells({}, Settings(alpha=0.5))
+
+
+# Presentation only formats and writes (issue 21 item 3): what the report shows — the views,
+# significance, the changed files (git) and the history update — is computed by the
+# application (evaluator.reporting, evaluator.report_views) and carried in the outcome.
+PRESENTATION = ("evaluator/render.py", "evaluator/publish.py", "evaluator/escaping.py",
+                "evaluator/template_sandbox.py")
+COMPUTATION_MODULES = {"evaluator.core.stats", "evaluator.core.compare",
+                       "evaluator.core.systems", "evaluator.core.history",
+                       "evaluator.core.moves", "evaluator.baseline", "evaluator.reporting",
+                       "evaluator.core.verdict.significance", "evaluator.history_file.record",
+                       "evaluator.history_file.with_entry", "evaluator.report_views.report_view",
+                       "evaluator.report_views.systems_view"}
+COMPUTATION_CALLS = {"significance", "significance_of", "system_tables", "changed_files",
+                     "repo_prefix", "entry_for", "report_view", "systems_view", "record",
+                     "with_entry", "compare_results", "RunInfo", "Results"}
+
+
+def _computation_in(source: str) -> list[str]:
+    """Imports (outside ``if TYPE_CHECKING``) and calls of the report's computation."""
+    tree = ast.parse(source)
+    typing_only = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If)
+                   and getattr(node.test, "id", "") == "TYPE_CHECKING"
+                   for stmt in node.body for n in ast.walk(stmt)}
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names = {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            found += sorted(names & COMPUTATION_MODULES)
+        elif isinstance(node, ast.Import):
+            found += sorted({a.name for a in node.names} & COMPUTATION_MODULES)
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name in COMPUTATION_CALLS:
+                found.append(f"{name}()")
+    return found
+
+
+def test_render_and_publish_only_format_and_write():
+    found = {path: hits for path in PRESENTATION
+             if (hits := _computation_in((ROOT / path).read_text(encoding="utf-8")))}
+    assert not found, found
+
+
+def test_the_presentation_check_sees_computation():
+    """The check above fails on what render.py and publish.py did before issue 21."""
+    before = ("from evaluator.core.results import significance_of\n"
+              "from evaluator.core.systems import system_tables\n"
+              "from evaluator.baseline import _pr_shas\n"
+              "from evaluator import history_file\n"
+              "def f(deps, root, results):\n"
+              "    deps.git.changed_files(root, 'a', 'b')\n"
+              "    history_file.record(root, results)\n"
+              "    return Results(run=RunInfo())\n")
+    assert sorted(_computation_in(before)) == [
+        "Results()", "RunInfo()", "changed_files()", "evaluator.baseline",
+        "evaluator.core.systems", "record()"]
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n" \
+            "    from evaluator.reporting import Report\n"
+    assert _computation_in(typed) == []
+
+
+MY_MODULES = ("app.py", "authoring_commands.py", "render.py", "escaping.py",
+              "template_sandbox.py", "report_views.py", "reporting.py", "publish.py",
+              "core/measures.py")
+
+
+def test_the_report_and_application_modules_are_at_most_600_lines():
+    sizes = {m: len((ROOT / "evaluator" / m).read_text(encoding="utf-8").splitlines())
+             for m in MY_MODULES}
+    assert all(n <= 600 for n in sizes.values()), sizes
+
+
+@pytest.fixture
+def with_top1(monkeypatch):
+    """One more measure, registered as an engineer would add it: one row, nothing else."""
+    from evaluator.core import measures
+
+    row = measures.Measure(
+        "top1", "Top-1", "higher", "1 if the first module is relevant", "trec_eval P.1",
+        lambda x: float(bool(x.ranking) and x.grades.get(x.ranking[0], 0) >= x.threshold),
+        report="always", shape_column=True, system_column=True, tracked=True,
+        detail="top-1")
+    monkeypatch.setattr(measures, "MEASURES", (*measures.MEASURES, row))
+    return row
+
+
+def test_a_measure_added_to_the_registry_reaches_every_list(with_top1, with_echo, sample_repo,
+                                                            tmp_path):
+    from evaluator import app
+    from evaluator.core import history
+    from evaluator.render import render, render_text
+    from tests.integration.test_app_fake_index import deps_with
+
+    run = settings.settings_for("evaluate", {
+        "path": str(sample_repo), "baseline": "none", "cache_dir": str(tmp_path / "c"),
+        "backend": "in_memory", "systems": "neuralmind,echo"})
+    outcome = app.run_evaluate(run, deps_with(perfect=True))
+    results = outcome.results
+    assert results.overall.metrics["top1"] == 1.0
+    assert all("top1" in s.metrics for s in results.shapes.values())
+    assert outcome.report is not None
+    view = outcome.report.view
+    assert all("top1" in t["columns"] for t in view.values["systems"])  # the systems table
+    entry = history.entry_for(results)  # the history's tracked metrics
+    assert entry is not None and entry.metrics["top1"] == 1.0
+    doc = history.append(history.History(), entry)
+    assert history.parse(history.dumps(doc), "h.json").entries[0].metrics["top1"] == 1.0
+    report = render(view)
+    assert "| Top-1 |" in report  # the headline table
+    assert " · top-1 1.000</summary>" in report  # each question's summary line
+    assert "Top-1" in render_text(view)  # the terminal summary's shape and systems columns
+
+
+def test_one_row_per_measure_and_one_primary_metric():
+    from evaluator.core import measures
+
+    names = [m.name for m in measures.MEASURES]
+    assert len(names) == len(set(names)), "a measure is one row, parameterised by k"
+    assert [m.name for m in measures.MEASURES if m.primary] == ["ndcg"]
+    assert measures.PRIMARY_METRIC == "ndcg@5"
+    # mrr and hit_rate keep their bare names (the N-15 runner's) as the value at k = 5.
+    ks = (1, 5, 10)
+    names_at = measures.metric_names(ks)
+    assert {"mrr", "hit_rate", "mrr@1", "mrr@10", "hit_rate@10"} <= set(names_at)
+    assert measures.label("mrr") == "MRR@5" and measures.label("hit_rate@10") == "Hit rate@10"
+    from evaluator.core.metrics import Gain
+
+    x = measures.MeasureInput(("b", "a"), {"a": 3}, 5, 1, Gain.EXPONENTIAL, {})
+    values = measures.compute_all(x, ks)
+    assert values["mrr"] == values["mrr@5"] == 0.5 and values["mrr@1"] == 0.0
+    assert values["hit_rate"] == values["hit_rate@5"] == 1.0 and values["hit_rate@1"] == 0.0
+
+
+def test_the_judge_columns_are_the_registrys():
+    from dataclasses import fields
+
+    from evaluator.core import measures
+    from evaluator.judging import JUDGE_COLUMNS, JudgeResult
+
+    assert measures.judge_columns() == JUDGE_COLUMNS
+    assert set(JUDGE_COLUMNS) <= {f.name for f in fields(JudgeResult)}
+
+
+def test_the_default_primary_metric_is_written_once():
+    """``"ndcg@5"`` as a default lives in the registry only (issue 21 item 5)."""
+    hits = []
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # A default floor names the metric it floors (N-15's nDCG@5 floor), not a default.
+        floors = {id(c.args[0]) for c in ast.walk(tree) if isinstance(c, ast.Call)
+                  and getattr(c.func, "id", "") == "Floor" and c.args}
+        hits += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree)
+                 if isinstance(node, ast.Constant) and node.value == "ndcg@5"
+                 and id(node) not in floors]
+    assert hits == [], hits
+
+
+def test_the_template_sandbox_is_the_only_module_that_imports_jinja2():
+    users = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "jinja2" for n in names):
+                users.add(str(path.relative_to(ROOT)))
+    assert users == {"evaluator/template_sandbox.py"}
 
 
 TOKEN_NAMES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN")

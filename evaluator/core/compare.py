@@ -20,13 +20,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from evaluator.core.floors import Violation
-from evaluator.core.measures import lower_is_better
+from evaluator.core.measures import PRIMARY_METRIC, lower_is_better
 from evaluator.core.moves import QuestionMove, question_moves, tally
 from evaluator.core.results import Results
 from evaluator.core.scoring import mean
 from evaluator.core.stats import Comparison, compare, minimum_detectable_effect, paired_deltas
 
-MOVER_METRIC = "ndcg@5"
+MOVER_METRIC = PRIMARY_METRIC
 HIT_METRIC = "hit_rate"
 
 
@@ -135,7 +135,7 @@ def compare_results(
     *,
     source: str,
     metrics: Sequence[str],
-    primary_metric: str = "ndcg@5",
+    primary_metric: str = PRIMARY_METRIC,
     alpha: float = 0.05,
     min_effect: float = 0.02,
     movers: int = 5,

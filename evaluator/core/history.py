@@ -18,9 +18,10 @@ that joins entries from another host class than the current run's gets a note
 Entries are oldest first; :func:`append` keeps the newest :data:`MAX_ENTRIES`. The file may
 come from a cache any earlier workflow run could write, so :func:`parse` treats it as
 hostile: at most :data:`MAX_BYTES` (checked by the reader), :data:`MAX_ENTRIES` entries,
-commits are 7–40 hex digits, dates are ISO-8601 timestamps, metric names come from
-:data:`TRACKED` and values are finite numbers in ``[0, 1_000_000]``. Anything else is an
-error naming the entry, never a crash and never text that reaches the comment unchecked.
+commits are 7–40 hex digits, dates are ISO-8601 timestamps, metric names are the
+registry's ``tracked`` measures (:func:`evaluator.core.measures.tracked`) and values are
+finite numbers in ``[0, 1_000_000]``. Anything else is an error naming the entry, never a
+crash and never text that reaches the comment unchecked.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.core import textcheck
+from evaluator.core import measures, textcheck
 from evaluator.core.results import Results
 from evaluator.errors import InputError
 
@@ -40,8 +41,7 @@ SCHEMA = "retrieval-eval-history"
 VERSION = 1
 MAX_BYTES = 1024 * 1024
 MAX_ENTRIES = 200
-TRACKED = ("ndcg@5", "recall@5", "mrr", "hit_rate", "precision@5", "faithfulness")
-JUDGED = frozenset({"faithfulness"})
+JUDGED = frozenset(measures.judge_columns())  # the registry's judge columns
 _JUDGE = re.compile(r"[\w .()+:/-]{1,80}")
 _HOST = re.compile(r"[\w .(),+-]{1,120}")
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
@@ -92,7 +92,7 @@ def _entry(raw: Any, where: str, source: str) -> Entry:
         raise _fail(source, f"{where}.metrics", "expected an object")
     values: dict[str, float] = {}
     for name, value in metrics.items():
-        if name not in TRACKED:
+        if name not in measures.tracked():
             raise _fail(source, f"{where}.metrics", f"unknown metric {str(name)[:40]!r}")
         if (isinstance(value, bool) or not isinstance(value, int | float)
                 or not math.isfinite(value) or not 0.0 <= value <= _MAX_VALUE):
@@ -146,7 +146,7 @@ def entry_for(results: Results) -> Entry | None:
     if not _COMMIT.fullmatch(commit):
         return None
     date = results.run.started_at if _DATE.fullmatch(results.run.started_at or "") else ""
-    metrics = {m: float(v) for m in TRACKED
+    metrics = {m: float(v) for m in measures.tracked()
                if (v := results.overall.metrics.get(m)) is not None and math.isfinite(v)
                and 0.0 <= v <= _MAX_VALUE}
     judge = results.run.judge if _JUDGE.fullmatch(results.run.judge or "") else None

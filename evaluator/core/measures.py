@@ -53,11 +53,17 @@ MeasureFn = Callable[[MeasureInput], float | None]
 class Measure:
     """One reported measure.
 
-    ``at_k``: computed at every configured cut-off as ``name@k`` (``label`` takes ``{k}``).
-    ``report``: shown in the headline table ``always`` (when present), only when
-    ``computed`` (not ``None``), or ``never``. ``shape_column``: a column of the per-shape
-    table. ``system_column``: a column of the ``--systems`` comparison table (at k = 5).
+    ``at_k``: computed at every configured cut-off as ``name@k`` (``label`` takes ``{k}``);
+    ``bare``: its headline value (k = 5, the N-15 runner's cut) is also reported under the
+    bare name (``mrr``, ``hit_rate``), one row for both. ``report``: shown in the headline
+    table ``always`` (when present), only when ``computed`` (not ``None``), or ``never``.
+    ``shape_column``: a column of the per-shape table. ``system_column``: a column of the
+    ``--systems`` comparison table (at k = 5).
     ``output``: the Action's step output carrying the overall value (at k = 5).
+    ``tracked``: kept in the history file (the default branch's trend). ``judge_column``: a
+    column of the faithfulness judge (the ``judge`` command's report). ``detail``: the name
+    each question's summary line shows it under (empty: not shown). ``primary``: the
+    default primary metric (exactly one measure).
     """
 
     name: str
@@ -73,6 +79,11 @@ class Measure:
     output: str | None = None
     source: Literal["ranking", "index"] = "ranking"
     system_column: bool = False
+    bare: bool = False
+    tracked: bool = False
+    judge_column: bool = False
+    detail: str = ""
+    primary: bool = False
 
     def names(self, ks: Iterable[int]) -> tuple[str, ...]:
         return tuple(f"{self.name}@{k}" for k in ks) if self.at_k else (self.name,)
@@ -80,7 +91,7 @@ class Measure:
     @property
     def headline_name(self) -> str:
         """The name of the value reported in tables and outputs (k = ``HEADLINE_K``)."""
-        return f"{self.name}@{HEADLINE_K}" if self.at_k else self.name
+        return f"{self.name}@{HEADLINE_K}" if self.at_k and not self.bare else self.name
 
     def label_for(self, k: int = HEADLINE_K) -> str:
         return self.label.format(k=k)
@@ -93,11 +104,14 @@ def _column(name: str) -> MeasureFn:
 def _index_measure(name: str, label: str, direction: Direction, definition: str,
                    citation: str, *, unit: Unit = "score", report: Shown = "never",
                    shape_column: bool = False, output: str | None = None,
-                   system_column: bool = False) -> Measure:
-    """A measure whose value the index adapter measures (``Retrieval.columns``)."""
+                   system_column: bool = False, tracked: bool = False,
+                   judge_column: bool = True, detail: str = "") -> Measure:
+    """A measure whose value the index adapter measures (``Retrieval.columns``); a column
+    of the judge unless ``judge_column`` is false."""
     return Measure(name, label, direction, definition, citation, _column(name), unit=unit,
                    report=report, shape_column=shape_column, output=output, source="index",
-                   system_column=system_column)
+                   system_column=system_column, tracked=tracked, judge_column=judge_column,
+                   detail=detail)
 
 
 MEASURES: tuple[Measure, ...] = (
@@ -106,38 +120,33 @@ MEASURES: tuple[Measure, ...] = (
             "trec_eval recall.k",
             lambda x: recall_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
             at_k=True, report="always", shape_column=True, output="recall",
-            system_column=True),
+            system_column=True, tracked=True, detail="recall@5"),
     Measure("precision", "Precision@{k}", "higher",
             "relevant in the top k / k, even when fewer than k were returned",
             "trec_eval P.k",
             lambda x: precision_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
-            at_k=True, report="always", system_column=True),
-    Measure("mrr", "MRR@5", "higher",
-            "mean of 1 / rank of the first relevant module within the top 5 (the N-15 "
-            "runner's cut); `mrr@k` for each k",
-            "trec_eval recip_rank, cut at 5",
-            lambda x: reciprocal_rank(x.ranking, x.grades, HEADLINE_K, threshold=x.threshold),
-            report="always", shape_column=True, output="mrr", system_column=True),
+            at_k=True, report="always", system_column=True, tracked=True),
+    Measure("mrr", "MRR@{k}", "higher",
+            "RR@k: 1 / rank of the first relevant module in the top k; the mean over "
+            "queries. `mrr` (no `@k`) is `mrr@5`, the N-15 runner's cut",
+            "trec_eval recip_rank, cut at k",
+            lambda x: reciprocal_rank(x.ranking, x.grades, x.k, threshold=x.threshold),
+            at_k=True, bare=True, report="always", shape_column=True, output="mrr",
+            system_column=True, tracked=True),
     Measure("ndcg", "nDCG@{k}", "higher",
             "DCG@k / IDCG@k; gain `2^rel − 1` (default) or `rel`; IDCG from every module "
             "graded > 0; 0 when IDCG is 0",
             "trec_eval ndcg_cut.k; Järvelin & Kekäläinen, TOIS 2002",
             lambda x: ndcg_at_k(x.ranking, x.grades, x.k, gain=x.gain),
             at_k=True, report="always", shape_column=True, output="ndcg",
-            system_column=True),
-    Measure("hit_rate", "Hit rate@5", "higher",
-            "share of queries with a relevant module in the top 5 (`hit_rate@k` for each k)",
+            system_column=True, tracked=True, detail="nDCG@5", primary=True),
+    Measure("hit_rate", "Hit rate@{k}", "higher",
+            "success@k: 1 if a relevant module is in the top k; the mean is the share of "
+            "queries with one. `hit_rate` (no `@k`) is `hit_rate@5`",
             "trec_eval success.k",
-            lambda x: hit_rate_at_k(x.ranking, x.grades, HEADLINE_K, threshold=x.threshold),
-            report="always", shape_column=True, output="hit-rate", system_column=True),
-    Measure("hit_rate", "Hit rate@{k}", "higher", "success@k: 1 if a relevant module is in "
-            "the top k", "trec_eval success.k",
             lambda x: hit_rate_at_k(x.ranking, x.grades, x.k, threshold=x.threshold),
-            at_k=True),
-    Measure("mrr", "MRR@{k}", "higher", "RR@k: 1 / rank of the first relevant module in the "
-            "top k", "trec_eval recip_rank, cut at k",
-            lambda x: reciprocal_rank(x.ranking, x.grades, x.k, threshold=x.threshold),
-            at_k=True),
+            at_k=True, bare=True, report="always", shape_column=True, output="hit-rate",
+            system_column=True, tracked=True),
     Measure("acc", "Acc@{k}", "higher",
             "1 if every module graded ≥ 2 (needed to answer; ≥ the threshold when it is "
             "higher) is in the top k, else 0; 0 when none is graded ≥ 2. The mean is the "
@@ -155,7 +164,7 @@ MEASURES: tuple[Measure, ...] = (
                    "contradicted (see docs/judge.md)",
                    "evaluator.core.judge",
                    report="always", shape_column=True, output="faithfulness",
-                   system_column=True),
+                   system_column=True, tracked=True, detail="faithfulness"),
     _index_measure("fact_recall", "Fact recall", "higher",
                    "share of gold facts found in the retrieved context (by terms or by "
                    "similarity)", "evaluator.core.judge"),
@@ -190,10 +199,10 @@ MEASURES: tuple[Measure, ...] = (
                    "neuralmind.ragas (dropped)", report="computed"),
     _index_measure("context_tokens", "Context tokens", "lower",
                    "tokens of the context NeuralMind returned", "NeuralMind query()",
-                   unit="tokens", report="always", system_column=True),
+                   unit="tokens", report="always", system_column=True, judge_column=False),
     _index_measure("token_reduction", "Token reduction", "higher",
                    "NeuralMind's reported reduction against the whole repository",
-                   "NeuralMind query()", unit="times"),
+                   "NeuralMind query()", unit="times", judge_column=False),
 )
 
 
@@ -221,7 +230,7 @@ def measure_of(metric: str) -> Measure | None:
     """The registry entry behind a metric name (``ndcg@10`` → ``ndcg``), if any."""
     base, _, k = metric.partition("@")
     for m in MEASURES:
-        if m.name == base and m.at_k == bool(k):
+        if m.name == base and (m.at_k if k else m.headline_name == base):
             return m
     return None
 
@@ -269,6 +278,31 @@ def system_columns() -> tuple[str, ...]:
     return tuple(m.headline_name for m in MEASURES if m.system_column)
 
 
+def tracked() -> tuple[str, ...]:
+    """The metrics the history file keeps (the default branch's trend)."""
+    return tuple(m.headline_name for m in MEASURES if m.tracked)
+
+
+def judge_columns() -> tuple[str, ...]:
+    """The faithfulness judge's columns, in registry order."""
+    return tuple(m.name for m in MEASURES if m.judge_column)
+
+
+def detail_line() -> tuple[tuple[str, str], ...]:
+    """(metric, shown name) of each measure in a question's summary line: the primary
+    metric first, then registry order."""
+    shown = sorted((m for m in MEASURES if m.detail), key=lambda m: not m.primary)
+    return tuple((m.headline_name, m.detail) for m in shown)
+
+
+def primary_metric() -> str:
+    """The default primary metric: the one measure flagged ``primary``."""
+    flagged = [m.headline_name for m in MEASURES if m.primary]
+    if len(flagged) != 1:
+        raise ValueError(f"exactly one measure must be primary, found {flagged}")
+    return flagged[0]
+
+
 def outputs() -> dict[str, Measure]:
     """Step output name → measure (its overall value at k = 5)."""
     return {m.output: m for m in MEASURES if m.output}
@@ -279,9 +313,15 @@ def compute_all(x: MeasureInput, ks: Iterable[int]) -> dict[str, float | None]:
     out: dict[str, float | None] = {}
     for m in MEASURES:
         if m.at_k:
-            for k in ks:
-                out[f"{m.name}@{k}"] = m.compute(MeasureInput(
-                    x.ranking, x.grades, k, x.threshold, x.gain, x.columns))
+            at = {k: m.compute(MeasureInput(x.ranking, x.grades, k, x.threshold, x.gain,
+                                            x.columns)) for k in {*ks, HEADLINE_K}}
+            if m.bare:
+                out[m.name] = at[HEADLINE_K]
+            out |= {f"{m.name}@{k}": at[k] for k in ks}
         else:
             out[m.name] = m.compute(x)
     return out
+
+
+#: The default primary metric (significance, movers, the trend, weak questions).
+PRIMARY_METRIC = primary_metric()

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from evaluator.core.measures import lower_is_better
+from evaluator.core.measures import PRIMARY_METRIC, lower_is_better
 from evaluator.core.results import Results
 from evaluator.core.scoring import QueryResult
 
@@ -95,7 +95,7 @@ def _order_key(move: QuestionMove) -> tuple[int, float, str]:
     return group, magnitude, move.id
 
 
-def question_moves(base: Results, head: Results, *, metric: str = "ndcg@5",
+def question_moves(base: Results, head: Results, *, metric: str = PRIMARY_METRIC,
                    top: int = TOP_K) -> tuple[QuestionMove, ...]:
     """Every question present on both sides, worst first (see the module docstring).
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from evaluator.core.floors import DEFAULT_POLICY, Floor, FloorPolicy
 from evaluator.core.groundtruth import DEFAULT_MIX
-from evaluator.core.measures import effective_k, metric_names, unit
+from evaluator.core.measures import PRIMARY_METRIC, effective_k, metric_names, unit
 from evaluator.core.metrics import Gain
 from evaluator.core.option_types import (
     COMMENT_MODES,
@@ -218,7 +218,7 @@ OPTIONS: tuple[Option, ...] = (
     _o("quiet", "bool", "no progress on stderr (warnings and the summary still print)",
        default=False, commands=("evaluate", "comment", "init", "merge"), action_input=None),
     _o("primary_metric", "text", "the metric tested for significance against the baseline",
-       default="ndcg@5", **_FILE),
+       default=PRIMARY_METRIC, **_FILE),
     _o("alpha", "level", "significance level of the paired randomization test",
        default=DEFAULT_TEST.alpha, **_FILE),
     _o("min_effect", "fraction", "smallest change of the primary metric called significant",

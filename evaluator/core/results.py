@@ -59,7 +59,7 @@ from evaluator.core.giveaway import Overlap
 from evaluator.core.groundtruth import Problem, has_control, shape_order
 from evaluator.core.judge import JUDGED_BY, FactAudit, anchored_share
 from evaluator.core.judgecheck import CheckRow, JudgeCheck, summarise
-from evaluator.core.measures import MEASURES
+from evaluator.core.measures import MEASURES, PRIMARY_METRIC
 from evaluator.core.scoring import (
     Aggregate,
     Diagnostics,
@@ -166,9 +166,9 @@ class ReportInputs:
     baseline: Results | None = None
     source: str = ""
     notes: tuple[str, ...] = ()
-    primary_metric: str = "ndcg@5"
-    alpha: float = 0.05
-    min_effect: float = 0.02
+    primary_metric: str = PRIMARY_METRIC
+    alpha: float = DEFAULT_TEST.alpha
+    min_effect: float = DEFAULT_TEST.min_effect
     floors: FloorPolicy | None = None
     changed_files: tuple[str, ...] | None = None
     links: Mapping[str, str] | None = None  # server, repository, sha, root (checked on use)
@@ -708,9 +708,9 @@ def _read_report(r: _Reader, value: Any) -> ReportInputs:
     return ReportInputs(
         baseline=baseline, source=r.text(data.get("source", ""), "report.source"),
         notes=r.strs(data.get("notes", []), "report.notes"),
-        primary_metric=r.text(data.get("primary_metric", "ndcg@5"), "report.primary_metric"),
-        alpha=r.real(data.get("alpha", 0.05), "report.alpha"),
-        min_effect=r.real(data.get("min_effect", 0.02), "report.min_effect"),
+        primary_metric=r.text(data.get("primary_metric", PRIMARY_METRIC), "report.primary_metric"),
+        alpha=r.real(data.get("alpha", DEFAULT_TEST.alpha), "report.alpha"),
+        min_effect=r.real(data.get("min_effect", DEFAULT_TEST.min_effect), "report.min_effect"),
         floors=floors,
         changed_files=r.strs(changed, "report.changed_files") if changed is not None else None,
         links=({k: r.text(r.mapping(links, "report.links").get(k), f"report.links.{k}")

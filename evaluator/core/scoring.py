@@ -22,6 +22,7 @@ from evaluator.core.measures import (
     MeasureInput,
     compute_all,
     effective_k,
+    judge_columns,
     metric_names,
 )
 from evaluator.core.metrics import Gain, dedupe, first_rank
@@ -33,9 +34,8 @@ FAITHFULNESS_COLUMNS: tuple[str, ...] = (
 )
 #: Every measure judged against the gold facts: not computed (``None``) for a
 #: retrieval-only question (no gold facts), so means and floors leave it out.
-FACT_METRICS: frozenset[str] = frozenset((
-    *FAITHFULNESS_COLUMNS, "faithfulness_n15", "fact_recall_n15", "contradiction_n15",
-    "faithfulness_embed"))
+#: These are the judge's columns (the registry's ``judge_column`` measures).
+FACT_METRICS: frozenset[str] = frozenset(judge_columns())
 __all__ = ["DEFAULT_K", "HEADLINE_K", "effective_k", "metric_names"]
 
 

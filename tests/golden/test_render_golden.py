@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.core import measures
 from evaluator.core.compare import compare_results
 from evaluator.core.floors import FloorPolicy
-from evaluator.render import HEADLINE, SHAPE_COLUMNS, render, render_comment
-from tests.factories import make_results, results_from_rankings
+from evaluator.render import render, render_comment
+from tests.factories import make_results, results_from_rankings, view_of
 
 EXPECTED = Path(__file__).parent / "expected"
 LENIENT = FloorPolicy(aggregate=(), per_shape=(), zero_miss=False)
@@ -24,32 +25,33 @@ def _check(request: pytest.FixtureRequest, name: str, text: str) -> None:
 
 
 def _comparison(base, head):
-    metrics = list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS]))
+    metrics = list(dict.fromkeys([*measures.headline(), *measures.shape_columns()]))
     return compare_results(base, head, source="merge base 89abcdef0123", metrics=metrics)
 
 
 def test_pass(request):
     results = make_results(quality=0.95, policy=LENIENT, seed=3)
     assert results.passed
-    _check(request, "pass.md", render(results))
+    _check(request, "pass.md", render(view_of(results)))
 
 
 def test_fail(request):
     results = make_results(quality=0.4, seed=2)
     assert not results.passed
-    _check(request, "fail.md", render(results))
+    _check(request, "fail.md", render(view_of(results)))
 
 
 def test_fail_with_baseline_deltas(request):
     base = make_results(quality=0.9, seed=2)
     head = make_results(quality=0.4, seed=2)
-    _check(request, "fail-with-baseline.md", render(head, comparison=_comparison(base, head)))
+    _check(request, "fail-with-baseline.md",
+           render(view_of(head, comparison=_comparison(base, head))))
 
 
 def test_custom_shape(request):
     results = make_results(shapes=("focused", "api-surface", "cross-file"), seed=5,
                            policy=LENIENT)
-    text = render(results)
+    text = render(view_of(results))
     assert "| api-surface |" in text
     _check(request, "custom-shape.md", text)
 
@@ -57,9 +59,9 @@ def test_custom_shape(request):
 def test_oversize(request):
     long_question = "Where is the code path for feature {i}? " + "padding words " * 60
     results = make_results(n=400, seed=7, question=long_question)
-    full = render(results)
+    full = render(view_of(results))
     assert len(full) > 65_536
-    comment = render_comment(results)
+    comment = render_comment(view_of(results))
     assert len(comment.text) <= 65_536 - 512
     assert comment.dropped
     assert "To fit a GitHub comment this leaves out" in comment.text
@@ -86,11 +88,11 @@ def test_sections_with_baseline(request):
     from evaluator.core.compare import compare_sections
 
     base, head = _sectioned(0.9), _sectioned(0.7)
-    metrics = list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS]))
+    metrics = list(dict.fromkeys([*measures.headline(), *measures.shape_columns()]))
     options = {"source": "merge base 89abcdef0123", "metrics": metrics,
                "primary_metric": "ndcg@5", "alpha": 0.05, "min_effect": 0.02}
     comparison = compare_sections(base, head, compare_results(base, head, **options), **options)
-    text = render(head, comparison=comparison)
+    text = render(view_of(head, comparison=comparison))
     assert "### By section" in text and "<details><summary>" in text
     _check(request, "sections-with-baseline.md", text)
 
@@ -109,7 +111,7 @@ def test_systems_and_judge_check(request):
                       run=replace(head.run, judge="evaluator-judge 3 (terms+minilm)"),
                       systems=(system_run("neuralmind", head.queries, shapes),
                                system_run("bm25", other.queries, shapes)))
-    text = render(results)
+    text = render(view_of(results))
     assert "### Systems side by side" in text
     assert "⚠️ the judge separates right from wrong source by only 0.30" in text
     assert " · judge evaluator-judge 3 (terms+minilm) · " in text  # the footer names it
@@ -148,18 +150,19 @@ def _suite(ranks: dict[int, int | None], **run) -> object:
 
 def _extras(**kwargs):
     from evaluator.core.floors import DEFAULT_POLICY
-    from evaluator.render import Extras
+    from evaluator.report_views import Extras
     return Extras(floors=DEFAULT_POLICY, **kwargs)
 
 
 def _compare(base, head):
     return compare_results(base, head, source="merge base 89abcdef0123",
-                           metrics=list(dict.fromkeys([*HEADLINE, *SHAPE_COLUMNS])))
+                           metrics=list(dict.fromkeys([*measures.headline(),
+                                                       *measures.shape_columns()])))
 
 
 def test_one_question_regression(request):
     base, head = _suite({}), _suite({7: None})
-    text = render(head, comparison=_compare(base, head), extras=_extras())
+    text = render(view_of(head, comparison=_compare(base, head), extras=_extras()))
     first = text.splitlines()[:15]
     assert first[0].startswith("## ⚠️ 1 question worse · 0 better · 17 unchanged — nDCG@5")
     assert any("`q07`" in line and "not retrieved" in line for line in first)
@@ -173,7 +176,7 @@ def test_many_question_significant_drop(request):
     head = _suite({i: (None if i % 2 else 5) for i in range(12)})
     comparison = _compare(base, head)
     assert comparison.primary.significant
-    text = render(head, comparison=comparison, extras=_extras())
+    text = render(view_of(head, comparison=comparison, extras=_extras()))
     assert text.startswith("## ⚠️ 12 questions worse · 0 better · 6 unchanged")
     assert "the change in nDCG@5 is significant (12 changed, p = 0.000)" in text
     _check(request, "many-question-drop.md", text)
@@ -182,7 +185,7 @@ def test_many_question_significant_drop(request):
 def test_improvement(request):
     base = _suite({2: None, 5: 4, 8: 3})
     head = _suite({})
-    text = render(head, comparison=_compare(base, head), extras=_extras())
+    text = render(view_of(head, comparison=_compare(base, head), extras=_extras()))
     assert text.startswith("## ✅ 0 questions worse · 3 better · 15 unchanged")
     _check(request, "improvement.md", text)
 
@@ -197,17 +200,18 @@ def test_mismatched_baseline_refused_or_warned(request):
         require_comparable(base.run, head.run)
     _check(request, "mismatch-refused.txt", f"error: {err.value}\n")
     differences = require_comparable(base.run, head.run, mismatch="warn")
-    text = render(head, comparison=_compare(base, head), extras=_extras(mismatch=differences))
+    text = render(view_of(head, comparison=_compare(base, head),
+                          extras=_extras(mismatch=differences)))
     assert "The baseline is not comparable" in "\n".join(text.splitlines()[:6])
     _check(request, "mismatch-warned.md", text)
 
 
 def test_pr_touched_section(request):
-    from evaluator.render import links
+    from evaluator.report_views import links
     base, head = _suite({}), _suite({7: None, 9: 3})
     extras = _extras(changed_files=("src/pkg/mod_07.py", "src/pkg/__init__.py", "README.md"),
                      links=links("https://github.com", "octo/widgets", SHA))
-    text = render(head, comparison=_compare(base, head), extras=extras)
+    text = render(view_of(head, comparison=_compare(base, head), extras=extras))
     section = text.split("### Questions grading files this PR changed")[1].split("\n\n")[1]
     assert section.splitlines()[0].startswith("- ❌ `q07`")
     assert (f"[`src/pkg/mod_07.py`](https://github.com/octo/widgets/blob/{SHA}/"
@@ -217,7 +221,7 @@ def test_pr_touched_section(request):
 
 def test_mermaid_chart(request):
     base, head = _suite({}), _suite({7: None, 9: 3, 10: 2})
-    text = render(head, comparison=_compare(base, head), extras=_extras())
+    text = render(view_of(head, comparison=_compare(base, head), extras=_extras()))
     charts = [block.split("```")[0] for block in text.split("```mermaid\n")[1:]]
     assert len(charts) == 2
     _check(request, "mermaid-chart.md", "".join(f"```mermaid\n{c}```\n\n" for c in charts))
@@ -231,7 +235,7 @@ def test_history_trend(request):
                                             {"ndcg@5": value}))
     head = _suite({})
     h = history.append(h, history.entry_for(head))
-    text = render(head, extras=_extras(history=h, history_count=5))
+    text = render(view_of(head, extras=_extras(history=h, history_count=5)))
     section = text.split("### nDCG@5 on the default branch\n\n")[1].split("\n\n")[0]
     assert section.count('"') == 2 * 5 + 4  # 5 commits on the axis, title, y label
     _check(request, "history-trend.md", section + "\n")
@@ -267,7 +271,7 @@ def _audited(results):
 
 def test_faithfulness_audit_and_drift(request):
     results = _audited(make_results(n=3, seed=4, policy=LENIENT))
-    text = render(results)
+    text = render(view_of(results))
     assert "faithfulness, 3 of 9 facts anchored" in text
     assert "Faithfulness audit" in text and "Ground truth and code disagree" in text
     _check(request, "faithfulness-audit.md", text)
@@ -293,4 +297,4 @@ def test_by_overlap_and_retrieval_only(request):
 
     rescored = replace(results, queries=tuple(rows), overall=aggregate(rows),
                        shapes=by_shape(rows, list(results.shapes)))
-    _check(request, "by-overlap.md", render(rescored))
+    _check(request, "by-overlap.md", render(view_of(rescored)))

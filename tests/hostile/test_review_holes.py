@@ -23,7 +23,7 @@ from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.paths import check_not_root
 from evaluator.render import render
 from tests.conftest import make_repo
-from tests.factories import make_results
+from tests.factories import make_results, view_of
 
 FAST = ("--backend", "in_memory", "--quiet")
 SECRET = "ghp_SECRETVALUE_review"
@@ -43,7 +43,7 @@ def test_a_template_cannot_include_a_file_outside_its_folder(tmp_path):
     (folder / "leak").symlink_to(secret)
     (folder / "comment.md.j2").write_text('{% include "leak" %}', encoding="utf-8")
     with pytest.raises(InputError, match="resolves outside") as err:
-        render(make_results(), template=folder / "comment.md.j2")
+        render(view_of(make_results()), template=folder / "comment.md.j2")
     assert SECRET not in str(err.value)
 
 
@@ -53,7 +53,7 @@ def test_a_template_that_fails_at_run_time_is_one_input_error(tmp_path, expressi
     template = tmp_path / "comment.md.j2"
     template.write_text(expression, encoding="utf-8")
     with pytest.raises(InputError, match="failed to render"):
-        render(make_results(), template=template)
+        render(view_of(make_results()), template=template)
 
 
 def test_the_smallest_p_value_does_not_overflow_for_large_suites():

@@ -18,6 +18,7 @@ from evaluator.core.options import Settings
 from evaluator.core.results import Results, from_dict
 from evaluator.errors import ResultsError
 from evaluator.render import render
+from tests.factories import view_of
 from tests.hostile.harness import new_world, run_main
 from tests.hostile.readable import require_second_uid, unreadable
 
@@ -163,7 +164,7 @@ def _render_all(pairs: list[tuple[Results, Results | None]]) -> None:
     for head, base in pairs:
         comparison = compare_with_baseline(head, base, "base.json", Settings())
         for name in sorted(p.name for p in TEMPLATES.glob("*.j2")):
-            assert render(head, comparison=comparison, name=name).strip()
+            assert render(view_of(head, comparison=comparison), name=name).strip()
 
 
 def test_every_template_renders_whatever_the_reader_accepts(saved_doc: dict) -> None:

@@ -11,7 +11,7 @@ from evaluator.deps import real_deps
 from evaluator.errors import EXIT_FLOORS, EXIT_OK
 from evaluator.neuralmind_index import BuildInfo
 from evaluator.settings import settings_for
-from tests.factories import example_answer
+from tests.factories import example_answer, view_of
 
 
 class FakeIndex:
@@ -98,7 +98,7 @@ def test_retrieval_only_questions_are_scored_for_ranking_and_not_floored_on_fact
     assert all(q.metrics["faithfulness"] is None for q in results.queries)
     assert outcome.passed, [v.message for v in results.violations]
     n = len(doc["queries"])
-    report = render.render(results)
+    report = render.render(view_of(results))
     assert (f"{n} of {n} questions are retrieval-only (no gold facts): faithfulness is "
             "neither computed nor floored for them.") in report
 
@@ -123,7 +123,7 @@ def test_results_hold_each_questions_overlap_and_the_report_has_a_by_overlap_tab
     assert 0 < named < len(results.queries)
     again = from_dict(json.loads(json.dumps(to_dict(results))), "results.json")
     assert [q.overlap for q in again.queries] == [q.overlap for q in results.queries]
-    report = render.render(results)
+    report = render.render(view_of(results))
     assert "### By overlap" in report
     assert f"| name their answer | {named} | 1.000 |" in report
     assert f"| do not name it | {len(results.queries) - named} | 1.000 |" in report

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 from evaluator.core.floors import Floor, FloorPolicy, check_floors
 from evaluator.core.groundtruth_check import load_ground_truth
-from evaluator.render import Extras, render
+from evaluator.render import render
+from evaluator.report_views import Extras
 from evaluator.settings import build_parser
-from tests.factories import make_results
+from tests.factories import make_results, view_of
 
 FAST = ("--backend", "in_memory", "--quiet")
 
@@ -76,7 +77,7 @@ def test_a_strict_floor_met_exactly_is_not_short_by_minus_zero():
     overall = aggregate(rows)
     results = replace(results, queries=rows, overall=overall, violations=check_floors(
         policy, overall=overall, shapes=results.shapes, rows=rows))
-    report = render(results, extras=Extras(floors=policy))
+    report = render(view_of(results, extras=Extras(floors=policy)))
     assert "-0.000" not in report
     assert "Faithfulness 0.000, floor > 0 · equal to the floor, which it must exceed" in report
 

@@ -358,7 +358,9 @@ def test_reproducibility_matrix(tmp_path, cli, model_dir, monkeypatch):
 
 def test_a_history_trend_from_another_host_class_gets_a_note():
     from evaluator.core import history
-    from evaluator.render import Extras, render
+    from evaluator.render import render
+    from evaluator.report_views import Extras
+    from tests.factories import view_of
 
     head = make_results(n=3)
     head = replace(head, run=replace(head.run, commit="f" * 40, host_class="x86_64 (avx2)"))
@@ -375,7 +377,7 @@ def test_a_history_trend_from_another_host_class_gets_a_note():
             "in about the fourth decimal.")
     assert history.host_classes_note(h, history.trend(h, "ndcg@5", 10), "x86_64 (avx2)") \
         == note
-    assert f"> {note}" in render(head, extras=Extras(history=h, history_count=10))
+    assert f"> {note}" in render(view_of(head, extras=Extras(history=h, history_count=10)))
     same = history.History(tuple(replace(e, host_class="x86_64 (avx2)") for e in h.entries))
     assert history.host_classes_note(same, history.trend(same, "ndcg@5", 10),
                                      "x86_64 (avx2)") is None

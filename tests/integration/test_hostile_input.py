@@ -13,7 +13,7 @@ import unicodedata
 import pytest
 
 from evaluator.render import SUMMARY_LIMIT, render_summary
-from tests.factories import make_results
+from tests.factories import make_results, view_of
 from tests.fake_github import PR, REPO, Scripted
 
 FAST = ("--backend", "in_memory", "--quiet")
@@ -160,7 +160,7 @@ def test_unicode_normalisation_of_module_paths(tmp_path, cli):
 
 def test_job_summary_stays_under_githubs_limit():
     results = make_results(n=1500, question="Where is feature {i}? " + "detail " * 30)
-    summary = render_summary(results)
+    summary = render_summary(view_of(results))
     assert len(summary.text) <= SUMMARY_LIMIT
     assert summary.dropped
 
@@ -289,7 +289,7 @@ def test_what_evaluate_writes_the_comment_can_read(tmp_path, cli, server):
 
 def test_job_summary_limit_counts_bytes_not_characters():
     results = make_results(n=1500, question="检索质量评估问题编号 {i}：" + "模块之间的调用关系" * 5)
-    summary = render_summary(results)
+    summary = render_summary(view_of(results))
     assert len(summary.text.encode("utf-8")) <= SUMMARY_LIMIT
     assert summary.dropped
 

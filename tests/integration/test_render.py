@@ -7,8 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluator.errors import InputError
-from evaluator.render import links, md_code, md_escape, render, render_comment, render_text
-from tests.factories import make_results
+from evaluator.escaping import md_code, md_escape
+from evaluator.render import render, render_comment, render_text
+from evaluator.report_views import links
+from tests.factories import make_results, view_of
 from tests.mdcheck import inline_code, problems
 
 
@@ -39,7 +41,7 @@ HOSTILE_MODULES = ("a|b.py", "<b>.py", "@team/c.py", "d`e.py", "[x](javascript:y
 def test_user_text_cannot_break_the_comment():
     hostile = "Where is <img src=x onerror=alert(1)> | @admin `code` [x](y)? {i}"
     results = make_results(n=3, question=hostile, modules=HOSTILE_MODULES)
-    text = render(results)
+    text = render(view_of(results))
     # Prose is entity-escaped; paths are inert code spans. Checked as GitHub parses it.
     assert "&#64;admin" in text
     assert problems(text) == []
@@ -55,7 +57,7 @@ def test_hostile_paths_stay_inert_in_every_section():
     """Changed questions, touched files with links, floors and charts, all at once."""
     from evaluator.core.compare import compare_results
     from evaluator.core.floors import DEFAULT_POLICY
-    from evaluator.render import Extras, links
+    from evaluator.report_views import Extras, links
 
     base = make_results(n=6, seed=3, quality=0.95, modules=HOSTILE_MODULES,
                         question="@admin <script> | {i}")
@@ -64,7 +66,7 @@ def test_hostile_paths_stay_inert_in_every_section():
     comparison = compare_results(base, head, source="base", metrics=["ndcg@5", "hit_rate"])
     extras = Extras(floors=DEFAULT_POLICY, changed_files=HOSTILE_MODULES,
                     links=links("https://github.com", "o/r", "ab" * 20))
-    text = render(head, comparison=comparison, extras=extras)
+    text = render(view_of(head, comparison=comparison, extras=extras))
     assert "### Questions grading files this PR changed" in text
     assert problems(text) == []
     assert "```mermaid" in text
@@ -105,7 +107,7 @@ def test_custom_template_extends_the_builtin(tmp_path):
     custom = tmp_path / "mine.md.j2"
     custom.write_text('{% extends "builtin/comment.md.j2" %}'
                       "{% block footer %}custom footer for {{ n_queries }} queries{% endblock %}")
-    text = render(make_results(n=4), template=custom)
+    text = render(view_of(make_results(n=4)), template=custom)
     assert "| Metric | Value |" in text
     assert text.rstrip().endswith("custom footer for 4 queries")
 
@@ -114,25 +116,25 @@ def test_template_typo_fails_loudly_with_its_line(tmp_path):
     custom = tmp_path / "typo.md.j2"
     custom.write_text("line one\n{{ n_querie }}\n")
     with pytest.raises(InputError, match="n_querie"):
-        render(make_results(n=2), template=custom)
+        render(view_of(make_results(n=2)), template=custom)
     broken = tmp_path / "broken.md.j2"
     broken.write_text("ok\n{% for x in %}\n")
     with pytest.raises(InputError, match="line 2"):
-        render(make_results(n=2), template=broken)
+        render(view_of(make_results(n=2)), template=broken)
 
 
 def test_comment_within_budget_says_what_it_dropped():
     results = make_results(n=60, question="question {i} " + "word " * 40)
-    comment = render_comment(results, limit=12_000)
+    comment = render_comment(view_of(results), limit=12_000)
     assert len(comment.text) <= 12_000
     assert comment.dropped[0].startswith("per-query details beyond the worst")
-    tiny = render_comment(results, limit=3_000)
+    tiny = render_comment(view_of(results), limit=3_000)
     assert len(tiny.text) <= 3_000
     assert "the per-query section" in tiny.dropped
 
 
 def test_terminal_summary_is_plain_text():
-    text = render_text(make_results(n=6, question="what about hit_rate <x>? {i}"))
+    text = render_text(view_of(make_results(n=6, question="what about hit_rate <x>? {i}")))
     assert "&#" not in text and "\\_" not in text
     assert text.startswith(("PASS", "FAIL"))
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import app
+from evaluator import app, authoring_commands
 from evaluator.core.options import build_settings
 from evaluator.deps import real_deps
 from evaluator.errors import ConfigError
@@ -113,7 +113,7 @@ def test_init_review_ranks_within_the_universe(noisy_repo, tmp_path):
     settings = settings_for("init", {"path": str(noisy_repo), "cache_dir": str(tmp_path / "c"),
                                      "backend": "in_memory",
                                      "review": str(noisy_repo / "retrieval_queries.json")})
-    lines = app.run_review(settings, _deps())
+    lines = authoring_commands.run_review(settings, _deps())
     assert not any(n in line for line in lines for n in NOISE)
     # The fake ranks the noise, then the question's graded modules: #1 is its grade-3 module.
     assert lines[1] == "  #1 auth/jwt_utils.py  grade 3"
@@ -123,7 +123,7 @@ def test_init_drafts_over_the_universe_with_a_fake_index(noisy_repo, tmp_path):
     (noisy_repo / "retrieval_queries.json").unlink()
     settings = settings_for("init", {"path": str(noisy_repo), "count": "6",
                                      "cache_dir": str(tmp_path / "c"), "backend": "in_memory"})
-    drafted = app.run_init(settings, _deps())
+    drafted = authoring_commands.run_init(settings, _deps())
     rows = drafted.document["queries"]
     assert len(rows) == 6
     assert not set(rows[0]["relevance_grades"]) & set(NOISE)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaluator.core import chart, history
+from evaluator.core import chart, history, measures
 from evaluator.core.history import HistoryError
 from tests.factories import make_results
 
@@ -26,7 +26,7 @@ def test_round_trip_and_append_replaces_same_commit():
     entry = history.entry_for(results)
     assert entry is not None
     assert entry.commit == results.run.commit
-    assert set(entry.metrics) <= set(history.TRACKED)
+    assert set(entry.metrics) <= set(measures.tracked())
     h = history.append(history.History(), entry)
     h = history.append(h, entry)
     assert len(h.entries) == 1

@@ -1,0 +1,257 @@
+"""The Jinja2 sandbox the report templates render in: the only module that imports jinja2.
+
+Templates live in the top-level ``templates/`` folder (packaged as ``evaluator/templates``).
+``StrictUndefined`` makes a template typo fail loudly. A user template (from the repository
+under test: hostile input) renders in a sandbox that cannot reach Python internals, with a
+time and size budget (:data:`TEMPLATE_SECONDS`, :data:`TEMPLATE_MAX_CHARS`), no huge numbers
+passed to its filters, and a loader confined to its folder (no symlink out, at most
+:data:`TEMPLATE_MAX_BYTES`). A user template can extend the default one:
+``{% extends "builtin/comment.md.j2" %}`` and override its blocks.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.exceptions
+import jinja2.filters
+import jinja2.sandbox
+from markupsafe import Markup
+
+from evaluator.core.measures import label
+from evaluator.errors import InputError
+from evaluator.escaping import (
+    fmt_blank_delta,
+    fmt_delta,
+    fmt_delta_short,
+    fmt_rank,
+    fmt_signed,
+    fmt_value,
+    md_code,
+    md_escape,
+)
+from evaluator.paths import confine, regular_file
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, bool | int | float) or value is None:
+        return Markup(str(value))
+    return Markup(md_escape(value))
+
+
+def _plain(value: object) -> object:
+    return value
+
+
+def templates_dir() -> Path:
+    """The packaged templates (wheel) or the repository's ``templates/`` (editable install)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "templates", here.parent / "templates"):
+        if (candidate / "comment.md.j2").is_file():
+            return candidate
+    raise InputError("the default templates are missing from this installation")
+
+
+# A template from the repository renders under a budget: this much time and output at most.
+TEMPLATE_SECONDS = 5.0
+TEMPLATE_MAX_CHARS = 4_000_000
+_MAX_ARG = 100_000  # the largest number a template may pass to a function or filter
+_WIDE_FORMAT = re.compile(r"(?:%[-#0 +]*|\{[^}]*:[^}]*?)(\d{6,})")
+
+
+class TemplateBudgetExceeded(Exception):
+    """A user template went over its time or size budget (internal; becomes InputError)."""
+
+
+def _check_args(args: Sequence[object], kwargs: Mapping[str, object]) -> None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _MAX_ARG:
+            raise jinja2.exceptions.SecurityError(
+                f"the number {value} is too large for a template (at most {_MAX_ARG:,})")
+        if isinstance(value, str) and _WIDE_FORMAT.search(value):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+
+
+class _BudgetSandbox(jinja2.sandbox.SandboxedEnvironment):
+    """The sandbox, plus: no huge repetitions or powers, no huge numeric arguments, and a
+    deadline checked on every call (the line tracer in :func:`render_budgeted` covers
+    loops that call nothing)."""
+
+    intercepted_binops = frozenset({"*", "**"})
+    deadline: float = float("inf")
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if operator == "**":
+            if isinstance(right, int | float) and abs(right) > 64:
+                raise jinja2.exceptions.SecurityError("an exponent that large is not allowed")
+        else:
+            for seq, times in ((left, right), (right, left)):
+                if isinstance(seq, str | list | tuple) and isinstance(times, int) \
+                        and len(seq) * times > TEMPLATE_MAX_CHARS:
+                    raise TemplateBudgetExceeded(
+                        f"a repetition of {len(seq) * times:,} items is over the "
+                        f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
+        return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any,
+             **kwargs: Any) -> Any:
+        if time.monotonic() > __self.deadline:
+            raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                         "(time budget)")
+        _check_args(args, kwargs)
+        owner = getattr(__obj, "__self__", None)
+        if isinstance(owner, str) and _WIDE_FORMAT.search(owner):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        return super().call(__context, __obj, *args, **kwargs)
+
+
+def _guard_filter(func: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _check_args(args[1:], kwargs)
+        if args and isinstance(args[0], str) and func is _FORMAT and \
+                _WIDE_FORMAT.search(args[0]):
+            raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        return func(*args, **kwargs)
+    for attr in ("jinja_pass_arg",):
+        if hasattr(func, attr):
+            setattr(guarded, attr, getattr(func, attr))
+    return guarded
+
+
+_FORMAT = jinja2.filters.FILTERS["format"]
+_SIZED_FILTERS = ("center", "indent", "wordwrap", "truncate", "format", "batch", "slice",
+                  "filesizeformat", "round")
+
+
+TEMPLATE_MAX_BYTES = 1024 * 1024
+
+
+class _ConfinedLoader(jinja2.FileSystemLoader):
+    """A repository's template folder. Every file a template loads from it (``include``,
+    ``import``, ``extends``) must be a regular file inside the folder once symlinks are
+    followed, and at most :data:`TEMPLATE_MAX_BYTES`: a committed link to
+    ``/proc/self/environ`` must not put the runner's environment into the comment."""
+
+    def get_source(self, environment: jinja2.Environment,
+                   template: str) -> tuple[str, str, Callable[[], bool]]:
+        root = Path(self.searchpath[0])
+        path = root.joinpath(*jinja2.loaders.split_template_path(template))
+        if not path.exists() and not path.is_symlink():
+            raise jinja2.TemplateNotFound(template)
+        confine(path, root, setting=f"template {template!r}")
+        regular_file(path, what="template")
+        if path.stat().st_size > TEMPLATE_MAX_BYTES:
+            raise InputError(f"template {template!r} is larger than "
+                             f"{TEMPLATE_MAX_BYTES // 1024} KiB")
+        return super().get_source(environment, template)
+
+
+def environment(template: Path | None = None, *, markdown: bool = True) -> jinja2.Environment:
+    builtin = jinja2.FileSystemLoader(str(templates_dir()))
+    loaders: list[jinja2.BaseLoader] = []
+    if template is not None:
+        loaders.append(_ConfinedLoader(str(template.parent)))
+    loaders += [jinja2.PrefixLoader({"builtin": builtin}), builtin]
+    # Sandboxed: a template from the repository under test must not reach Python internals.
+    env = _BudgetSandbox(
+        loader=jinja2.ChoiceLoader(loaders),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        finalize=_finalize if markdown else _plain,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(md=lambda v: Markup(md_escape(v)), code=md_code, value=fmt_value,
+                       delta=fmt_delta, blank_delta=fmt_blank_delta, rank=fmt_rank,
+                       delta_short=fmt_delta_short, signed=fmt_signed,
+                       label=lambda m: Markup(md_escape(label(m))))
+    if template is not None:
+        for name in _SIZED_FILTERS:
+            if name in env.filters:
+                env.filters[name] = _guard_filter(env.filters[name])
+        env.globals.pop("lipsum", None)
+    return env
+
+
+def render_budgeted(tmpl: jinja2.Template, env: jinja2.Environment, values: Mapping[str, Any],
+                     ) -> str:
+    """Render under :data:`TEMPLATE_SECONDS` and :data:`TEMPLATE_MAX_CHARS`.
+
+    A line tracer runs only in the template's compiled code (not in Python libraries), so a
+    nested loop that calls nothing is stopped too; the output is counted as it streams.
+    """
+    deadline = time.monotonic() + TEMPLATE_SECONDS
+    if isinstance(env, _BudgetSandbox):
+        env.deadline = deadline
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and time.monotonic() > deadline:
+            raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                         "(time budget)")
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        return None if frame.f_code.co_filename.endswith(".py") else local
+
+    previous = sys.gettrace()
+    parts: list[str] = []
+    size = 0
+    sys.settrace(tracer)
+    try:
+        for chunk in tmpl.generate(**values):
+            size += len(chunk)
+            if size > TEMPLATE_MAX_CHARS:
+                raise TemplateBudgetExceeded(f"the output is over {TEMPLATE_MAX_CHARS:,} "
+                                             "characters (size budget)")
+            if time.monotonic() > deadline:
+                raise TemplateBudgetExceeded(f"rendering took over {TEMPLATE_SECONDS:g} s "
+                                             "(time budget)")
+            parts.append(chunk)
+    finally:
+        sys.settrace(previous)
+    return "".join(parts)
+
+
+def render_template(template: Path | None, name: str, values: Mapping[str, Any]) -> str:
+    """``values`` through the user's ``template`` (sandboxed, under its budget) or the
+    built-in ``name``; any way a template fails is one :class:`InputError` naming it."""
+    env = environment(template, markdown=name.endswith(".md.j2"))
+    target = template.name if template is not None else name
+    try:
+        tmpl = env.get_template(target)
+        return tmpl.render(**values) if template is None else render_budgeted(tmpl, env,
+                                                                              values)
+    except TemplateBudgetExceeded as err:
+        raise InputError(f"template {template} stopped: {err}",
+                         hint="simplify the template") from None
+    except RecursionError:
+        raise InputError(f"template {target} recurses too deeply") from None
+    except UnicodeDecodeError:
+        raise InputError(f"template {target} is not UTF-8 text") from None
+    except jinja2.TemplateSyntaxError as err:
+        raise InputError(f"template {err.filename or target} line {err.lineno}: "
+                         f"{err.message}") from None
+    except jinja2.TemplateNotFound as err:
+        raise InputError(f"template {err.name} not found") from None
+    except jinja2.UndefinedError as err:
+        raise InputError(f"template {target} failed to render: {err.message}") from None
+    except jinja2.exceptions.SecurityError as err:
+        raise InputError(f"template {target} is not allowed: {err}") from None
+    except jinja2.TemplateError as err:
+        raise InputError(f"template {target} failed to render: {err}") from None
+    except InputError:
+        raise
+    except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError) as err:
+        if template is None:  # a built-in template: a bug of ours, shown as one
+            raise
+        raise InputError(f"template {target} failed to render: {err}",
+                         hint="fix the expression in the template") from None
