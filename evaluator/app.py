@@ -31,6 +31,7 @@ from evaluator.authoring import (
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
+from evaluator.checkout_files import _own_folders, cache_dir_of, ensure_writable
 from evaluator.core import interop, yamlfile
 from evaluator.core.comparability import SettingDifference, host_note, require_comparable
 from evaluator.core.compare import (
@@ -50,20 +51,12 @@ from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.drafting import Candidate
 from evaluator.errors import GitHubError, InputError, ResultsError
-from evaluator.evaluate import (
+from evaluator.evaluate import Evaluation, build_index, evaluate
+from evaluator.ground_truth_file import (
     BOTH_SIDES,
-    Evaluation,
-    _own_folders,
     both_sides_note,
-    build_index,
-    cache_dir_of,
-    ensure_writable,
-    evaluate,
     evidence_problems,
-    judge_model_dir,
     load_ground_truth_file,
-    model_for,
-    planned_judge,
     read_ground_truth,
 )
 from evaluator.judging import BatchEmbed, checked_embedder
@@ -71,6 +64,7 @@ from evaluator.judging import run_judge as judge_contexts
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
 from evaluator.progress import Progress, heartbeat
+from evaluator.side import judge_model_dir, model_for, planned_judge
 from evaluator.snapshot import mark_output_folder
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
-"""The README's option, measure and system tables and ``action.yml``'s inputs and outputs,
-generated.
+"""The README's option and measure tables, docs/systems.md's table of systems and
+``action.yml``'s inputs and outputs, generated.
 
 ``python -m evaluator.optiondocs`` rewrites them from the option table
 (:data:`evaluator.core.options.OPTIONS`), the registry of measures
@@ -131,19 +131,25 @@ def _replace(text: str, begin: str, end: str, body: str) -> str:
     return pattern.sub(lambda _m: f"{begin}\n{body}\n{end}", text)
 
 
+#: The Markdown file each generated table lives in.
+TABLE_FILES = {"options": "README.md", "measures": "README.md", "systems": "docs/systems.md"}
+
+
 def generated() -> dict[Path, str]:
     """Each generated file's new content."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs: dict[Path, str] = {}
     for name, body in (("options", options_table()), ("measures", measures_table()),
                        ("systems", systems_table())):
-        readme = _replace(readme, BEGIN.format(name), END.format(name), body)
+        path = ROOT / TABLE_FILES[name]
+        text = docs.get(path) or path.read_text(encoding="utf-8")
+        docs[path] = _replace(text, BEGIN.format(name), END.format(name), body)
     action = (ROOT / "action.yml").read_text(encoding="utf-8")
     block = action_block()
     action = _replace(action, ACTION_BEGIN, ACTION_END, block.split("\n", 1)[1].rsplit(
         "\n", 1)[0])
     options = (ROOT / "evaluator" / "core" / "options.py").read_text(encoding="utf-8")
     options = _replace(options, SETTINGS_BEGIN, SETTINGS_END, settings_class())
-    out = {ROOT / "README.md": readme, ROOT / "action.yml": action,
+    out = {**docs, ROOT / "action.yml": action,
            ROOT / "evaluator" / "core" / "options.py": options}
     for name, schema in schemas.published().items():
         out[ROOT / "evaluator" / "schemas" / name] = json.dumps(schema, indent=2,

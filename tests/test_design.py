@@ -286,8 +286,8 @@ def test_a_system_added_to_the_registry_appears_everywhere(with_echo, sample_rep
     shown = " ".join(capsys.readouterr().out.split())
     assert "neuralmind, bm25, echo, neuralmind:graph=graphify" in shown
     assert "echo:case=keep" in shown
-    readme = optiondocs.generated()[optiondocs.ROOT / "README.md"]
-    assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in readme
+    table = optiondocs.generated()[optiondocs.ROOT / "docs" / "systems.md"]
+    assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in table
     assert "echo:case=keep" in optiondocs.options_table()
     # … and an evaluation runs it beside the evaluated index, its answers judged and scored.
     run = settings.settings_for("evaluate", {
