@@ -775,15 +775,17 @@ def _read_system(r: _Reader, value: Any, where: str) -> SystemRun:
                                                   f"{w}.filtered_out")))
     shapes = {r.text(s, f"{where}.by_shape"): r.aggregate(a, f"{where}.by_shape.{s}")
               for s, a in r.mapping(data.get("by_shape", {}), f"{where}.by_shape").items()}
-    frontier = []
-    for i, item in enumerate(r.seq(data.get("frontier", []), f"{where}.frontier")):
-        w = f"{where}.frontier[{i}]"
-        point = r.mapping(item, w)
-        quality = point.get("quality")
-        frontier.append(FrontierPoint(r.real(point.get("scale"), f"{w}.scale"),
-                                      r.real(point.get("tokens"), f"{w}.tokens"),
-                                      None if quality is None else r.real(quality,
-                                                                          f"{w}.quality")))
+    frontier = r.seq(data.get("frontier", []), f"{where}.frontier")
     return SystemRun(r.text(data.get("label"), f"{where}.label"),
                      r.aggregate(data.get("overall"), f"{where}.overall"), shapes,
-                     tuple(queries), tuple(frontier))
+                     tuple(queries), tuple(_read_point(r, item, f"{where}.frontier[{i}]")
+                                           for i, item in enumerate(frontier)))
+
+
+def _read_point(r: _Reader, value: Any, where: str) -> FrontierPoint:
+    """One point of a system's ``--budget`` frontier."""
+    point = r.mapping(value, where)
+    quality = point.get("quality")
+    return FrontierPoint(r.real(point.get("scale"), f"{where}.scale"),
+                         r.real(point.get("tokens"), f"{where}.tokens"),
+                         None if quality is None else r.real(quality, f"{where}.quality"))

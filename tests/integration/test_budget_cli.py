@@ -3,6 +3,9 @@ system's context is cut before it is judged, and counted alike."""
 
 from __future__ import annotations
 
+import pytest
+
+from evaluator.app import load_results
 from evaluator.core.budget import estimate_tokens
 from evaluator.errors import EXIT_FLOORS, EXIT_INPUT, EXIT_OK
 
@@ -29,6 +32,12 @@ def test_every_system_at_neuralminds_own_count(cli, sample_repo, tmp_path):
     assert all(tokens_of(bm25)[q] >= limits[q] - 1 for q in limits)
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "cut to the evaluated index's own context size" in report
+    # the frontier: each system at 1/4 to 4x the budget, kept in results.json
+    back = load_results(out / "results.json")
+    assert [p.scale for p in back.systems[1].frontier] == [0.25, 0.5, 1.0, 2.0, 4.0]
+    at_budget = back.systems[1].frontier[2]
+    assert at_budget.tokens == pytest.approx(sum(tokens_of(bm25).values()) / len(limits))
+    assert "xychart-beta" in report and "#### Quality and context size" in report
 
 
 def test_a_fixed_budget_cuts_every_system_the_evaluated_one_too(cli, sample_repo, tmp_path):

@@ -35,13 +35,18 @@ def universe_of(doc: dict) -> set[str]:
     return expected
 
 
-def test_bm25_and_neuralmind_rank_the_same_universe(cli, tmp_path):
+def run_on_noisy_repo(cli, tmp_path: Path, systems: str) -> tuple[dict, Path]:
+    """``evaluate --systems SYSTEMS`` on :func:`noisy_repo`: its results and its folder."""
     repo = noisy_repo(tmp_path / "repo")
     out = tmp_path / "out"
     run = cli("evaluate", str(repo), "--backend", "in_memory", "--output-dir", str(out),
-              "--systems", "neuralmind,bm25", "--quiet")
-    doc = run.results(out)
+              "--systems", systems, "--quiet")
     assert run.code in (EXIT_OK, EXIT_FLOORS), run.stderr
+    return run.results(out), out
+
+
+def test_bm25_and_neuralmind_rank_the_same_universe(cli, tmp_path):
+    doc, _out = run_on_noisy_repo(cli, tmp_path, "neuralmind,bm25")
     noise = ("CHANGELOG.md", "docs/", "tests/")
     first, bm25 = doc["systems"]
     for block in (first, bm25):
@@ -82,12 +87,7 @@ def everything():
 
 
 def test_a_system_that_reads_the_whole_folder_is_filtered_and_told(everything, cli, tmp_path):
-    repo = noisy_repo(tmp_path / "repo")
-    out = tmp_path / "out"
-    run = cli("evaluate", str(repo), "--backend", "in_memory", "--output-dir", str(out),
-              "--systems", "neuralmind,everything", "--quiet")
-    doc = run.results(out)
-    assert run.code in (EXIT_OK, EXIT_FLOORS), run.stderr
+    doc, out = run_on_noisy_repo(cli, tmp_path, "neuralmind,everything")
     block = doc["systems"][1]
     for q in block["queries"]:
         assert not [m for m in q["ranked_modules"] if m.startswith(("docs/", "tests/"))]
