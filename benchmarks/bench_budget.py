@@ -76,7 +76,8 @@ def tokens(block: dict) -> list[float]:
 def report(name: str, doc: dict) -> None:
     t = doc["run"]["timings"]
     print(f"\n{name}: wall {doc['wall_s']:.1f} s, total_s {t['total_s']:.1f}, "
-          f"build_s {t['build_s']:.1f}, systems_s {t.get('systems_s', 0.0):.1f}")
+          f"build_s {t['build_s']:.1f}, systems_s {t.get('systems_s', 0.0):.1f} "
+          f"({doc['run']['index']['nodes']:,} nodes)")
     blocks = doc.get("systems") or [{"label": "neuralmind", "queries": doc["queries"],
                                      "overall": doc["overall"]}]
     budget = statistics.fmean(tokens(blocks[0]))

@@ -86,3 +86,15 @@ def test_a_bad_budget_is_named(value):
         settings_for("evaluate", {"path": ".", "budget": value})
     assert settings_for("evaluate", {"path": ".", "budget": " NeuralMind "}).budget \
         == "neuralmind"
+
+
+def test_a_baseline_with_another_budget_is_a_settings_difference():
+    from dataclasses import replace
+
+    from evaluator.core.comparability import settings_differences
+    from tests.factories import make_run
+
+    run = make_run()
+    assert settings_differences(run, run) == ()
+    [difference] = settings_differences(run, replace(run, budget="neuralmind"))
+    assert (difference.setting, difference.head) == ("token budget", "neuralmind")
