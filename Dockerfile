@@ -105,7 +105,7 @@ LABEL org.opencontainers.image.title="neuralmind-retrieval-eval" \
 # git: the evaluator lists the checkout with `git ls-files` (the official slim image has no
 # git). No `safe.directory '*'`: the workspace GitHub mounts belongs to the runner's user, not
 # to the container's root, and the evaluator allows exactly that repository's path when its
-# owner differs (evaluator/snapshot.py), never every repository.
+# owner differs (evaluator/git_command.py), never every repository.
 # Debian package versions are not pinned: Debian's security updates replace them.
 # hadolint ignore=DL3008
 RUN apt-get update \

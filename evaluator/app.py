@@ -253,14 +253,15 @@ def _evaluate(root: Path, queries: Path, settings: Settings, deps: Deps, progres
               plan: BaselinePlan) -> Evaluation:
     """The head (and base) evaluation: every section, or the checkout's questions; with
     ``--shard`` only this shard's part of them, marked as such."""
-    sections = sharding.sections_of(settings)
+    planning = sharding.ShardingSettings.of(settings)
+    sections = sharding.sections_of(planning)
     if sections:
         done = sharding.evaluate_sections(root, settings, sections, deps=deps,
                                           progress=progress, base=plan.request)
         return Evaluation(results=done.results, ground_truth=None, baseline=done.baseline,
                           baseline_label=plan.request.label if plan.request else None,
                           notes=done.notes)
-    hook = sharding.question_shard(settings, queries)
+    hook = sharding.question_shard(planning, queries)
     evaluation = evaluate(root, settings, progress=progress, deps=deps, queries_path=queries,
                           base=plan.request, select_queries=hook)
     if hook is None or hook.info is None:
@@ -442,16 +443,16 @@ def _check_template(path: Path) -> None:
 
 def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
     """The run's artifact through the GitHub API, under the comment phase's deadline."""
-    from evaluator import github
+    from evaluator import github_comments, github_context
     from evaluator.artifact import fetch_run_results
 
     run_id = given(settings.run_id, "--run-id")
-    ctx = github.context_from_env(deps.env, pr=settings.pr)
+    ctx = github_context.context_from_env(deps.env, token=deps.github_token, pr=settings.pr)
     if not ctx.token:
         raise GitHubError("no GitHub token to download the run's artifact with",
                           hint="pass the github-token input or set GITHUB_TOKEN; the job "
                                "needs `permissions: actions: read`")
-    client = github.GitHubClient(deps.session_factory(), ctx,
+    client = github_comments.GitHubClient(deps.session_factory(), ctx,
                                  deadline_s=settings.comment_timeout)
     fetched = fetch_run_results(client, run_id=run_id,
                                 artifact_name=settings.artifact_name)
@@ -506,7 +507,7 @@ def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
     if not root.is_dir():
         raise InputError(f"{root} is not a directory; give the checkout as PATH")
     files = deps.git.checkout_files(root)
-    sections = sharding.sections_of(settings)
+    sections = sharding.sections_of(sharding.ShardingSettings.of(settings))
     if not sections:
         queries = resolve_queries(root, settings)
         return (_validation(queries, files, settings, universe(settings, files), root),)
@@ -540,7 +541,7 @@ def _target(settings: Settings, root: Path) -> Path:
 
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
-    own = _own_folders(settings, cache_dir_of(settings, deps.env))
+    own = _own_folders(cache_dir_of(settings, deps.env), output_dir=settings.output_dir)
     files = deps.git.checkout_files(root, exclude=own)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")

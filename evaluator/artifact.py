@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from evaluator.core.results import Results, from_dict
 from evaluator.errors import GitHubError
-from evaluator.github import GitHubClient
+from evaluator.github_comments import GitHubClient
 
 MAX_ZIP_BYTES: Final = 20 * 1024 * 1024
 MAX_MEMBERS: Final = 8

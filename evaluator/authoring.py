@@ -45,9 +45,10 @@ from evaluator.drafting import (
     plan,
 )
 from evaluator.errors import InputError
+from evaluator.git_repo import MAX_HISTORY_COMMITS
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
-from evaluator.snapshot import MAX_HISTORY_COMMITS, read_source
+from evaluator.snapshot import read_source
 
 # ----------------------------------------------------------------------------- init
 

@@ -20,7 +20,7 @@ from evaluator.core.options import parse_baseline
 from evaluator.deps import Git
 from evaluator.errors import GitError, InputError
 from evaluator.evaluate import BaseRequest
-from evaluator.snapshot import SHALLOW_HINT, is_sha
+from evaluator.git_repo import SHALLOW_HINT, is_sha
 
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
 

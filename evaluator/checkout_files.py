@@ -43,23 +43,23 @@ def project_name(root: Path, env: Mapping[str, str], git: Git) -> str:
     return repo if _SAFE_NAME.fullmatch(repo) and repo.strip(".") else "project"
 
 
-def _own_files(options: Settings, root: Path, qpath: Path) -> list[Path]:
+def _own_files(root: Path, qpath: Path, *, config: str | None) -> list[Path]:
     """The tool's own files that may lie in the checkout: the ground truth and the options
     file (the given one, and the default names)."""
     from evaluator.settings import CONFIG_NAMES
 
     own = [qpath, *(root / name for name in CONFIG_NAMES)]
-    if options.config:
-        own.append(Path(options.config))
+    if config:
+        own.append(Path(config))
     return own
 
 
-def _own_folders(options: Settings, cache_dir: Path) -> list[Path]:
+def _own_folders(cache_dir: Path, *, output_dir: str | None) -> list[Path]:
     """The folders the evaluator writes to (the cache, the outputs: relative to the current
     directory, as the CLI writes them), to leave out when they are inside the checkout."""
     folders = [cache_dir.resolve()]
-    if options.output_dir:
-        folders.append(Path(options.output_dir).resolve())
+    if output_dir:
+        folders.append(Path(output_dir).resolve())
     return folders
 
 

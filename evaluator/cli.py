@@ -134,16 +134,11 @@ COMMANDS: dict[str, Callable[[Settings, Deps, Path | None], int]] = {
 }
 
 
-def _action(io: IO) -> tuple[str, Settings, Mapping[str, str]]:
-    """The Docker action: the command and settings from ``INPUT_*``; the token input is
-    handed on as ``GITHUB_TOKEN``."""
-    env = dict(io.env)
-    token = env.get("INPUT_GITHUB-TOKEN", "").strip()
-    if token:
-        env["GITHUB_TOKEN"] = token
-    command, given, defaults = action_values(env)
+def _action(io: IO) -> tuple[str, Settings]:
+    """The Docker action: the command and settings from ``INPUT_*``."""
+    command, given, defaults = action_values(io.env)
     return command, settings_for(command, given, defaults=defaults,
-                                 origin=ACTION_ORIGIN, env=env), env
+                                 origin=ACTION_ORIGIN, env=io.env)
 
 
 def _run(argv: Sequence[str] | None, io: IO) -> int:
@@ -151,12 +146,14 @@ def _run(argv: Sequence[str] | None, io: IO) -> int:
     env: Mapping[str, str] = io.env
     relative_to = None
     if args.command == "action":
-        command, settings, env = _action(io)
+        command, settings = _action(io)
         relative_to = workspace_of(env)
     else:
         command = args.command
         settings = settings_for(command, flag_values(args, command), env=env)
-    deps = real_deps(env, io.stdout, io.stderr, session_factory=io.session_factory)
+    # The token, read once by the settings layer, goes on to the HTTP client through Deps.
+    deps = real_deps(env, io.stdout, io.stderr, session_factory=io.session_factory,
+                     github_token=settings.github_token)
     return COMMANDS[command](settings, deps, relative_to)
 
 

@@ -46,7 +46,7 @@ class IndexFactory(Protocol):
 
 class Git(Protocol):
     """The git operations the evaluator and ``init --from-history`` need
-    (:class:`evaluator.snapshot.GitRepo`), run with an environment built from ``Deps.env``
+    (:class:`evaluator.git_repo.GitRepo`), run with an environment built from ``Deps.env``
     (never the whole process environment)."""
 
     def head_commit(self, root: Path) -> str | None: ...
@@ -97,6 +97,9 @@ class Deps:
     #: How a heartbeat waits between its checks (``None``: a real wait; tests drive a fake
     #: clock with their own).
     pause: Callable[[float], object] | None = None
+    #: The GitHub token (``Settings.github_token``, read once by :func:`evaluator.settings.
+    #: token_of`), for the HTTP client alone; never shown.
+    github_token: str | None = field(default=None, repr=False)
 
 
 def load_factory(entry: SystemEntry) -> Any:
@@ -106,19 +109,20 @@ def load_factory(entry: SystemEntry) -> Any:
 
 
 def _new_session() -> Any:
-    """:func:`evaluator.github.new_session`, imported when a command first talks to GitHub
+    """:func:`evaluator.http_transport.new_session`, imported when a command first talks to GitHub
     (requests is not imported by the commands that never do)."""
-    from evaluator import github
+    from evaluator import http_transport
 
-    return github.new_session()
+    return http_transport.new_session()
 
 
 def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
-              session_factory: Callable[[], Any] | None = None) -> Deps:
-    """The real adapters (NeuralMind, git, the model resolver, requests)."""
+              session_factory: Callable[[], Any] | None = None,
+              github_token: str | None = None) -> Deps:
+    """The real adapters (NeuralMind, git, the model resolver, requests) and the token."""
     from evaluator import model
+    from evaluator.git_repo import GitRepo
     from evaluator.neuralmind_index import cached_model_dir, neuralmind_version
-    from evaluator.snapshot import GitRepo
 
     evaluated = next(e for e in SYSTEMS.values() if e.evaluated)
     return Deps(env=env, stdout=stdout, stderr=stderr, index_factory=load_factory(evaluated),
@@ -127,4 +131,4 @@ def real_deps(env: Mapping[str, str], stdout: TextIO, stderr: TextIO, *,
                 resolve_model=functools.cache(lambda cache: model.resolve_model(
                     cache, env, cached_model_dir=cached_model_dir)),
                 session_factory=session_factory or _new_session,
-                library_version=neuralmind_version)
+                library_version=neuralmind_version, github_token=github_token)

@@ -27,33 +27,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from evaluator.core.evidence import drift, evidence_modules
-from evaluator.core.groundtruth import (
-    GroundTruth,
-    Problem,
-)
-from evaluator.core.options import Settings
-from evaluator.core.results import Results
-from evaluator.core.systems import Answer
-from evaluator.deps import Deps, Index
-from evaluator.errors import InputError
-from evaluator.judging import read_modules
-from evaluator.neuralmind_index import (
-    BuildInfo,
-    ignored_variables,
-)
-from evaluator.progress import Progress, heartbeat
-from evaluator.snapshot import (
-    own_file_names,
-    snapshot_lock,
-    sync_tree,
-    without_folders,
-)
-
-if TYPE_CHECKING:
-    pass
 from evaluator.checkout_files import (
     _list_checkout,
     _on_wait,
@@ -65,13 +39,35 @@ from evaluator.checkout_files import (
     ignored_sentence,
     project_name,
 )
+from evaluator.core.evidence import drift, evidence_modules
+from evaluator.core.groundtruth import (
+    GroundTruth,
+    Problem,
+)
+from evaluator.core.options import Settings
+from evaluator.core.results import Results
+from evaluator.core.systems import Answer
+from evaluator.deps import Deps, Index
+from evaluator.errors import InputError
 from evaluator.ground_truth_file import (
     _thin_shapes,
     _universe_and_ground_truth,
     both_sides_note,
     evidence_problems,
 )
+from evaluator.judging import read_modules
+from evaluator.neuralmind_index import (
+    BuildInfo,
+    ignored_variables,
+)
+from evaluator.progress import Progress, heartbeat
 from evaluator.side import _run_side, _Setup, _snapshot_for, judge_model_dir, model_for
+from evaluator.snapshot import (
+    own_file_names,
+    snapshot_lock,
+    sync_tree,
+    without_folders,
+)
 from evaluator.system_runs import _with_references
 
 
@@ -110,10 +106,10 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         raise InputError(f"{root} is not a directory; give the checkout to evaluate as PATH")
     qpath = queries_path or (root / options.queries)
     cache_dir = cache_dir_of(options, deps.env)
-    own = _own_files(options, root, qpath)
-    listing = _list_checkout(root, exclude=_own_folders(options, cache_dir), own=own,
-                             select_files=select_files, progress=progress, git=deps.git)
-    files, untracked, skipped = listing
+    own = _own_files(root, qpath, config=options.config)
+    files, untracked, skipped = _list_checkout(
+        root, exclude=_own_folders(cache_dir, output_dir=options.output_dir), own=own,
+        select_files=select_files, progress=progress, git=deps.git)
     ignored = ignored_variables(deps.env)
     if ignored:
         progress.warn(ignored_sentence(ignored))
@@ -126,7 +122,8 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
         ground_truth = select_queries(ground_truth)
     cache_dir = ensure_writable(cache_dir)
     model = model_for(options, cache_dir, deps)
-    snapshot = _snapshot_for(options, cache_dir, root)
+    snapshot = _snapshot_for(cache_dir, root, backend=options.backend,
+                             graph_source=options.graph_source)
     setup = _Setup(root=root, options=options, qpath=qpath, ground_truth=ground_truth,
                    queries_sha256=hashlib.sha256(qpath.read_bytes()).hexdigest(),
                    cache_dir=cache_dir, model=model,
@@ -293,7 +290,8 @@ def build_index(root: Path, files: tuple[str, ...], options: Settings, *,
     directory are left out (a cache inside the checkout would copy itself)."""
     cache_dir = ensure_writable(cache_dir_of(options, deps.env))
     model = model_for(options, cache_dir, deps)
-    snapshot = _snapshot_for(options, cache_dir, root.resolve())
+    snapshot = _snapshot_for(cache_dir, root.resolve(), backend=options.backend,
+                             graph_source=options.graph_source)
     files = without_folders(root, files, [cache_dir.resolve()])
     tree = snapshot / project_name(root, deps.env, deps.git)
     lock = contextlib.ExitStack()

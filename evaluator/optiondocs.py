@@ -120,7 +120,9 @@ def settings_class(options: Sequence[Option] | None = None) -> str:
              '    """Every option\'s value after all layers, typed and frozen (generated from',
              '    the option table: ``python -m evaluator.optiondocs``)."""', ""]
     for o in OPTIONS if options is None else options:
-        lines.append(f'    {o.name}: {o.annotation} = field(default_factory=_default("{o.name}"))')
+        hidden = ", repr=False" if o.kind.secret else ""
+        lines.append(f'    {o.name}: {o.annotation} = field(default_factory=_default("{o.name}")'
+                     f"{hidden})")
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from evaluator import atomic, github, history_file
+from evaluator import atomic, github_comments, github_context, history_file
 from evaluator.app import Outcome
 from evaluator.baseline import _pr_shas
 from evaluator.core import verdict
@@ -114,7 +114,7 @@ def step_outputs(results: Results) -> dict[str, str]:
     return out
 
 
-def _comment_problem(ctx: github.GitHubContext) -> str | None:
+def _comment_problem(ctx: github_context.GitHubContext) -> str | None:
     """Everything missing to post the comment, in one sentence; None when nothing is."""
     missing = []
     if not ctx.token:
@@ -137,7 +137,7 @@ def _default_branch_push(env: Mapping[str, str]) -> bool:
     if env.get("GITHUB_EVENT_NAME") != "push" or not env.get("GITHUB_EVENT_PATH"):
         return False
     try:
-        event = github.read_event(env["GITHUB_EVENT_PATH"])
+        event = github_context.read_event(env["GITHUB_EVENT_PATH"])
     except EvaluatorError:
         return False
     repository = event.get("repository")
@@ -234,8 +234,8 @@ def preview(outcome: Outcome, deps: Deps) -> None:
     progress = Progress(deps.stderr, quiet=outcome.settings.quiet, clock=deps.elapsed)
     extras = extras_for(outcome, deps, progress)
     text, dropped = comment_body(outcome, extras, limit=COMMENT_LIMIT - COMMENT_MARGIN)
-    body = (f"{github.marker(outcome.settings.comment_key)}\n"
-            f"{github.state_marker(fingerprint(outcome))}\n{text}")
+    body = (f"{github_comments.marker(outcome.settings.comment_key)}\n"
+            f"{github_comments.state_marker(fingerprint(outcome))}\n{text}")
     runner = Runner.from_env(deps.env, stream=deps.stdout)
     # In a workflow log a line could be read as a workflow command: neutralize it there only.
     print(neutralize(body) if runner.in_actions else body, file=deps.stdout, end="")
@@ -258,20 +258,20 @@ class _Poster:
         self.progress.warn(f"comment not posted: {reason}{console_extra}")
         self.runner.annotate("warning", f"comment not posted: {reason}")
 
-    def post(self, report: str, extras: Extras) -> github.PublishResult | None:
+    def post(self, report: str, extras: Extras) -> github_comments.PublishResult | None:
         """Post per the comment mode; what was done, or None with a warning."""
         settings = self.outcome.settings
         env = self.deps.env
         if not (env.get("GITHUB_REPOSITORY") or "").strip():
             # Say everything that is missing at once, not only the first thing.
-            self.skip(_comment_problem(github.GitHubContext(
+            self.skip(_comment_problem(github_context.GitHubContext(
                 api_url="", repository="", pr_number=settings.pr,
-                token=(env.get("GITHUB_TOKEN") or "").strip() or None,
+                token=self.deps.github_token,
                 event_name=env.get("GITHUB_EVENT_NAME"), head_sha=None)),
                 "; the report is in the summary")
             return None
         try:
-            ctx = github.context_from_env(env, pr=settings.pr)
+            ctx = github_context.context_from_env(env, token=self.deps.github_token, pr=settings.pr)
         except EvaluatorError as err:
             self.skip(err)
             return None
@@ -288,15 +288,15 @@ class _Poster:
                     raise GitHubError(f"the {settings.comment_timeout:g} s deadline for "
                                       "talking to GitHub (comment-timeout) passed while "
                                       "fetching the artifact", hint="raise comment-timeout")
-            client = github.GitHubClient(self.deps.session_factory(), ctx,
+            client = github_comments.GitHubClient(self.deps.session_factory(), ctx,
                                          deadline_s=deadline)
         except EvaluatorError as err:
             self.skip(err)
             return None
         return self._send(client, ctx.pr_number, report, extras)
 
-    def _send(self, client: github.GitHubClient, pr: int, report: str,
-              extras: Extras) -> github.PublishResult | None:
+    def _send(self, client: github_comments.GitHubClient, pr: int, report: str,
+              extras: Extras) -> github_comments.PublishResult | None:
         settings, outcome = self.outcome.settings, self.outcome
         mode = settings.comment if settings.comment != "never" else "always"
         limit = COMMENT_LIMIT - COMMENT_MARGIN
@@ -309,7 +309,7 @@ class _Poster:
                                         fingerprint=fingerprint(outcome),
                                         failed=not outcome.passed,
                                         hide_previous=settings.hide_previous)
-            except github.CommentTooLong:
+            except github_comments.CommentTooLong:
                 limit = min(limit, len(text)) // 2
                 self.progress.warn(f"GitHub refused the comment as too long; shrinking to "
                                    f"{limit} chars")
@@ -326,7 +326,8 @@ class _Poster:
         self.skip(reason)
         return None
 
-    def _say(self, pr: int, result: github.PublishResult, dropped: tuple[str, ...]) -> None:
+    def _say(self, pr: int, result: github_comments.PublishResult,
+             dropped: tuple[str, ...]) -> None:
         if result.comment is None:
             self.progress(f"PR #{pr}: comment not posted ({result.reason})")
             return

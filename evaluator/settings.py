@@ -230,6 +230,24 @@ def action_values(env: Mapping[str, str]) -> tuple[str, dict[str, Any], dict[str
     return mode, given, defaults
 
 
+# ----------------------------------------------------------------------------- the token
+
+#: Where the GitHub token comes from, first match wins: the Action's ``github-token`` input
+#: (``INPUT_GITHUB-TOKEN``), then ``GITHUB_TOKEN``. A blank value does not count. This is the
+#: one place that reads them (tests/test_design.py); the token then travels as
+#: ``Settings.github_token`` and ``Deps.github_token`` to the HTTP client.
+TOKEN_SOURCES = ("INPUT_GITHUB-TOKEN", "GITHUB_TOKEN")
+
+
+def token_of(env: Mapping[str, str]) -> str | None:
+    """The GitHub token per :data:`TOKEN_SOURCES`, surrounding whitespace removed."""
+    for name in TOKEN_SOURCES:
+        token = (env.get(name) or "").strip()
+        if token:
+            return token
+    return None
+
+
 # ----------------------------------------------------------------------------- layering
 
 
@@ -263,5 +281,6 @@ def settings_for(command: str, given: Mapping[str, Any], *,
             reserved = runner_owned(env or {}, root) if root is not None else ()
             file_name, content = read_options_file(root, given.get("config"),
                                                    reserved=reserved)
-    return build_settings([("defaults", defaults), (file_name, content), (origin, given)],
-                          file_layer=1)
+    token = {"github_token": token_of(env or {})}
+    return build_settings([("defaults", defaults), (file_name, content), (origin, given),
+                           ("environment", token)], file_layer=1)

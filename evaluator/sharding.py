@@ -12,6 +12,10 @@
 
 A part records its shard, the whole plan, the settings and ground-truth hashes and the floor
 policies (:class:`evaluator.core.shards.ShardInfo`); :mod:`evaluator.core.merge` checks them.
+
+Planning reads only :class:`ShardingSettings`, the few settings sections and shards need;
+the whole ``Settings`` reaches only the section loop, which hands it to
+:func:`evaluator.evaluate.evaluate` per section.
 """
 
 from __future__ import annotations
@@ -49,7 +53,43 @@ def part_name(info: ShardInfo) -> str:
     return f"{prefix}results.part-{info.shard.index}-of-{info.shard.total}.json"
 
 
-def sections_of(settings: Settings) -> tuple[Section, ...]:
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    return getattr(value, "value", value)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShardingSettings:
+    """What sections and shards read of the settings: the options file's ``sections``, the
+    ``--section`` and ``--shard`` chosen, the floors, ``k``, the values of
+    :data:`RESULT_SETTINGS` (plain JSON values, which parts must agree on) and what an empty
+    part's run records."""
+
+    sections: Any
+    section: str | None
+    shard: str | None
+    floors: FloorPolicy
+    k: tuple[int, ...]
+    result_values: tuple[tuple[str, Any], ...]
+    significance: SignificanceTest
+
+    @classmethod
+    def of(cls, settings: Settings) -> ShardingSettings:
+        """The values taken from the run's settings (the one place they are read)."""
+        return cls(sections=settings.sections, section=settings.section,
+                   shard=settings.shard, floors=settings.floors, k=settings.k,
+                   result_values=tuple((name, _plain(getattr(settings, name)))
+                                       for name in RESULT_SETTINGS),
+                   significance=SignificanceTest(alpha=settings.alpha,
+                                                 min_effect=settings.min_effect))
+
+    def value(self, name: str) -> Any:
+        """One of :data:`RESULT_SETTINGS`, as a plain value."""
+        return dict(self.result_values)[name]
+
+
+def sections_of(settings: ShardingSettings) -> tuple[Section, ...]:
     """The options file's sections, validated (none when it declares none)."""
     if settings.sections is None:
         if settings.section:
@@ -60,15 +100,9 @@ def sections_of(settings: Settings) -> tuple[Section, ...]:
                           known_metrics=metric_names(effective_k(settings.k)))
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return list(value)
-    return getattr(value, "value", value)
-
-
-def settings_sha256(settings: Settings, sections: Sequence[Section]) -> str:
+def settings_sha256(settings: ShardingSettings, sections: Sequence[Section]) -> str:
     """What two parts must agree on to be merged: the settings that change results."""
-    values: dict[str, Any] = {name: _plain(settings.values[name]) for name in RESULT_SETTINGS}
+    values: dict[str, Any] = dict(settings.result_values)
     values["floors"] = policy_to_dict(settings.floors)
     values["sections"] = [{"name": s.name, "path": s.path, "queries": s.queries,
                            "floors": policy_to_dict(s.floors), "include": list(s.include),
@@ -103,7 +137,7 @@ class QuestionShard:
                                                    if q.id in mine))
 
 
-def question_shard(settings: Settings, queries: Path) -> QuestionShard | None:
+def question_shard(settings: ShardingSettings, queries: Path) -> QuestionShard | None:
     if not settings.shard:
         return None
     return QuestionShard(Shard.parse(settings.shard), settings_sha256(settings, ()),
@@ -140,7 +174,7 @@ def confine_section(root: Path, section: Section) -> None:
     confine(root / section.queries, root, setting=f"section {section.name}: queries")
 
 
-def plan_sections(root: Path, settings: Settings, sections: Sequence[Section],
+def plan_sections(root: Path, settings: ShardingSettings, sections: Sequence[Section],
                   files: Sequence[str]) -> SectionWork:
     """The chosen sections (``--section``), and with ``--shard`` the ones this shard owns."""
     chosen = tuple(sections) if not settings.section else (select(sections, settings.section),)
@@ -168,16 +202,16 @@ def _section_settings(settings: Settings, root: Path, section: Section) -> Setti
                             zero_miss=floors.zero_miss, queries=str(root / section.queries))
 
 
-def _empty_run(settings: Settings, deps: Deps, root: Path, gt_sha: str) -> RunInfo:
+def _empty_run(settings: ShardingSettings, deps: Deps, root: Path, gt_sha: str) -> RunInfo:
     """The run of a part that evaluated no section (more shards than sections)."""
     return RunInfo(tool_version=__version__, neuralmind_version=deps.library_version(),
-                   backend=settings.backend, graph_source=settings.graph_source,
-                   k_values=effective_k(settings.k), gain=settings.gain.value,
-                   threshold=settings.relevance_threshold, queries_file="sections",
+                   backend=settings.value("backend"),
+                   graph_source=settings.value("graph_source"),
+                   k_values=effective_k(settings.k), gain=settings.value("gain"),
+                   threshold=settings.value("relevance_threshold"), queries_file="sections",
                    queries_sha256=gt_sha, commit=deps.git.head_commit(root),
                    started_at=deps.clock().isoformat(timespec="seconds"),
-                   significance=SignificanceTest(alpha=settings.alpha,
-                                                 min_effect=settings.min_effect).as_dict())
+                   significance=settings.significance.as_dict())
 
 
 def pooled_run(runs: Sequence[RunInfo], empty: Callable[[], RunInfo], gt_sha: str) -> RunInfo:
@@ -208,8 +242,10 @@ def evaluate_sections(root: Path, settings: Settings, sections: Sequence[Section
                       deps: Deps, progress: Progress,
                       base: BaseRequest | None) -> SectionsEvaluation:
     """This job's sections, one after the other (each its own snapshot and index), pooled;
-    with ``base`` each section's base side too (see :func:`evaluator.evaluate.evaluate`)."""
-    work = plan_sections(root, settings, sections, deps.git.checkout_files(root))
+    with ``base`` each section's base side too (see :func:`evaluator.evaluate.evaluate`,
+    which takes the whole ``settings``; planning reads :class:`ShardingSettings`)."""
+    planning = ShardingSettings.of(settings)
+    work = plan_sections(root, planning, sections, deps.git.checkout_files(root))
     if work.info is not None:
         progress(f"shard {work.info.shard}: section(s) "
                  f"{', '.join(s.name for s in work.sections) or 'none'}")
@@ -227,7 +263,7 @@ def evaluate_sections(root: Path, settings: Settings, sections: Sequence[Section
         notes += [n for n in evaluation.notes if n not in notes]
 
     def empty() -> RunInfo:
-        return _empty_run(settings, deps, root, work.ground_truth_sha256)
+        return _empty_run(planning, deps, root, work.ground_truth_sha256)
 
     head = combine_sections(pooled_run([r.run for r in heads.values()], empty,
                                        work.ground_truth_sha256), heads, shard=work.info)

@@ -111,8 +111,8 @@ def _columns_embed(setup: _Setup) -> BatchEmbed | None:
     return checked_embedder(setup.model.path, purpose="--embed")
 
 
-def _snapshot_for(options: Settings, cache_dir: Path, root: Path) -> Path:
-    return snapshot_dir(cache_dir, root, flavour=f"{options.backend}-{options.graph_source}")
+def _snapshot_for(cache_dir: Path, root: Path, *, backend: str, graph_source: str) -> Path:
+    return snapshot_dir(cache_dir, root, flavour=f"{backend}-{graph_source}")
 
 
 @dataclass(frozen=True)

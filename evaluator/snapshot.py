@@ -1,4 +1,4 @@
-"""Git and file snapshots: the only module that runs ``git``.
+"""The checkout snapshot: which files are evaluated, and their copy under the cache.
 
 The evaluator never writes into the user's checkout. It copies the checkout's files into a
 snapshot folder under the cache directory and indexes that. What is evaluated is defined
@@ -38,8 +38,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -48,7 +46,8 @@ import filelock
 
 from evaluator import atomic
 from evaluator.core.groundtruth import has_control
-from evaluator.errors import GitError, InputError
+from evaluator.errors import InputError
+from evaluator.git_command import NO_ENV, git_names, is_git_worktree
 
 # Tool state that is never part of what is indexed (and is managed inside the snapshot).
 IGNORED_DIRS = frozenset({
@@ -60,83 +59,6 @@ IGNORED_SUFFIXES = (".pyc", ".pyo")
 IGNORED_FILES = frozenset({"neuralmind-backend.yaml", "neuralmind-backend.yml",
                            "neuralmind-backend.json"})
 MANAGED = frozenset({".neuralmind", "graphify-out", ".neuralmind.yaml"})
-
-
-# What git may see of the process environment (issue 19): the program search path, the home
-# folder (the user's own git config), the locale, a temp folder, proxies and CA files for a
-# baseline fetch, the SSH agent. Never the token, the Action's INPUT_*, ACTIONS_* or a GIT_*
-# variable that redirects git's repository, config or commands.
-GIT_ENV_KEEP = ("PATH", "HOME", "LANG", "LANGUAGE", "TMPDIR", "TZ", "SSH_AUTH_SOCK",
-                "SSL_CERT_FILE", "SSL_CERT_DIR", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
-                "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy")
-NO_ENV: Mapping[str, str] = {}
-
-
-def git_env(env: Mapping[str, str]) -> dict[str, str]:
-    """The environment git subprocesses get, built from ``env`` (``Deps.env``): the names in
-    :data:`GIT_ENV_KEEP` and ``LC_*``, plus ``GIT_TERMINAL_PROMPT=0`` (a fetch never waits
-    for a password)."""
-    kept = {k: v for k, v in env.items() if k in GIT_ENV_KEEP or k.startswith("LC_")}
-    return {**kept, "GIT_TERMINAL_PROMPT": "0"}
-
-
-def _repository_top(cwd: Path) -> Path | None:
-    """The folder holding ``.git`` at or above ``cwd``, found without running git."""
-    here = cwd.resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
-def _safe_directory(cwd: Path) -> list[str]:
-    """``-c safe.directory=<that repository>`` when its top folder belongs to another user
-    (the Action's container runs as root, the checkout belongs to the runner's user): exactly
-    that path, never ``*``. Nothing when we own it or it is no repository."""
-    top = _repository_top(cwd)
-    getuid = getattr(os, "getuid", None)
-    if top is None or getuid is None:
-        return []
-    try:
-        owner = top.stat().st_uid
-    except OSError:
-        return []
-    return [] if owner == getuid() else ["-c", f"safe.directory={top}"]
-
-
-def _git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bool = True,
-         extra: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    """Run git in ``cwd`` with the environment :func:`git_env` built from ``env`` (plus
-    ``extra``, e.g. ``GIT_INDEX_FILE``)."""
-    try:
-        proc = subprocess.run(["git", *_safe_directory(cwd), "-C", str(cwd), *args],
-                              capture_output=True, check=False, timeout=120,
-                              env={**git_env(env), **(extra or {})})
-    except FileNotFoundError:
-        raise GitError("git is not installed; it is needed to read the checkout") from None
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {' '.join(args)} took longer than 120 s in {cwd}") from None
-    if check and proc.returncode != 0:
-        detail = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git {' '.join(args)} failed in {cwd}: "
-                       f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}")
-    return proc
-
-
-def is_git_worktree(root: Path, *, env: Mapping[str, str] = NO_ENV) -> bool:
-    """True when ``root`` is in a git work tree and not inside a folder git ignores."""
-    proc = _git(["rev-parse", "--is-inside-work-tree"], root, check=False, env=env)
-    if proc.returncode != 0 or proc.stdout.strip() != b"true":
-        return False
-    return _git(["check-ignore", "-q", "."], root, check=False, env=env).returncode != 0
-
-
-def head_commit(root: Path, *, env: Mapping[str, str] = NO_ENV) -> str | None:
-    """The commit checked out at ``root``, or ``None`` outside git / in an empty repository."""
-    if not is_git_worktree(root, env=env):
-        return None
-    proc = _git(["rev-parse", "--verify", "-q", "HEAD"], root, check=False, env=env)
-    return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
 
 
 def _ignored(rel: PurePosixPath) -> bool:
@@ -285,8 +207,8 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
     own = own_file_names(root, exclude_files)
     others: list[str] = []
     if use_git and is_git_worktree(root, env=env):
-        names = _git_names(root, "--cached", env=env)
-        others = _git_names(root, "--others", "--exclude-standard", env=env)
+        names = git_names(root, "--cached", env=env)
+        others = git_names(root, "--others", "--exclude-standard", env=env)
     else:
         names = []
         for dirpath, dirnames, filenames in os.walk(root):
@@ -331,12 +253,6 @@ def _left_untracked(root: Path, others: Iterable[str], prefixes: Iterable[tuple[
                   for n in set(others)
                   if not (_under(PurePosixPath(n).parts, prefixes) or _ignored(PurePosixPath(n))
                           or n in own or (root / n).is_symlink()))
-
-
-def _git_names(root: Path, *args: str, env: Mapping[str, str]) -> list[str]:
-    """``git ls-files -z ARGS`` under ``root``: names (undecodable bytes kept as escapes)."""
-    out = _git(["ls-files", "-z", *args], root, env=env).stdout
-    return [n for n in out.decode("utf-8", "surrogateescape").split("\0") if n]
 
 
 @dataclass(frozen=True)
@@ -454,167 +370,6 @@ def tree_digest(root: Path, files: Sequence[str]) -> str:
     return digest.hexdigest()
 
 
-# ----------------------------------------------------------------------------- commits
-
-SHALLOW_HINT = ("the clone has too little history: set `fetch-depth: 0` on actions/checkout "
-                "(or fetch the base branch) so the base commit is available")
-
-
-def is_shallow(repo: Path, *, env: Mapping[str, str] = NO_ENV) -> bool:
-    proc = _git(["rev-parse", "--is-shallow-repository"], repo, check=False, env=env)
-    return proc.stdout.strip() == b"true"
-
-
-def resolve_commit(repo: Path, ref: str, *, env: Mapping[str, str] = NO_ENV) -> str:
-    """The full sha of ``ref``; a clear error for an unknown ref (with the shallow hint)."""
-    if not is_git_worktree(repo, env=env):
-        raise GitError(f"{repo} is not a git checkout, so there is no {ref!r} to compare with")
-    if ref.startswith("-"):
-        raise GitError(f"{ref!r} is not a git ref")
-    proc = _git(["rev-parse", "--verify", "-q", "--end-of-options", f"{ref}^{{commit}}"], repo,
-                check=False, env=env)
-    sha = proc.stdout.decode().strip()
-    if proc.returncode != 0 or not sha:
-        hint = (SHALLOW_HINT if is_shallow(repo, env=env)
-                else "check the spelling, or fetch it first")
-        raise GitError(f"unknown git ref {ref!r} in {repo}", hint=hint)
-    return sha
-
-
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-def is_sha(text: str) -> bool:
-    """A full commit sha (SHA-1 or SHA-256), lowercase hex: nothing git could read as an
-    option."""
-    return bool(_SHA.fullmatch(text))
-
-
-def _require_sha(sha: str) -> str:
-    if not is_sha(sha):
-        raise GitError(f"{sha[:60]!r} is not a commit sha (40 or 64 hex digits)")
-    return sha
-
-
-def fetch_commit(repo: Path, sha: str, *, env: Mapping[str, str] = NO_ENV) -> bool:
-    """Try to fetch one commit from ``origin`` (works when the checkout kept credentials)."""
-    _require_sha(sha)
-    proc = _git(["fetch", "--quiet", "--no-tags", "--depth=1", "--end-of-options", "origin",
-                 sha], repo, check=False, env=env)
-    return proc.returncode == 0
-
-
-def merge_base(repo: Path, a: str, b: str, *, env: Mapping[str, str] = NO_ENV) -> str:
-    proc = _git(["merge-base", "--end-of-options", _require_sha(a), _require_sha(b)], repo,
-                check=False, env=env)
-    sha = proc.stdout.decode().strip()
-    if proc.returncode != 0 or not sha:
-        hint = SHALLOW_HINT if is_shallow(repo, env=env) else None
-        raise GitError(f"no merge base between {a[:12]} and {b[:12]}", hint=hint)
-    return sha
-
-
-def file_at(repo: Path, sha: str, rel: str, *, env: Mapping[str, str] = NO_ENV) -> bool:
-    """Whether ``rel`` (relative to ``repo``, which may be a subfolder) exists in ``sha``."""
-    # ``./``: relative to the folder git runs in, not to the top of the repository.
-    return _git(["cat-file", "-e", f"{_require_sha(sha)}:./{rel}"], repo,
-                check=False, env=env).returncode == 0
-
-
-def export_commit(repo: Path, sha: str, dest: Path, *, skipped: list[str] | None = None,
-                  env: Mapping[str, str] = NO_ENV) -> tuple[str, ...]:
-    """Write what a checkout of commit ``sha`` holds under ``repo`` (which may be a subfolder
-    of the repository) into ``dest``; its files. Read-only for the repository.
-
-    A checkout through a throw-away index (``read-tree`` + ``checkout-index``), not ``git
-    archive``: an archive leaves out ``export-ignore`` files and rewrites ``export-subst``
-    ones, so the base would not be what the commit holds. Line endings and filters are
-    applied as in a checkout, like on the head side. ``skipped`` as in
-    :func:`checkout_files`.
-    """
-    top = Path(_git(["rev-parse", "--show-toplevel"], repo, env=env).stdout.decode().strip())
-    prefix = _git(["rev-parse", "--show-prefix"], repo, env=env).stdout.decode().strip()
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True)
-    if _git(["cat-file", "-e", f"{sha}:{prefix}"], top, check=False, env=env).returncode != 0:
-        return ()  # the folder did not exist yet at that commit
-    with tempfile.TemporaryDirectory(prefix="retrieval-eval-index-") as scratch:
-        index_env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-        # The tree of the subfolder, so its files land at the top of ``dest``.
-        _git(["read-tree", f"{sha}:{prefix}"], top, env=env, extra=index_env)
-        _git(["checkout-index", "--all", "--force", f"--prefix={dest}{os.sep}"], top, env=env,
-             extra=index_env)
-    return checkout_files(dest, use_git=False, skipped=skipped)
-
-
-MAX_CHANGED_FILES = 20_000
-
-
-def changed_files(repo: Path, base: str, head: str, *,
-                  env: Mapping[str, str] = NO_ENV) -> tuple[str, ...]:
-    """The files a pull request changes: ``git diff base...head`` (since their merge base),
-    relative to ``repo`` (which may be a subfolder; files outside it are left out).
-
-    Renames count as a deletion and an addition, so both paths are listed. Refs are passed
-    after ``--end-of-options`` and paths are closed with ``--``, so no ref can act as an
-    option. Names that are not valid UTF-8 or hold control characters are left out (they
-    cannot be graded by a ground truth). At most :data:`MAX_CHANGED_FILES` names.
-    """
-    for ref in (base, head):
-        if not ref or ref.startswith("-") or has_control(ref):
-            raise GitError(f"{ref!r} is not a git ref")
-    proc = _git(["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff",
-                 "--no-textconv", "--relative", "--end-of-options", f"{base}...{head}", "--"],
-                repo, check=False, env=env)
-    if proc.returncode != 0:
-        detail = proc.stderr.decode(errors="replace").strip().splitlines()
-        hint = SHALLOW_HINT if is_shallow(repo, env=env) else None
-        raise GitError(f"cannot list the files changed between {base[:12]} and {head[:12]}: "
-                       f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}", hint=hint)
-    names = []
-    for raw in proc.stdout.split(b"\0"):
-        if not raw:
-            continue
-        try:
-            name = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        if has_control(name):
-            continue
-        names.append(PurePosixPath(name).as_posix())
-        if len(names) >= MAX_CHANGED_FILES:
-            break
-    return tuple(dict.fromkeys(names))
-
-
-def repo_prefix(root: Path, *, env: Mapping[str, str] = NO_ENV) -> str:
-    """``root``'s path inside its repository (``"."`` at the top or outside git), for links
-    to the files of a commit."""
-    if not is_git_worktree(root, env=env):
-        return "."
-    proc = _git(["rev-parse", "--show-prefix"], root, check=False, env=env)
-    prefix = proc.stdout.decode(errors="replace").strip().strip("/")
-    return prefix if proc.returncode == 0 and prefix and not has_control(prefix) else "."
-
-
-def worktree_state(root: Path, queries: Path, *,
-                   env: Mapping[str, str] = NO_ENV) -> tuple[bool, bool]:
-    """``(the files under root differ from HEAD, the ground-truth file differs from HEAD or is
-    not committed)``; ``(False, False)`` outside git."""
-    if not is_git_worktree(root, env=env):
-        return False, False
-    tree = _git(["status", "--porcelain", "--untracked-files=no", "--", "."], root,
-                check=False, env=env)
-    try:
-        rel = str(queries.resolve().relative_to(root.resolve()))
-    except ValueError:
-        rel = None
-    gt = _git(["status", "--porcelain", "--", rel], root, check=False, env=env) if rel else None
-    return (tree.returncode == 0 and bool(tree.stdout.strip()),
-            gt is not None and gt.returncode == 0 and bool(gt.stdout.strip()))
-
-
 def read_source(root: Path, module: str) -> str | None:
     """The text of ``module`` under ``root`` (``None`` when it cannot be read as UTF-8
     text of at most the indexed size, or is a link)."""
@@ -625,89 +380,3 @@ def read_source(root: Path, module: str) -> str | None:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-#: The most commits ``init --from-history`` reads (newest first).
-MAX_HISTORY_COMMITS = 5000
-#: The log format: a NUL, the commit and its parents, a NUL, the subject (git refuses a NUL
-#: in a message), then ``--numstat -z`` entries (see :mod:`evaluator.core.commits`).
-HISTORY_FORMAT = "--format=%x00%H %P%x00%s"
-
-
-def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY_COMMITS,
-               env: Mapping[str, str] = NO_ENV) -> bytes:
-    """The newest ``limit`` commits of ``HEAD`` (after ``since``: ``since..HEAD``), each with
-    its parents, subject and changed files (added/deleted lines, renames detected), relative
-    to ``repo``. Read by :func:`evaluator.core.commits.parse_log`."""
-    revs = "HEAD"
-    if since is not None:
-        revs = f"{resolve_commit(repo, since, env=env)}..HEAD"
-    proc = _git(["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
-                 HISTORY_FORMAT, "--numstat", "-M", f"--max-count={max(1, limit)}",
-                 "--end-of-options", revs, "--"], repo, env=env)
-    return proc.stdout
-
-
-def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
-                 env: Mapping[str, str] = NO_ENV) -> bytes:
-    """The ``-U0`` diff of commit ``sha`` against its first parent for ``paths`` (taken
-    literally, relative to ``repo``): what :func:`evaluator.core.commits.added_lines`
-    reads."""
-    if not is_sha(sha):
-        raise GitError(f"{sha!r} is not a commit sha")
-    proc = _git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
-                 "--relative", "-M", "--end-of-options", sha, "--",
-                 *(f":(literal){p}" for p in paths)], repo, env=env)
-    return proc.stdout
-
-
-@dataclass(frozen=True)
-class GitRepo:
-    """The real :class:`evaluator.deps.Git`: this module's git functions, each run with the
-    environment :func:`git_env` builds from ``env`` (``Deps.env``)."""
-
-    env: Mapping[str, str]
-
-    def head_commit(self, root: Path) -> str | None:
-        return head_commit(root, env=self.env)
-
-    def resolve_commit(self, repo: Path, ref: str) -> str:
-        return resolve_commit(repo, ref, env=self.env)
-
-    def fetch_commit(self, repo: Path, sha: str) -> bool:
-        return fetch_commit(repo, sha, env=self.env)
-
-    def merge_base(self, repo: Path, a: str, b: str) -> str:
-        return merge_base(repo, a, b, env=self.env)
-
-    def file_at(self, repo: Path, sha: str, rel: str) -> bool:
-        return file_at(repo, sha, rel, env=self.env)
-
-    def export_commit(self, repo: Path, sha: str, dest: Path, *,
-                      skipped: list[str] | None = None) -> tuple[str, ...]:
-        return export_commit(repo, sha, dest, skipped=skipped, env=self.env)
-
-    def changed_files(self, repo: Path, base: str, head: str) -> tuple[str, ...]:
-        return changed_files(repo, base, head, env=self.env)
-
-    def repo_prefix(self, root: Path) -> str:
-        return repo_prefix(root, env=self.env)
-
-    def worktree_state(self, root: Path, queries: Path) -> tuple[bool, bool]:
-        return worktree_state(root, queries, env=self.env)
-
-    def checkout_files(self, root: Path, *, exclude: Sequence[Path] = (),
-                       exclude_files: Iterable[Path | None] = (),
-                       skipped: list[str] | None = None,
-                       unindexable: list[str] | None = None,
-                       untracked: list[str] | None = None) -> tuple[str, ...]:
-        return checkout_files(root, exclude=exclude, exclude_files=exclude_files,
-                              skipped=skipped, unindexable=unindexable, untracked=untracked,
-                              env=self.env)
-
-    def commit_log(self, repo: Path, *, since: str | None = None,
-                   limit: int = MAX_HISTORY_COMMITS) -> bytes:
-        return commit_log(repo, since=since, limit=limit, env=self.env)
-
-    def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes:
-        return commit_patch(repo, sha, paths, env=self.env)

@@ -95,7 +95,8 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
     # The run's model, whatever the variant's backend: every system is judged alike.
     model = setup.model if setup.model.path is not None else model_for(
         variant, setup.cache_dir, setup.deps)
-    snapshot = _snapshot_for(variant, setup.cache_dir, setup.root)
+    snapshot = _snapshot_for(setup.cache_dir, setup.root, backend=variant.backend,
+                             graph_source=variant.graph_source)
     vsetup = replace(setup, options=variant, model=model, tree=snapshot / setup.tree.name,
                      index_options={k: v for k, v in settings.items()
                                     if k not in ("graph", "backend")})

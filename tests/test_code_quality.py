@@ -13,7 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "evaluator" / "core"
 FORBIDDEN_IN_CORE = {"jinja2", "markupsafe", "requests", "neuralmind", "subprocess", "os",
-                     "evaluator.github", "evaluator.render", "evaluator.snapshot",
+                     "evaluator.github_context", "evaluator.github_comments",
+                     "evaluator.http_transport", "evaluator.render", "evaluator.snapshot",
+                     "evaluator.git_command", "evaluator.git_repo",
                      "evaluator.neuralmind_index", "evaluator.runner"}
 
 

@@ -356,3 +356,87 @@ def test_the_systems_table_uses_the_runs_recorded_significance_settings():
 
     assert "▲" not in cells(1e-9)
     assert "▲" in cells(0.5)
+
+
+TOKEN_NAMES = ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN")
+
+
+def _reads_token(node: ast.AST) -> bool:
+    """A read of a token variable: ``env.get("GITHUB_TOKEN")``, ``env["GITHUB_TOKEN"]``,
+    ``"GITHUB_TOKEN" in env`` or the name bound to a constant (``TOKEN_SOURCES``)."""
+    return (isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value.strip() in TOKEN_NAMES)
+
+
+def test_only_the_settings_layer_reads_the_github_token():
+    """Issue 21: the token is read once (evaluator/settings.py, ``token_of``) with one
+    precedence, and reaches the HTTP client through Settings and Deps; no other module
+    names the variables it comes from (messages that tell the user about them are prose,
+    not a lookup: they hold more than the bare name)."""
+    readers = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        if any(_reads_token(node) for node in ast.walk(ast.parse(path.read_text("utf-8")))):
+            readers.add(str(path.relative_to(ROOT)))
+    assert readers == {"evaluator/settings.py"}
+
+
+def test_the_token_finder_finds_reads():
+    for source in ('env.get("GITHUB_TOKEN")', 'env["INPUT_GITHUB-TOKEN"]',
+                   "'GITHUB_TOKEN' in os.environ", 'NAMES = ("INPUT_GITHUB-TOKEN",)'):
+        assert any(_reads_token(n) for n in ast.walk(ast.parse(source))), source
+    assert not any(_reads_token(n) for n in ast.walk(ast.parse('x = "set GITHUB_TOKEN"')))
+
+
+def test_the_token_is_never_shown_by_settings_or_deps():
+    from evaluator.deps import real_deps
+
+    secret = "ghs_design-token-DO-NOT-PRINT"
+    settings = build_settings([("environment", {"github_token": secret})])
+    deps = real_deps({}, None, None, github_token=secret)  # type: ignore[arg-type]
+    assert settings.github_token == deps.github_token == secret
+    assert secret not in repr(settings) + repr(deps)
+
+
+def test_only_the_http_transport_imports_requests():
+    """Issue 21: the GitHub room is split by duty; the HTTP transport (retries, budget,
+    deadline, size caps, scrubbing) is the one module that imports ``requests``."""
+    importers = set()
+    for path in sorted((ROOT / "evaluator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == "requests" or n.startswith("requests.") for n in names):
+                importers.add(str(path.relative_to(ROOT)))
+    assert importers == {"evaluator/http_transport.py"}
+
+
+# The rooms below the application that get only the values they need (issue 21 item 4):
+# no function there takes the whole Settings, except where sharding meets it (its small
+# ShardingSettings is made from it, and the section loop hands it to evaluate()).
+NARROW_ROOMS = ("sharding.py", "snapshot.py", "git_command.py", "git_repo.py",
+                "github_context.py", "http_transport.py", "github_comments.py", "scrub.py")
+SETTINGS_ALLOWED = {"sharding.py:of", "sharding.py:evaluate_sections",
+                    "sharding.py:_section_settings"}
+
+
+def _takes_settings(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+    return any(a.annotation is not None and ast.unparse(a.annotation) == "Settings"
+               for a in arguments)
+
+
+def test_sharding_and_snapshots_get_what_they_need_not_the_whole_settings():
+    takers = set()
+    for name in NARROW_ROOMS:
+        tree = ast.parse((ROOT / "evaluator" / name).read_text(encoding="utf-8"))
+        takers |= {f"{name}:{node.name}" for node in ast.walk(tree)
+                   if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                   and _takes_settings(node)}
+    assert takers == SETTINGS_ALLOWED
+    # the snapshot helpers live in the rooms evaluate.py was split into (issue 21 item 4)
+    functions = [node for name in ("evaluate.py", "checkout_files.py", "side.py")
+                 for node in ast.walk(ast.parse((ROOT / "evaluator" / name).read_text(
+                     encoding="utf-8"))) if isinstance(node, ast.FunctionDef)]
+    helpers = {"_snapshot_for", "_own_files", "_own_folders"}
+    assert helpers <= {node.name for node in functions}
+    assert not helpers & {node.name for node in functions if _takes_settings(node)}

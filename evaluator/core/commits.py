@@ -3,8 +3,8 @@
 Every commit describes a change in a person's words, and its diff names the files that
 answer it (the way SWE-bench, Loc-Bench and SweRank build localisation questions from an
 issue's or pull request's text and the files its fix changed). This module is pure: it
-reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.snapshot.commit_log`,
-:func:`evaluator.snapshot.commit_patch`) and decides, per commit:
+reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commit_log`,
+:func:`evaluator.git_repo.commit_patch`) and decides, per commit:
 
 * the **question**: the subject, cleaned deterministically (:func:`clean_subject`):
   conventional-commit prefixes (``fix(core):``), issue and pull-request references

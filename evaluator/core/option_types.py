@@ -57,7 +57,8 @@ class OptionType:
     (appending ``"<where>: <problem>"`` to ``errors`` when it cannot); ``schema(option)`` is
     its JSON Schema; ``python`` its type in ``Settings`` (``| None`` is added when the option
     has no default); ``switch``: the flag takes no value; ``many``: the flag takes one or
-    more values; ``path``: values are file paths, which the readers make absolute and confine.
+    more values; ``path``: values are file paths, which the readers make absolute and confine;
+    ``secret``: a credential, never shown (its ``Settings`` field is left out of ``repr``).
     """
 
     read: Parser
@@ -66,6 +67,7 @@ class OptionType:
     switch: bool = False
     many: bool = False
     path: bool = False
+    secret: bool = False
 
 
 # ----------------------------------------------------------------------------- readers
@@ -324,6 +326,7 @@ TYPES: dict[str, OptionType] = {
     "bool": OptionType(_as_bool, _fixed({"type": "boolean"}), "bool", switch=True),
     "int": OptionType(_as_int, _int_schema, "int"),
     "text": OptionType(_as_text, _text_schema, "str"),
+    "secret": OptionType(_as_text, _text_schema, "str", secret=True),
     "path": OptionType(_as_text, _text_schema, "str", path=True),
     "k": OptionType(_as_k, _fixed({"anyOf": [
         {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},

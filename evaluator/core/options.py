@@ -292,8 +292,9 @@ OPTIONS: tuple[Option, ...] = (
        "sharded evaluation, then gates and comments as evaluate does",
        default="evaluate", choices=("evaluate", "comment", "merge"), commands=("action",),
        flag=None, file_key=None),
-    _o("github_token", "text", "token for the PR comment; needs `pull-requests: write` (and "
-       "`actions: read` with `run-id`)",
+    _o("github_token", "secret", "token for the PR comment; needs `pull-requests: write` (and "
+       "`actions: read` with `run-id`). Read once: this input when it is not blank, else the "
+       "`GITHUB_TOKEN` variable",
        commands=("action",), flag=None, file_key=None, action_default="${{ github.token }}"),
 )
 BY_NAME: dict[str, Option] = {o.name: o for o in OPTIONS}
@@ -407,7 +408,7 @@ class Settings(_SettingsBase):
     contexts: str | None = field(default_factory=_default("contexts"))
     judge_output: str | None = field(default_factory=_default("judge_output"))
     mode: str = field(default_factory=_default("mode"))
-    github_token: str | None = field(default_factory=_default("github_token"))
+    github_token: str | None = field(default_factory=_default("github_token"), repr=False)
 # --- end of the generated Settings ---
 
 

@@ -10,7 +10,7 @@ import os
 import subprocess
 from collections.abc import Callable
 
-from evaluator.github import DEFAULT_KEY, marker, state_marker
+from evaluator.github_comments import DEFAULT_KEY, marker, state_marker
 from tests.conftest import make_repo
 from tests.hostile.faults import Fault, FaultServer
 from tests.hostile.harness import TOKEN, Case, Outcome, World

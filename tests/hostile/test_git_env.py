@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator import snapshot
+from evaluator import git_command, git_repo
 from evaluator.cli import main
 from tests.conftest import make_repo
 from tests.hostile.cases import FAST
@@ -47,14 +47,14 @@ def test_git_gets_only_a_minimal_environment(tmp_path: Path, monkeypatch) -> Non
     def spy(argv, *args, **kwargs):
         # The evaluator's own git calls (NeuralMind's, in its snapshot, are the library's).
         caller = sys._getframe(1).f_globals["__name__"]
-        if argv and argv[0] == "git" and caller == snapshot.__name__:
+        if argv and argv[0] == "git" and caller == git_command.__name__:
             calls.append((list(argv), kwargs.get("env")))
         elif argv and argv[0] == "git":
             seen = kwargs.get("env") or os.environ
             library.append((list(argv), [k for k in seen if _forbidden(k)]))
         return real_run(argv, *args, **kwargs)
 
-    monkeypatch.setattr(snapshot.subprocess, "run", spy)
+    monkeypatch.setattr(git_command.subprocess, "run", spy)
     out = tmp_path / "out"
     code = main(["evaluate", str(ws), *FAST, "--cache-dir", str(tmp_path / "cache"),
                  "--output-dir", str(out)])  # the real process environment, as in the Action
@@ -76,7 +76,7 @@ def test_git_env_keeps_path_home_and_locale_only() -> None:
     env = {"PATH": "/usr/bin", "HOME": "/home/me", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "HTTPS_PROXY": "http://proxy:3128", **HOSTILE_ENV, "GIT_DIR": "/x",
            "RUNNER_TEMP": "/t", "GITHUB_WORKSPACE": "/w"}
-    assert snapshot.git_env(env) == {
+    assert git_command.git_env(env) == {
         "PATH": "/usr/bin", "HOME": "/home/me", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
         "HTTPS_PROXY": "http://proxy:3128", "GIT_TERMINAL_PROMPT": "0"}
 
@@ -86,9 +86,9 @@ def test_safe_directory_is_exactly_the_repository_and_only_when_needed(tmp_path:
                                                                         monkeypatch) -> None:
     repo = make_repo(tmp_path / "ws")
     (repo / "sub").mkdir()
-    assert snapshot._safe_directory(repo / "sub") == []  # ours: nothing to allow
-    assert snapshot._safe_directory(tmp_path) == []  # no repository: nothing to allow
+    assert git_command._safe_directory(repo / "sub") == []  # ours: nothing to allow
+    assert git_command._safe_directory(tmp_path) == []  # no repository: nothing to allow
     monkeypatch.setattr(os, "getuid", lambda: repo.stat().st_uid + 1)  # the Action's root
-    assert snapshot._safe_directory(repo / "sub") == ["-c", f"safe.directory={repo.resolve()}"]
-    git = snapshot.GitRepo({"PATH": os.environ["PATH"]})
+    assert git_command._safe_directory(repo / "sub") == ["-c", f"safe.directory={repo.resolve()}"]
+    git = git_repo.GitRepo({"PATH": os.environ["PATH"]})
     assert git.head_commit(repo / "sub") is not None

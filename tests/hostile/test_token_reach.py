@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import InputError
-from evaluator.github import _secret_forms
 from evaluator.paths import confine, runner_owned
+from evaluator.scrub import secret_forms as _secret_forms
 from evaluator.settings import action_values
 
 TOKEN = "ghs_Reach0Test1Token2ABCdef"

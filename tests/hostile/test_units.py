@@ -11,8 +11,8 @@ import pytest
 
 from evaluator import atomic
 from evaluator.errors import GitError, InputError
+from evaluator.git_repo import fetch_commit, merge_base, resolve_commit
 from evaluator.model import ModelSource, model_fingerprint
-from evaluator.snapshot import fetch_commit, merge_base, resolve_commit
 from tests.conftest import make_repo
 
 

@@ -20,8 +20,8 @@ import pytest
 from evaluator.core.compare import check_gates, compare_results
 from evaluator.core.results import SCHEMA_VERSION, Results, from_dict, to_dict
 from evaluator.core.scoring import aggregate, by_shape
+from evaluator.git_repo import export_commit
 from evaluator.model import ENV
-from evaluator.snapshot import export_commit
 from tests.conftest import git, make_repo
 from tests.factories import make_results
 

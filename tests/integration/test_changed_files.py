@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.errors import GitError
-from evaluator.snapshot import changed_files
+from evaluator.git_repo import changed_files
 from tests.conftest import git
 
 
@@ -55,7 +55,7 @@ def test_unknown_ref_is_a_clear_error(repo):
 
 
 def test_repo_prefix(repo, tmp_path):
-    from evaluator.snapshot import repo_prefix
+    from evaluator.git_repo import repo_prefix
 
     assert repo_prefix(repo) == "."
     assert repo_prefix(repo / "sub") == "sub"

@@ -9,13 +9,8 @@ import pytest
 import requests
 
 from evaluator.errors import GitHubError
-from evaluator.github import (
-    GitHubClient,
-    GitHubContext,
-    fingerprint_of,
-    marker,
-    state_marker,
-)
+from evaluator.github_comments import GitHubClient, fingerprint_of, marker, state_marker
+from evaluator.github_context import GitHubContext
 from tests.fake_github import PR, REPO, FakeGitHub, Scripted, running
 
 TOKEN = "ghs_modes-T0KEN-never-printed"

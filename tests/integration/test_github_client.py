@@ -1,4 +1,5 @@
-"""evaluator.github against a real HTTP server on 127.0.0.1 (stdlib, in a thread).
+"""The GitHub rooms (evaluator.github_context, evaluator.http_transport and
+evaluator.github_comments) against a real HTTP server on 127.0.0.1 (stdlib, in a thread).
 
 The fake GitHub keeps comments in memory, paginates with absolute ``Link`` URLs built from the
 request's Host, records every request and can be scripted to answer errors, rate limits and
@@ -21,18 +22,17 @@ import requests
 
 from evaluator import __version__
 from evaluator.errors import GitHubError
-from evaluator.github import (
+from evaluator.github_comments import (
     MAX_COMMENT_CHARS,
     CommentForbidden,
     CommentResult,
     CommentTooLong,
     GitHubClient,
-    GitHubContext,
-    context_from_env,
     marker,
     max_body_chars,
-    new_session,
 )
+from evaluator.github_context import GitHubContext, context_from_env
+from evaluator.http_transport import new_session
 from tests.fake_github import PR, REPO, FakeGitHub, Scripted
 
 TOKEN = "ghs_S3CRET-t0ken-NEVER-PRINT-4711"
@@ -502,7 +502,7 @@ def write_event(tmp_path: Path, payload: Any) -> str:
 
 def base_env(event_name: str, event_path: str | None) -> dict[str, str]:
     env = {"GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": event_name,
-           "GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": "https://ghe.example.com/api/v3/"}
+           "GITHUB_API_URL": "https://ghe.example.com/api/v3/"}
     if event_path is not None:
         env["GITHUB_EVENT_PATH"] = event_path
     return env
@@ -511,7 +511,7 @@ def base_env(event_name: str, event_path: str | None) -> dict[str, str]:
 @pytest.mark.parametrize("event_name", ["pull_request", "pull_request_target"])
 def test_context_from_pull_request_events(tmp_path: Path, event_name: str) -> None:
     path = write_event(tmp_path, {"pull_request": {"number": 42, "head": {"sha": "feed"}}})
-    ctx = context_from_env(base_env(event_name, path))
+    ctx = context_from_env(base_env(event_name, path), token=TOKEN)
     assert ctx == GitHubContext(api_url="https://ghe.example.com/api/v3", repository=REPO,
                                 pr_number=42, token=TOKEN, event_name=event_name,
                                 head_sha="feed")
@@ -521,26 +521,26 @@ def test_context_from_pull_request_events(tmp_path: Path, event_name: str) -> No
 def test_context_from_workflow_run(tmp_path: Path) -> None:
     path = write_event(tmp_path, {"workflow_run": {
         "head_sha": "cafe", "pull_requests": [{"number": 9}, {"number": 10}]}})
-    ctx = context_from_env(base_env("workflow_run", path))
+    ctx = context_from_env(base_env("workflow_run", path), token=TOKEN)
     assert (ctx.pr_number, ctx.head_sha, ctx.event_name) == (9, "cafe", "workflow_run")
 
 
 def test_context_from_workflow_run_of_a_fork_has_no_pr(tmp_path: Path) -> None:
     path = write_event(tmp_path, {"workflow_run": {"head_sha": "cafe", "pull_requests": []}})
-    ctx = context_from_env(base_env("workflow_run", path))
+    ctx = context_from_env(base_env("workflow_run", path), token=TOKEN)
     assert (ctx.pr_number, ctx.head_sha) == (None, "cafe")
-    explicit = context_from_env(base_env("workflow_run", path), pr=12)
+    explicit = context_from_env(base_env("workflow_run", path), token=TOKEN, pr=12)
     assert (explicit.pr_number, explicit.head_sha) == (12, "cafe")
 
 
 def test_explicit_pr_wins_over_the_event(tmp_path: Path) -> None:
     path = write_event(tmp_path, {"pull_request": {"number": 42, "head": {"sha": "feed"}}})
-    assert context_from_env(base_env("pull_request", path), pr=5).pr_number == 5
+    assert context_from_env(base_env("pull_request", path), token=TOKEN, pr=5).pr_number == 5
 
 
 def test_explicit_pr_survives_a_garbled_event_file(tmp_path: Path) -> None:
     path = write_event(tmp_path, "{not json")
-    ctx = context_from_env(base_env("pull_request", path), pr=5)
+    ctx = context_from_env(base_env("pull_request", path), token=TOKEN, pr=5)
     assert (ctx.pr_number, ctx.head_sha) == (5, None)
 
 
@@ -549,7 +549,7 @@ def test_explicit_pr_survives_a_garbled_event_file(tmp_path: Path) -> None:
 def test_garbled_event_file_is_a_clear_error(tmp_path: Path, content: Any) -> None:
     path = write_event(tmp_path, content)
     with pytest.raises(GitHubError) as info:
-        context_from_env(base_env("pull_request", path))
+        context_from_env(base_env("pull_request", path), token=TOKEN)
     message = str(info.value)
     assert path in message
     assert "\n" not in message
@@ -559,35 +559,38 @@ def test_garbled_event_file_is_a_clear_error(tmp_path: Path, content: Any) -> No
 def test_missing_event_file_is_a_clear_error(tmp_path: Path) -> None:
     path = str(tmp_path / "nope.json")
     with pytest.raises(GitHubError, match=r"nope\.json"):
-        context_from_env(base_env("pull_request", path))
+        context_from_env(base_env("pull_request", path), token=TOKEN)
     with pytest.raises(GitHubError, match="GITHUB_EVENT_PATH"):
-        context_from_env(base_env("pull_request", None))
+        context_from_env(base_env("pull_request", None), token=TOKEN)
 
 
 def test_non_pr_event_gives_no_pr_number(tmp_path: Path) -> None:
     path = write_event(tmp_path, {"ref": "refs/heads/main", "after": "beef"})
-    ctx = context_from_env(base_env("push", path))
+    ctx = context_from_env(base_env("push", path), token=TOKEN)
     assert (ctx.pr_number, ctx.head_sha, ctx.event_name) == (None, None, "push")
-    assert context_from_env(base_env("push", path), pr=3).pr_number == 3
+    assert context_from_env(base_env("push", path), token=TOKEN, pr=3).pr_number == 3
 
 
-def test_context_defaults_and_input_token() -> None:
-    ctx = context_from_env({"GITHUB_REPOSITORY": REPO, "INPUT_GITHUB-TOKEN": f" {TOKEN} "})
+def test_context_defaults_and_the_token_it_is_given() -> None:
+    """The token is the one the settings layer read (issue 21): the environment's token
+    variables are not read here."""
+    env = {"GITHUB_REPOSITORY": REPO, "GITHUB_TOKEN": "ghs_other", "INPUT_GITHUB-TOKEN": "x"}
+    ctx = context_from_env(env, token=TOKEN)
     assert ctx.api_url == "https://api.github.com"
     assert ctx.token == TOKEN
     assert (ctx.pr_number, ctx.event_name, ctx.head_sha) == (None, None, None)
-    assert context_from_env({"GITHUB_REPOSITORY": REPO}).token is None
+    assert context_from_env(env, token=None).token is None
 
 
 @pytest.mark.parametrize("repo", ["", "no-slash", "a/b/c"])
 def test_context_needs_owner_and_name(repo: str) -> None:
     with pytest.raises(GitHubError, match="GITHUB_REPOSITORY"):
-        context_from_env({"GITHUB_REPOSITORY": repo})
+        context_from_env({"GITHUB_REPOSITORY": repo}, token=TOKEN)
 
 
 def test_context_rejects_a_bad_explicit_pr() -> None:
     with pytest.raises(GitHubError, match="positive integer"):
-        context_from_env({"GITHUB_REPOSITORY": REPO}, pr=0)
+        context_from_env({"GITHUB_REPOSITORY": REPO}, token=TOKEN, pr=0)
 
 
 def test_a_marker_pasted_by_someone_else_is_not_taken_over(server: FakeGitHub,

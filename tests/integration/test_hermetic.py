@@ -21,15 +21,11 @@ import pytest
 
 from evaluator.checkout_files import project_name
 from evaluator.core.comparability import host_note, settings_differences
+from evaluator.git_repo import GitRepo
 from evaluator.host import host_class
 from evaluator.model import ENV
 from evaluator.neuralmind_index import PINS, ignored_variables, model_env
-from evaluator.snapshot import (
-    OUTPUT_MARKER,
-    GitRepo,
-    checkout_files,
-    is_output_folder,
-)
+from evaluator.snapshot import OUTPUT_MARKER, checkout_files, is_output_folder
 from tests.conftest import git, make_repo
 from tests.factories import make_results
 from tests.integration.test_robustness import FAST, IDENTITY

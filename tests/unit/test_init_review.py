@@ -1,0 +1,69 @@
+"""The cold review of init's drafts (benchmarks/init_review, issue 24): every verdict file is
+complete, and the figures its README states are the ones the files hold."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FOLDER = Path(__file__).resolve().parents[2] / "benchmarks" / "init_review"
+FILES = sorted(FOLDER.glob("*.json"))
+VERDICTS = ("keep", "edit", "reject")
+ROW = re.compile(r"^\| ([^|]+?) \| (history|docstring) \| (\d+) \| (\d+) \| (\d+) \| (\d+) "
+                 r"\| (\d+) % \|$")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _counts(docs: list[dict[str, Any]]) -> list[int]:
+    questions = [q for doc in docs for q in doc["questions"]]
+    return [len(questions), *(sum(q["verdict"] == v for q in questions) for v in VERDICTS)]
+
+
+def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> None:
+    routes = sorted((_load(p)["repository"], _load(p)["route"]) for p in FILES)
+    assert routes == [("pallets/click", "docstring"), ("pallets/click", "history"),
+                      ("pallets/flask", "history"), ("psf/requests", "history")]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_every_question_has_a_verdict_with_its_reason(path: Path) -> None:
+    doc = _load(path)
+    assert re.fullmatch(r"[0-9a-f]{40}", doc["tool_commit"])
+    assert re.fullmatch(r"[0-9a-f]{40}", doc["evaluated_commit"])
+    assert doc["command"].startswith("retrieval-eval init ")
+    ids = [q["id"] for q in doc["questions"]]
+    assert len(ids) == len(set(ids)) == doc["figures"]["total"]
+    for q in doc["questions"]:
+        assert q["question"].strip() and q["reason"].strip(), q["id"]
+        assert q["verdict"] in VERDICTS, q["id"]
+        assert (q["edit"] is not None) == (q["verdict"] == "edit"), q["id"]
+        assert bool(q["tags"]) == (q["verdict"] != "keep"), q["id"]
+        assert 3 in q["grades"].values(), q["id"]
+        if doc["route"] == "history":
+            assert re.fullmatch(r"[0-9a-f]{40}", q["source_commit"]), q["id"]
+    figures = doc["figures"]
+    assert [figures["total"], *(figures[v] for v in VERDICTS)] == _counts([doc])
+
+
+def test_the_readme_table_states_what_the_files_hold() -> None:
+    rows = [m.groups() for line in (FOLDER / "README.md").read_text(encoding="utf-8").splitlines()
+            if (m := ROW.match(line))]
+    docs = [_load(p) for p in FILES]
+    expected = []
+    for doc in docs:
+        total, kept, edited, rejected = _counts([doc])
+        expected.append((doc["repository"], doc["route"], total, kept, edited, rejected))
+    history = [doc for doc in docs if doc["route"] == "history"]
+    expected.append(("all three", "history", *_counts(history)))
+    stated = []
+    for name, route, total, kept, edited, rejected, share in rows:
+        assert int(share) == round(100 * int(kept) / int(total)), name
+        stated.append((name, route, int(total), int(kept), int(edited), int(rejected)))
+    assert sorted(stated) == sorted(expected)
