@@ -53,12 +53,13 @@ from judge_agreement import HEADERS, load, report
 from evaluator.core.groundtruth import Query
 from evaluator.core.judge import (
     FACT_SIMILARITY_THRESHOLD,
+    JUDGE_VERSION,
     JudgeConfig,
     idf_weights,
     judge,
-    max_similarities,
 )
 from evaluator.core.judgecheck import check_pairs
+from evaluator.core.judgevectors import max_similarities
 from evaluator.judging import embed_segments, n15_columns, similarity_of
 
 TEXT_SUFFIXES = (".py", ".md", ".rst", ".txt", ".toml", ".cfg", ".yaml", ".yml", ".json")
@@ -221,7 +222,7 @@ def agreement(cache: Path, embed: Callable[[Sequence[str]], list[list[float]]] |
     """The agreement tables (module :mod:`judge_agreement`)."""
     pairs, probes = load(cache)
     judges: dict[str, Callable[[Sequence[tuple[str, str]]], list[bool]]] = {}
-    modules = [("judge 3 (this)", judge)]
+    modules = [(f"judge {JUDGE_VERSION} (this)", judge)]
     if before:
         old = old_judge(before)
         modules.append((f"judge at {before}", old.judge))

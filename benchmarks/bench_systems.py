@@ -1,7 +1,8 @@
 """What the bm25 reference system and the judge cost beside a NeuralMind run, and how the
 systems rank. Prints figures; asserts nothing.
 
-On click (the whole sdist: ~2,500 NeuralMind nodes) copied into a temporary folder:
+On click (the whole sdist: ~2,500 NeuralMind nodes; ``--suite requests`` for requests) copied
+into a temporary folder:
 
 1. NeuralMind: a cold build (default backend, real MiniLM model), then every question of
    the click suite(s), read-only — the NeuralMind-only run;
@@ -105,14 +106,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--cli", action="store_true")
+    parser.add_argument("--suite", default="click",
+                        help="the benchmarks/suites suite (and sdist) to run on, e.g. requests")
     args = parser.parse_args(argv)
     if args.cli:
         cli_ratio(args.cache)
         return
-    suite = load_suite("click", args.cache)
-    suites = {"click (hand-written, plain facts)": suite.ground_truth,
-              "click (benchmarks/click_queries.json)":
-                  _ground_truth(SUITES.parent / "click_queries.json")}
+    suite = load_suite(args.suite, args.cache)
+    suites = {f"{args.suite} (hand-written, plain facts)": suite.ground_truth}
+    if args.suite == "click":
+        suites["click (benchmarks/click_queries.json)"] = _ground_truth(
+            SUITES.parent / "click_queries.json")
     work = Path(tempfile.mkdtemp(prefix="bench-systems-"))
     try:
         model = resolve_model(work / "model-cache", os.environ,
@@ -185,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         bm25_queries = time.perf_counter() - t
         nm = build_s + queries_s
         n_questions = sum(len(gt.queries) for gt in suites.values())
-        print(f"click {suite.root.name}: {nodes} NeuralMind nodes, {len(bm25.modules)} bm25 "
+        print(f"{args.suite} {suite.root.name}: {nodes} NeuralMind nodes, {len(bm25.modules)} bm25 "
               f"modules, {n_questions} questions (median of {args.repeat} cold build(s))\n")
         print("| part | seconds | vs NeuralMind alone |")
         print("|---|---|---|")

@@ -4,7 +4,7 @@ A lexical baseline beside NeuralMind, as information-retrieval practice reports 
 every system. It is given the module universe's files (the candidates every system is scored
 on); each of them with a suffix NeuralMind indexes (:data:`SUFFIXES`) is one document; its
 text and the question are read with the judge's code-aware tokenizer
-(:func:`evaluator.core.judge.tokens`: identifiers split on case and underscores, stemmed,
+(:func:`evaluator.core.judgetext.tokens`: identifiers split on case and underscores, stemmed,
 stop words dropped) and scored with Okapi BM25 (``rank_bm25.BM25Okapi``, k1 = 1.5,
 b = 0.75) with Lucene's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), which stays positive for
 a term most modules hold (the library's own idf turns negative there and is floored by an
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.core.judge import tokens
+from evaluator.core.judgetext import tokens
 from evaluator.core.systems import Answer
 
 # The suffixes NeuralMind's IR maps to a language (neuralmind.ir._SUFFIX_LANG).

@@ -14,7 +14,7 @@ Columns per query:
 * with ``columns`` (the model, ``--embed``): ``faithfulness_embed`` — the share of facts
   found by the judge *or* by similarity (below), and not contradicted; ``context_recall``
   — the share of facts whose best context segment reaches cosine
-  :data:`~evaluator.core.judge.SIMILARITY_THRESHOLD` with the MiniLM model the index
+  :data:`~evaluator.core.judgevectors.SIMILARITY_THRESHOLD` with the MiniLM model the index
   uses, the context segmented so nothing is truncated; and
   ``context_precision`` — over the retrieved documents (when given), the mean share of the
   facts a document supports (a segment of it at cosine ≥ the threshold with the fact): a
@@ -45,18 +45,16 @@ from evaluator.core.groundtruth import GroundTruth, Query
 from evaluator.core.judge import (
     EMBED_SEGMENT_CHARS,
     EMBED_SEGMENT_LINES,
-    SIMILARITY_THRESHOLD,
     FactAudit,
     FactVerdict,
     Similarity,
     audit,
-    cosine,
     judge,
     judge_id,
-    max_similarities,
-    segments,
 )
 from evaluator.core.judgecheck import JudgeCheck, judge_check, modules_needed
+from evaluator.core.judgetext import segments
+from evaluator.core.judgevectors import SIMILARITY_THRESHOLD, cosine, max_similarities
 from evaluator.core.scoring import Faithfulness, Retrieval
 from evaluator.core.systems import Answer
 from evaluator.errors import BuildError, InputError

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from evaluator.core.groundtruth import GroundTruth, Query
-from evaluator.core.judge import read_fact
+from evaluator.core.judgeread import read_fact
 
 MIN_SEPARATION = 0.8
 MAX_WRONG = 0.1

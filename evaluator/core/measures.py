@@ -152,7 +152,7 @@ MEASURES: tuple[Measure, ...] = (
                    "its names, numbers, quoted strings and quantities exactly, prose in the "
                    "fact's order, the fact's own polarity; or, for a prose fact with the "
                    "run's model, every key term there and MiniLM cosine ≥ 0.38) and not "
-                   "contradicted (see README, The faithfulness judge)",
+                   "contradicted (see docs/judge.md)",
                    "evaluator.core.judge",
                    report="always", shape_column=True, output="faithfulness",
                    system_column=True),

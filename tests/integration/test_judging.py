@@ -10,6 +10,7 @@ import pytest
 
 from evaluator import judging
 from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.judge import judge_id
 from evaluator.errors import InputError
 from evaluator.judging import (
     judge_contexts,
@@ -94,9 +95,9 @@ def test_every_column_without_embeddings(example):
         assert columns["answer_relevance"] is None
         assert 0.0 <= columns["faithfulness"] <= columns["fact_recall"] <= 1.0
         assert 0.0 <= columns["faithfulness_n15"] <= 1.0
-    report = judge_report(results, judge="evaluator-judge 3 (terms)")
-    assert report["judge"] == "evaluator-judge 3 (terms)"
-    assert {r.judge for r in results} == {"evaluator-judge 3 (terms)"}
+    report = judge_report(results, judge=judge_id(similarity=False))
+    assert report["judge"] == judge_id(similarity=False)
+    assert {r.judge for r in results} == {judge_id(similarity=False)}
     assert report["n"] == len(results)
     assert set(report["queries"]) == {q.id for q in example.queries}
     json.dumps(report)  # serialisable
@@ -157,7 +158,7 @@ def test_the_similarity_route_finds_a_paraphrase_the_terms_miss(example, model_d
     assert plain.faithfulness == 0.0
     assert routed.faithfulness == 1.0
     assert routed.found_by == ("similarity",)
-    assert routed.judge == "evaluator-judge 3 (terms+minilm)"
+    assert routed.judge == judge_id(similarity=True)
     unrelated = score_context(query, "def add(a, b):\n    return a + b  # sum two numbers\n",
                               embed=embed)
     assert unrelated.faithfulness == 0.0

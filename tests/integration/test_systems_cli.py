@@ -7,6 +7,7 @@ import json
 import pytest
 
 from evaluator.app import load_results
+from evaluator.core.judge import judge_id
 from evaluator.errors import EXIT_FLOORS, EXIT_INPUT, EXIT_OK
 from evaluator.neuralmind_index import example_root
 
@@ -144,7 +145,7 @@ def test_a_run_without_the_model_judges_every_system_by_terms(cli, sample_repo, 
     n = len(doc["queries"])
     assert len(contexts) == 3 * n and set(contexts) == {None}  # three systems, no model
     assert routes == []
-    assert doc["run"]["judge"] == "evaluator-judge 3 (terms)"
+    assert doc["run"]["judge"] == judge_id(similarity=False)
     assert doc["run"]["model_fingerprint"] is None
 
 
@@ -168,5 +169,5 @@ def test_a_run_with_the_model_judges_every_system_with_the_same_one(cli, sample_
     assert len({id(e) for e in contexts}) == 1 and contexts[0] is not None
     assert {id(e) for e in routes} == {id(contexts[0])}
     assert len(routes) == 3 * n + 1  # every context, and the self-check
-    assert doc["run"]["judge"] == "evaluator-judge 3 (terms+minilm)"
+    assert doc["run"]["judge"] == judge_id(similarity=True)
     assert doc["run"]["model_fingerprint"]  # the judge's model is a setting of the run

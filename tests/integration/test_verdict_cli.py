@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.core.judge import judge_id
 from tests.conftest import git
 from tests.fake_github import PR, REPO
 from tests.integration.test_click_scenario import IDENTITY, TOKEN, strip_docstrings
@@ -148,7 +149,8 @@ def test_mismatched_baseline_file_is_refused_then_warned(pr_repo, cli, tmp_path)
 
 @pytest.mark.parametrize("old_judge", ["neuralmind.ragas 4.22", None,
                                        "evaluator-judge 3 (terms+minilm)",
-                                       "evaluator-judge 2 (terms)"])
+                                       "evaluator-judge 2 (terms)",
+                                       "evaluator-judge 3 (terms)"])
 def test_a_baseline_scored_by_another_judge_is_refused_before_any_work(pr_repo, cli, tmp_path,
                                                                         old_judge):
     """FAST runs in_memory (the terms judge); a baseline from NeuralMind's judge (recorded,
@@ -157,7 +159,7 @@ def test_a_baseline_scored_by_another_judge_is_refused_before_any_work(pr_repo, 
     out = tmp_path / "base-out"
     assert cli("evaluate", str(pr_repo), *FAST, "--output-dir", str(out)).code in (0, 1)
     doc = json.loads((out / "results.json").read_text())
-    assert doc["run"]["judge"] == "evaluator-judge 3 (terms)"
+    assert doc["run"]["judge"] == judge_id(similarity=False)
     if old_judge is None:
         del doc["run"]["judge"]
     else:
@@ -168,7 +170,7 @@ def test_a_baseline_scored_by_another_judge_is_refused_before_any_work(pr_repo, 
                   "--output-dir", str(tmp_path / "o1"))
     assert refused.code == 2, refused.stderr
     shown = old_judge or "not recorded"
-    assert f"judge: baseline {shown}, head evaluator-judge 3 (terms)" in refused.stderr
+    assert f"judge: baseline {shown}, head {judge_id(similarity=False)}" in refused.stderr
     assert not (tmp_path / "o1" / "results.json").exists()  # refused before any work
 
 

@@ -19,18 +19,13 @@ from evaluator.core.judge import (
     JudgeConfig,
     PreparedContext,
     candidate_stretch,
-    cosine,
     idf_weights,
-    is_prose,
-    is_prose_fact,
     judge,
     judge_id,
-    segments,
-    similarity_verdict,
-    split_identifier,
-    stem,
-    words,
 )
+from evaluator.core.judgeread import is_prose_fact
+from evaluator.core.judgetext import is_prose, segments, split_identifier, stem, words
+from evaluator.core.judgevectors import cosine, similarity_verdict
 
 
 @pytest.mark.parametrize(("word", "parts"), [

@@ -18,10 +18,9 @@ from evaluator.core.judge import (
     PreparedContext,
     judge,
     judge_id,
-    line_kind,
-    read_fact,
     stretches,
 )
+from evaluator.core.judgeread import line_kind, read_fact
 
 
 def supported(context: str, fact: str) -> bool:
@@ -149,7 +148,72 @@ def test_stretches_start_at_a_term_and_stop_at_a_label_or_the_limit():
                               + "d = 2\n" * 10)
     reading = read_fact("the session")
     spans = [(s.start, s.end) for s in stretches(context, reading, config=JudgeConfig())]
-    assert spans == [(0, 2), (3, 3 + STRETCH_LINES)]
+    # from each line holding a term: to each line holding one, and to the furthest line
+    assert spans == [(0, 1), (0, 2), (3, 4), (3, 3 + STRETCH_LINES)]
+
+
+# ------------------------------------------------- judge 4: shorter stretches, names, quotes
+# The three refused cases and the first credited one were judged the other way by judge 3
+# (38e14a7); the other credited cases guard what the new name and quote rules must keep.
+
+@pytest.mark.parametrize(("context", "fact"), [
+    # a dotted name Class.method: a function of the module that returns the class is not it
+    ('def escape(s) -> Markup:\n    """Escape the string s and return it as Markup."""\n'
+     '    return Markup(s)', "Markup.escape escapes the string and returns Markup"),
+    # a quoted string is met as a quoted string, not by the bare word
+    ("def soft_str(s):\n    if s is None:\n        return None  # None stays None\n",
+     "soft_str returns the string 'None' for None"),
+    # the empty string '' is a quoted string too
+    ("def escape_silent(s):\n    if s is None:\n        return Markup()\n    return escape(s)",
+     "escape_silent returns Markup('') when s is None"),
+])
+def test_dotted_names_and_quoted_strings_are_met_as_such(context, fact):
+    assert not supported(context, fact)
+
+
+@pytest.mark.parametrize(("context", "fact"), [
+    # a shorter stretch inside the limit: the fact's words in order on the first lines,
+    # repeated in another order further down (within ten lines) — judge 3 read the order
+    # over the whole ten lines and refused it
+    ('def escape(s):\n    """Replace the characters & and < with HTML-safe sequences in\n'
+     "    the given string, for showing text in a page.\n\n"
+     "    If the object has an __html__ method, it is called: safe\n"
+     '    HTML is never escaped again, and its characters are kept.\n    """',
+     "escape replaces characters with HTML-safe sequences"),
+    # Class.method: the method inside its class, or an indented def in a chunk of the class
+    # that does not show the class line
+    ("class Markup(str):\n    @classmethod\n    def escape(cls, s):\n"
+     '        """Escape the string s and return it as Markup."""\n        return cls(s)',
+     "Markup.escape escapes the string and returns Markup"),
+    ("    @classmethod\n    def escape(cls, s) -> Markup:\n"
+     '        """Escape the string s and return it as Markup."""\n        return cls(s)',
+     "Markup.escape escapes the string and returns Markup"),
+    ("class Markup(str):\n    def __add__(self, value):\n"
+     "        return self.escape(value)", "Markup.escape is called by __add__"),
+    # quoted strings between any quote marks, the empty string, whitespace inside kept apart
+    ('def soft_str(s):\n    if s is None:\n        return "None"\n',
+     "soft_str returns the string 'None' for None"),
+    ('def escape_silent(s):\n    if s is None:\n        return Markup("")\n    return escape(s)',
+     "escape_silent returns Markup('') when s is None"),
+    ('def get_token(v):\n    return v.removeprefix("Bearer ").strip()',
+     'get_token calls removeprefix("Bearer ")'),
+    ("def soft_str(s):\n    \"\"\"Returns ``'None'`` for None.\"\"\"\n    return str(s)",
+     "soft_str returns 'None' for None"),
+])
+def test_judge_4_credits(context, fact):
+    assert supported(context, fact)
+
+
+def test_the_audit_span_is_the_shortest_supporting_stretch():
+    from evaluator.core.judge import audit
+
+    context = ("def purge(db):\n    # the nightly job purges expired sessions\n"
+               "    db.clear()\n    db.vacuum()\n    db.close()\n")
+    fact = "the nightly job purges expired sessions"
+    (row,) = audit(context, judge(context, [fact]))
+    assert row.found and row.judged_by == "terms"
+    # judge 3 gave the whole run from its first line (with db.clear(), vacuum, close)
+    assert row.span == "def purge(db): # the nightly job purges expired sessions"
 
 
 # ----------------------------------------------------------------- negation and quantity
@@ -213,8 +277,8 @@ def test_unicode_names_numbers_and_quotes(context, fact, expected):
 
 
 def test_the_judge_identity_is_bumped():
-    assert JUDGE_VERSION == 3
-    assert judge_id(similarity=False) == "evaluator-judge 3 (terms)"
+    assert JUDGE_VERSION == 4
+    assert judge_id(similarity=False) == "evaluator-judge 4 (terms)"
 
 
 # ---------------------------------------------------------- scope, mixed order, statements
