@@ -61,8 +61,9 @@ def metrics(rankings: dict[str, tuple[str, ...]], gt: GroundTruth) -> str:
             f"{statistics.fmean(rr):.3f}")
 
 
-def cli_ratio(cache: Path) -> None:
-    """NeuralMind-only vs NeuralMind + bm25 through the CLI, each cold."""
+def cli_ratio(cache: Path, systems: str = "neuralmind,bm25") -> None:
+    """NeuralMind-only vs NeuralMind + the ``systems`` references through the CLI, each
+    cold."""
     import json
     import subprocess
 
@@ -76,8 +77,7 @@ def cli_ratio(cache: Path) -> None:
         make_checkout(repo, "click")
         queries = SUITES / "click" / "retrieval_queries.json"
         rows = []
-        for label, extra in (("neuralmind", []), ("neuralmind,bm25",
-                                                  ["--systems", "neuralmind,bm25"])):
+        for label, extra in (("neuralmind", []), (systems, ["--systems", systems])):
             out, cache_dir = work / f"out-{len(rows)}", work / f"cache-{len(rows)}"
             argv = [*cli_command(), "evaluate", str(repo), "--queries",
                     str(queries), "--cache-dir", str(cache_dir), "--output-dir", str(out),
@@ -106,11 +106,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--cli", action="store_true")
+    parser.add_argument("--systems", default="neuralmind,bm25",
+                        help="with --cli: the systems of the second run")
     parser.add_argument("--suite", default="click",
                         help="the benchmarks/suites suite (and sdist) to run on, e.g. requests")
     args = parser.parse_args(argv)
     if args.cli:
-        cli_ratio(args.cache)
+        cli_ratio(args.cache, args.systems)
         return
     suite = load_suite(args.suite, args.cache)
     suites = {f"{args.suite} (hand-written, plain facts)": suite.ground_truth}

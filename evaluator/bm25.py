@@ -50,6 +50,26 @@ def _okapi(corpus: list[list[str]]) -> Any:
     return LuceneIdfOkapi(corpus)
 
 
+def read_modules(root: Path, files: Sequence[str]) -> list[tuple[str, str]]:
+    """``(path, text)`` of each module among ``files`` by path: a file with one of the
+    :data:`SUFFIXES`, at most :data:`MAX_FILE_BYTES`, read as UTF-8 (undecodable bytes
+    replaced), its path NFC-normalized like the ground truth's (the reference systems of
+    :mod:`evaluator.refsystems` read the checkout by the same rule)."""
+    out = []
+    for name in sorted(files):
+        if not name.endswith(SUFFIXES):
+            continue
+        path = root / name
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        out.append((unicodedata.normalize("NFC", name), text))
+    return out
+
+
 class BM25Index:
     """BM25 over the modules of a checkout (built once, asked many questions)."""
 
@@ -57,17 +77,8 @@ class BM25Index:
         self.modules: list[str] = []
         self.texts: list[str] = []
         corpus: list[list[str]] = []
-        for name in sorted(files):
-            if not name.endswith(SUFFIXES):
-                continue
-            path = root / name
-            try:
-                if path.stat().st_size > MAX_FILE_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            self.modules.append(unicodedata.normalize("NFC", name))
+        for name, text in read_modules(root, files):
+            self.modules.append(name)
             self.texts.append(text)
             corpus.append(tokens(text))
         self._bm25 = _okapi(corpus) if corpus and any(corpus) else None

@@ -62,8 +62,8 @@ from evaluator.model import HOW_TO_PROVIDE
 from evaluator.neuralmind_index import BatchEmbed, minilm_embedder, n15_columns
 
 __all__ = ["JUDGE_COLUMNS", "BatchEmbed", "JudgeResult", "cached_embedder", "checked_embedder",
-           "faithfulness_of", "judge_answer",
-           "judge_contexts", "judge_report", "minilm_embedder", "n15_columns",
+           "faithfulness_of", "judge_answer", "judge_contexts", "judge_report",
+           "minilm_embedder", "model_session", "n15_columns",
            "read_contexts", "run_judge", "score_context", "self_check", "similarity_of"]
 
 # Texts in, one vector per text out (the MiniLM ONNX model, batched).
@@ -159,6 +159,7 @@ def checked_embedder(model_dir: Path | None, *, purpose: str) -> BatchEmbed:
         embed(["probe"])
     except Exception as err:
         _EMBEDDERS.pop(str(model_dir or ""), None)
+        _SESSIONS.pop(str(model_dir or ""), None)
         raise BuildError(f"{purpose} needs the embedding model, which could not be loaded "
                          f"from {model_dir or 'NeuralMind default'}: "
                          f"{type(err).__name__}: {err}", hint=HOW_TO_PROVIDE) from None
@@ -170,8 +171,21 @@ def cached_embedder(model_dir: Path | None) -> BatchEmbed:
     loaded once, however many contexts, systems and self-checks are judged), memoized."""
     key = str(model_dir or "")
     if key not in _EMBEDDERS:
-        _EMBEDDERS[key] = memoized(minilm_embedder(model_dir))
+        _EMBEDDERS[key] = memoized(model_session(model_dir))
     return _EMBEDDERS[key]
+
+
+_SESSIONS: dict[str, BatchEmbed] = {}
+
+
+def model_session(model_dir: Path | None) -> BatchEmbed:
+    """The process's one MiniLM embedder of a model folder, unmemoized: the judge's
+    (:func:`cached_embedder`) wraps it, and the ``embedding`` reference system embeds a
+    whole checkout through it (no second model load, no churn of the judge's memo)."""
+    key = str(model_dir or "")
+    if key not in _SESSIONS:
+        _SESSIONS[key] = minilm_embedder(model_dir)
+    return _SESSIONS[key]
 
 
 def similarity_of(embed: BatchEmbed) -> Similarity:

@@ -66,7 +66,8 @@ def _needs_model(options: Settings) -> bool:
     if options.backend != "in_memory" or options.embed:
         return True
     return any("model" in SYSTEMS[spec.name].needs
-               and dict(spec.options).get("backend", options.backend) != "in_memory"
+               and ("backend" not in SYSTEMS[spec.name].options  # it embeds whatever the run's
+                    or dict(spec.options).get("backend", options.backend) != "in_memory")
                for spec in parse_systems(str(options.systems)))
 
 

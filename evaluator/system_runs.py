@@ -81,7 +81,11 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
     if "graph" not in entry.needs:
         # The universe's files: every system ranks the candidates that are scored.
         modules = tuple(f for f in files if setup.universe.admits(f))
-        system = load_factory(entry)(setup.root, modules, **dict(spec.options))
+        from evaluator.refsystems import provided
+
+        system = load_factory(entry)(setup.root, modules, **dict(spec.options), **provided(
+            entry.needs, model=setup.model, cache_dir=setup.cache_dir,
+            ground_truth=setup.ground_truth))
         retrievals, _seconds = _ask_all(setup, system, answers=answers)
         scoring = ScoringOptions(k_values=effective_k(setup.options.k),
                                  gain=setup.options.gain,

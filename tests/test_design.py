@@ -284,7 +284,8 @@ def test_a_system_added_to_the_registry_appears_everywhere(with_echo, sample_rep
     with pytest.raises(SystemExit):
         settings.build_parser().parse_args(["evaluate", "--help"])
     shown = " ".join(capsys.readouterr().out.split())
-    assert "neuralmind, bm25, echo, neuralmind:graph=graphify" in shown
+    assert ("neuralmind, bm25, embedding, grep, full-file, oracle, echo, "
+            "neuralmind:graph=graphify") in shown
     assert "echo:case=keep" in shown
     table = optiondocs.generated()[optiondocs.ROOT / "docs" / "systems.md"]
     assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in table

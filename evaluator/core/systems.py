@@ -64,13 +64,18 @@ class System(Protocol):
 
 
 # What an entry may need from the run:
-# * ``model``: the run's embedding model (resolved for it unless its backend is in_memory);
+# * ``model``: the run's embedding model (resolved for it unless its backend is in_memory;
+#   an entry without a ``backend`` option always gets it); a reference system's factory
+#   gets it as ``model`` (a :class:`evaluator.model.ModelSource`) with the run's cache
+#   folder as ``cache_dir`` (:func:`evaluator.refsystems.provided`);
 # * ``graph``: a NeuralMind index built on the system's own snapshot of the checkout (with
 #   ``--graph-source`` and ``--backend`` unless its options set them), through the run's
-#   index factory; a system without it is built from the checkout's files directly.
+#   index factory; a system without it is built from the checkout's files directly;
+# * ``ground_truth``: the run's ground truth (its factory gets it as ``ground_truth``).
 NEEDS: Mapping[str, str] = {
     "model": "the embedding model (unless backend=in_memory)",
     "graph": "a NeuralMind build on its own snapshot",
+    "ground_truth": "the ground truth's grades",
 }
 
 
@@ -139,6 +144,26 @@ register(SystemEntry(
     "underscores, stemmed, stop words dropped); its context is the whole text of its top 5 "
     "modules",
     factory="evaluator.bm25:BM25Index"))
+# The reference systems of evaluator/refsystems/ (docs/reference-systems.md).
+register(SystemEntry(
+    "embedding", "vector RAG: the modules cut into code chunks (functions, methods, class "
+    "heads, 40-line windows) embedded with the run's MiniLM model, ranked by cosine with the "
+    "question; the modules by their best chunk, the context its top 8 chunks; chunk vectors "
+    "cached by content", factory="evaluator.refsystems.embedding:EmbeddingIndex",
+    needs=frozenset({"model"})))
+register(SystemEntry(
+    "grep", "keyword search as ripgrep-style tools do (pure Python): the question's words "
+    "(3+ letters, no function words) counted as whole words, ignoring case; the modules by "
+    "their total count, the context the whole text of the top 5",
+    factory="evaluator.refsystems.grep:GrepIndex"))
+register(SystemEntry(
+    "full-file", "paste the files: bm25's ranking, the context the whole text of its top "
+    "`top` modules (`all`: every module)", factory="evaluator.refsystems.fullfile:FullFile",
+    options={"top": ("10", "5", "20", "all")}))
+register(SystemEntry(
+    "oracle", "the ceiling: the question's graded modules by grade, the context the source "
+    "of its top-graded (grade-3) modules", factory="evaluator.refsystems.oracle:Oracle",
+    needs=frozenset({"ground_truth"})))
 DEFAULT_SYSTEMS = "neuralmind"
 
 
