@@ -1,11 +1,13 @@
-"""The README's option and measure tables, docs/systems.md's table of systems and
-``action.yml``'s inputs and outputs, generated.
+"""The docs' generated tables, ``action.yml``'s inputs and outputs, the typed ``Settings``
+and the JSON Schemas, generated.
 
 ``python -m evaluator.optiondocs`` rewrites them from the option table
 (:data:`evaluator.core.options.OPTIONS`), the registry of measures
-(:data:`evaluator.core.measures.MEASURES`) and the registry of retrieval systems
-(:data:`evaluator.core.systems.SYSTEMS`); ``--check`` exits 1 when a file is out of date
-(a test runs it).
+(:data:`evaluator.core.measures.MEASURES`), the registry of retrieval systems
+(:data:`evaluator.core.systems.SYSTEMS`) and the modules' docstrings
+(:mod:`evaluator.moduledocs`); ``--check`` exits 1 when a file is out of date (a test runs
+it). A table goes between its markers in README.md or any ``docs/*.md`` page (wherever they
+are, every copy); each table must have a place.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from evaluator.core import schemas
 from evaluator.core.measures import MEASURES
 from evaluator.core.options import OPTIONS, SETTINGS_BEGIN, SETTINGS_END, Option
 from evaluator.core.systems import systems_table
+from evaluator.moduledocs import modules_table
 
 ROOT = Path(__file__).resolve().parent.parent
 BEGIN, END = "<!-- {}:begin (generated: python -m evaluator.optiondocs) -->", "<!-- {}:end -->"
@@ -133,25 +136,46 @@ def _replace(text: str, begin: str, end: str, body: str) -> str:
     return pattern.sub(lambda _m: f"{begin}\n{body}\n{end}", text)
 
 
-#: The Markdown file each generated table lives in.
-TABLE_FILES = {"options": "README.md", "measures": "README.md", "systems": "docs/systems.md"}
+def doc_pages() -> list[Path]:
+    """The Markdown pages that may hold generated tables: README.md and docs/*.md."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _tables() -> dict[str, str]:
+    return {"options": options_table(), "measures": measures_table(),
+            "systems": systems_table(), "modules": modules_table(ROOT / "evaluator")}
+
+
+def generated_docs() -> dict[Path, str]:
+    """The new content of every page that holds a table's markers."""
+    tables = _tables()
+    out = {}
+    placed: set[str] = set()
+    for page in doc_pages():
+        text = page.read_text(encoding="utf-8")
+        held = [name for name in tables if BEGIN.format(name) in text]
+        for name in held:
+            text = _replace(text, BEGIN.format(name), END.format(name), tables[name])
+        if held:
+            out[page] = text
+        placed.update(held)
+    missing = sorted(set(tables) - placed)
+    if missing:
+        raise ValueError(f"no page holds the markers of the {', '.join(missing)} table(s): "
+                         f"put {BEGIN.format(missing[0])!r} … {END.format(missing[0])!r} "
+                         "in README.md or a docs/*.md page")
+    return out
 
 
 def generated() -> dict[Path, str]:
     """Each generated file's new content."""
-    docs: dict[Path, str] = {}
-    for name, body in (("options", options_table()), ("measures", measures_table()),
-                       ("systems", systems_table())):
-        path = ROOT / TABLE_FILES[name]
-        text = docs.get(path) or path.read_text(encoding="utf-8")
-        docs[path] = _replace(text, BEGIN.format(name), END.format(name), body)
     action = (ROOT / "action.yml").read_text(encoding="utf-8")
     block = action_block()
     action = _replace(action, ACTION_BEGIN, ACTION_END, block.split("\n", 1)[1].rsplit(
         "\n", 1)[0])
     options = (ROOT / "evaluator" / "core" / "options.py").read_text(encoding="utf-8")
     options = _replace(options, SETTINGS_BEGIN, SETTINGS_END, settings_class())
-    out = {**docs, ROOT / "action.yml": action,
+    out = {**generated_docs(), ROOT / "action.yml": action,
            ROOT / "evaluator" / "core" / "options.py": options}
     for name, schema in schemas.published().items():
         out[ROOT / "evaluator" / "schemas" / name] = json.dumps(schema, indent=2,

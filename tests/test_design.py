@@ -287,8 +287,8 @@ def test_a_system_added_to_the_registry_appears_everywhere(with_echo, sample_rep
     assert ("neuralmind, bm25, embedding, grep, full-file, oracle, echo, "
             "neuralmind:graph=graphify") in shown
     assert "echo:case=keep" in shown
-    table = optiondocs.generated()[optiondocs.ROOT / "docs" / "systems.md"]
-    assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in table
+    docs = "".join(optiondocs.generated_docs().values())
+    assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in docs
     assert "echo:case=keep" in optiondocs.options_table()
     # … and an evaluation runs it beside the evaluated index, its answers judged and scored.
     run = settings.settings_for("evaluate", {
