@@ -23,13 +23,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluator.core.commit_filters import Judged
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
     HistoryCandidate,
-    added_lines,
     evidence_facts,
     mine,
+    one_line,
     parse_log,
+    regraded,
 )
 from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
@@ -46,6 +48,7 @@ from evaluator.drafting import (
 )
 from evaluator.errors import InputError
 from evaluator.git_repo import MAX_HISTORY_COMMITS
+from evaluator.history_changes import read_change
 from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import read_source
@@ -216,32 +219,35 @@ def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> lis
     return out
 
 
-def _history_reason(found: HistoryCandidate, module: str) -> str:
+def _history_reason(found: HistoryCandidate, module: str, surviving: Mapping[str, int]) \
+        -> str:
     total = sum(found.lines.values())
     then = found.paths_then[module]
     moved = f" (then {then})" if then != module else ""
     role = "defines the change" if found.grades[module] == 3 else "needed: also changed"
     return (f"{role}: commit {found.commit.sha[:12]} changed {found.lines[module]} of its "
-            f"{total} changed module line(s) here{moved}")
+            f"{total} changed module line(s) here{moved}, "
+            f"{surviving.get(module, 0)} added code line(s) of them still here")
 
 
-def history_candidate(root: Path, git: Any, found: HistoryCandidate) -> Candidate:
-    """The draft question of a mined commit: grades with a reason each, and up to 4
-    evidence facts: lines the commit added that still exist, word for word, in today's
-    file (the files graded 3 first); none makes it a retrieval-only question."""
-    wanted = set(found.paths_then.values())
-    paths = sorted(wanted | {c.old for c in found.commit.changes
-                             if c.path in wanted and c.old is not None})
-    added = added_lines(git.commit_patch(root, found.commit.sha, paths))
+def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Candidate:
+    """The draft question of a mined commit whose change was judged worth asking
+    (:func:`evaluator.history_changes.read_change`): grade 3 for the modules holding most
+    of its surviving added code lines, 2 for the rest, with a reason each, and up to 4
+    evidence facts: lines the commit added (not moved, not version markers) that still
+    exist, word for word, in today's file (the files graded 3 first); none makes it a
+    retrieval-only question."""
+    found = regraded(found, judged.surviving)
     facts: list[str] = []
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
-        lines = added.get(found.paths_then[module], [])
+        lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
         if lines:
             facts += [f for f in evidence_facts(lines, _today_lines(root, module))
                       if f not in facts]
     facts = facts[:4] if len(facts) >= 2 else []
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
-                     reasons={m: _history_reason(found, m) for m in found.grades},
+                     reasons={m: _history_reason(found, m, judged.surviving)
+                              for m in found.grades},
                      facts=tuple(facts), key=f"commit:{found.commit.sha}",
                      source={"commit": found.commit.sha,
                              "subject": found.commit.subject[:MAX_SUBJECT_CHARS]})
@@ -251,33 +257,45 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                  since: str | None, progress: Progress) -> tuple[list[Candidate], list[str]]:
     """``count`` questions from the newest commits of the checkout (after ``since``), or
     fewer with the reason for the shortfall: every commit read that was skipped, by
-    reason."""
+    reason. The log's candidates are judged by their diffs, newest first, until ``count``
+    make a question (older ones are not read)."""
     log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
     mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
-    # A subject that names its answer's file or symbol is found by keyword search alone.
     names: dict[str, AnswerNames] = {}
-    kept: list[HistoryCandidate] = []
+    chosen: list[Candidate] = []
     counted = dict(mined.skipped)
+    judged_n = 0
     for found in mined.candidates:
-        for module in found.grades:
-            if module not in names:
-                names[module] = answer_names(module, read_source(root, module))
-        if overlaps(found.question, found.grades.items(), names).names_answer:
-            counted[SKIP_GIVEAWAY] = counted.get(SKIP_GIVEAWAY, 0) + 1
+        if len(chosen) >= count:
+            break
+        judged_n += 1
+        judged = read_change(root, git, found)
+        reason = judged.reason
+        if reason is None:
+            found = regraded(found, judged.surviving)
+            for module in found.grades:
+                if module not in names:
+                    names[module] = answer_names(module, read_source(root, module))
+            # A subject that names its answer's file or symbol is found by keyword search.
+            if overlaps(found.question, found.grades.items(), names).names_answer:
+                reason = SKIP_GIVEAWAY
+        if reason is not None:
+            counted[reason] = counted.get(reason, 0) + 1
         else:
-            kept.append(found)
-    chosen = [history_candidate(root, git, found) for found in kept[:count]]
+            chosen.append(history_candidate(root, found, judged))
     skipped = ", ".join(f"{n} {reason}" for reason, n in
                         sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
     scope = f"after {since}" if since else "of HEAD"
     limit = f" (the newest {MAX_HISTORY_COMMITS})" if mined.read >= MAX_HISTORY_COMMITS \
         else ""
+    rest = len(mined.candidates) - judged_n
+    unread = f" (the {rest} older candidate(s) not judged: --count is met)" if rest else ""
     progress(f"history: read {mined.read} commit(s) {scope}{limit}: "
-             f"{len(kept)} make a question; skipped: {skipped or 'none'}")
+             f"{len(chosen)} make a question{unread}; skipped: {skipped or 'none'}")
     shortfall = []
     if len(chosen) < count:
         shortfall.append(f"{count - len(chosen)} history question(s) short of --count "
-                         f"{count}: only {len(kept)} of the {mined.read} "
+                         f"{count}: only {len(chosen)} of the {mined.read} "
                          f"commit(s) read {scope}{limit} make a question (skipped: "
                          f"{skipped or 'none'})")
     return chosen, shortfall

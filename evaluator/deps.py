@@ -79,6 +79,8 @@ class Git(Protocol):
 
     def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes: ...
 
+    def file_blob(self, repo: Path, sha: str, rel: str) -> bytes | None: ...
+
 
 @dataclass(frozen=True)
 class Deps:

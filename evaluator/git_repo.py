@@ -215,6 +215,14 @@ def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
     return proc.stdout
 
 
+def file_blob(repo: Path, sha: str, rel: str, *, env: Mapping[str, str] = NO_ENV) -> \
+        bytes | None:
+    """The bytes of ``rel`` (relative to ``repo``) in commit ``sha``; None when it has none."""
+    proc = run_git(["cat-file", "blob", f"{_require_sha(sha)}:./{rel}"], repo, check=False,
+                   env=env)
+    return proc.stdout if proc.returncode == 0 else None
+
+
 @dataclass(frozen=True)
 class GitRepo:
     """The real :class:`evaluator.deps.Git`: this module's git functions, each run with the
@@ -265,3 +273,6 @@ class GitRepo:
 
     def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes:
         return commit_patch(repo, sha, paths, env=self.env)
+
+    def file_blob(self, repo: Path, sha: str, rel: str) -> bytes | None:
+        return file_blob(repo, sha, rel, env=self.env)

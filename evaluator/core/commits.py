@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
@@ -50,11 +51,11 @@ SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
 SKIP_DUPLICATE = "same question as a newer commit"
-SKIP_CHORE = "a typo, formatting or lint change"
+SKIP_CHORE = "a typo, formatting, lint or type-checker change"
 SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_REVERT, SKIP_VERSION, SKIP_NO_MODULE,
                                  SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG, SKIP_DUPLICATE,
-                                 SKIP_CHORE, SKIP_GIVEAWAY)
+                                 SKIP_CHORE, SKIP_GIVEAWAY, *FILTER_REASONS)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,8 @@ _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
-                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate)\b",
+                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
+                    r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing)\b",
                     re.IGNORECASE)
 _VERSION = re.compile(
     r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"
@@ -269,6 +271,18 @@ def top_files(lines: Mapping[str, int]) -> set[str]:
     return out
 
 
+def regraded(found: HistoryCandidate, surviving: Mapping[str, int]) -> HistoryCandidate:
+    """``found`` graded by its surviving added code lines (:mod:`.commit_filters`): 3 for
+    the fewest modules holding more than half of them, 2 for the rest; unchanged when none
+    survive."""
+    kept = {m: n for m, n in surviving.items() if n and m in found.grades}
+    if not kept:
+        return found
+    best = top_files(kept)
+    grades = {path: 3 if path in best else 2 for path in found.grades}
+    return replace(found, grades=grades)
+
+
 def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
                  reverted: set[str]) -> str | None:
     if not commit.parents:
@@ -288,7 +302,7 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
         return SKIP_CHORE
     if not any(is_module_path(c.path) for c in commit.changes):
         return SKIP_NO_MODULE
-    return None
+    return subject_reason(commit.subject, cleaned)
 
 
 def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],

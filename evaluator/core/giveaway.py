@@ -6,13 +6,15 @@ retrieval is. For a question and its grade-3 modules this module computes:
 
 * the **names** of each answer (:func:`answer_names`): its file name and stem, and the
   functions, classes and methods it defines (Python read with :mod:`ast`, other languages by
-  their ``def``/``class``/``function``/``func``/``fn`` lines), and the words of those names,
+  their ``def``/``class``/``function``/``func``/``fn`` lines), the names its module-level
+  assignments and type aliases bind (``JsonType = …``), and the words of those names,
   of its path and of the first docstring lines (module and symbols);
 * the question's **overlap** (:func:`overlap`): the words it shares with those names, their
   share of the question's own words, and the names it *states*: the answer's file name or
   stem, or a symbol it defines, spelled as code (in backticks, called, dotted, or an
   identifier with ``_``, a digit or inner capitals such as ``merge_setting``,
-  ``HTTPAdapter``), or a CamelCase class name as written (``Session``). A plain word that
+  ``HTTPAdapter``), or a CamelCase class name as written (``Session``); brace expansions
+  count as what they expand to (``iter_{content,lines}``). A plain word that
   happens to be a name (``session``) is a shared word, not a stated name.
 
 A question *names its answer* when it states one of those names.
@@ -88,6 +90,23 @@ def _doc_first_line(node: ast.AST) -> str:
     return doc.strip().splitlines()[0] if doc and doc.strip() else ""
 
 
+def _assigned(node: ast.stmt) -> set[str]:
+    """The names a module-level assignment, annotated assignment or type alias defines
+    (``JsonType = …``, ``DEFAULT_PORTS: dict[…] = …``, ``type Headers = …``)."""
+    if isinstance(node, ast.Assign):
+        targets = [t for target in node.targets for t in
+                   (target.elts if isinstance(target, ast.Tuple) else [target])]
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target]
+    elif isinstance(node, ast.If | ast.Try):  # "if TYPE_CHECKING:", "try: import …"
+        return {name for part in (node.body, node.orelse) for stmt in part
+                for name in _assigned(stmt)}
+    else:  # Python 3.12's "type X = …" is an ast.TypeAlias with a Name
+        name = getattr(node, "name", None) if type(node).__name__ == "TypeAlias" else None
+        targets = [name] if isinstance(name, ast.Name) else []
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
 def _python_names(source: str) -> tuple[set[str], list[str]]:
     try:
         tree = ast.parse(source)
@@ -96,6 +115,7 @@ def _python_names(source: str) -> tuple[set[str], list[str]]:
     names: set[str] = set()
     docs = [_doc_first_line(tree)]
     for node in tree.body:
+        names |= _assigned(node)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
             docs.append(_doc_first_line(node))
@@ -131,6 +151,17 @@ def _distinctive(name: str) -> bool:
         any(c.isupper() for c in name[1:])
 
 
+_BRACES = re.compile(r"([A-Za-z0-9_.]*)\{([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)+)\}"
+                     r"([A-Za-z0-9_]*)")
+
+
+def expand_braces(text: str) -> str:
+    """Shell-style brace expansions spelled out: ``iter_{content,lines}`` →
+    ``iter_content iter_lines`` (a question that writes them names both)."""
+    return _BRACES.sub(lambda m: " ".join(m.group(1) + part.strip() + m.group(3)
+                                          for part in m.group(2).split(",")), text)
+
+
 def _stated(question: str) -> tuple[set[str], set[str]]:
     """What the question spells as code, split into identifiers, and its plain tokens."""
     code: set[str] = set()
@@ -144,6 +175,7 @@ def _stated(question: str) -> tuple[set[str], set[str]]:
 
 def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
     """The question's overlap with the names of its answers (its grade-3 modules)."""
+    question = expand_braces(question)
     own = words(question)
     vocabulary: set[str] = set().union(*(a.words | {f for f in a.files if "." not in f}
                                          for a in answers)) if answers else set()

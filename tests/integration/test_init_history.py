@@ -57,16 +57,22 @@ def commit(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-@pytest.fixture
-def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    """A small package with a history of every kind of commit; returns the repository and
-    the sha of the commits a test checks by name."""
+def new_repo(tmp_path: Path) -> Path:
+    """An empty git repository (branch main) with a committer and no signing."""
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "dev@example.com")
     git(repo, "config", "user.name", "Dev")
     git(repo, "config", "commit.gpgsign", "false")
+    return repo
+
+
+@pytest.fixture
+def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A small package with a history of every kind of commit; returns the repository and
+    the sha of the commits a test checks by name."""
+    repo = new_repo(tmp_path)
     shas: dict[str, str] = {}
     write(repo, "pkg/__init__.py", '__version__ = "1.0.0"\n')
     write(repo, "pkg/core.py", CORE)

@@ -105,3 +105,11 @@ def test_added_lines_and_evidence_facts() -> None:
     assert evidence_facts(added["p.py"], today) == ["return max(0, LIMIT - attempts)",
                                                     "def compute_budget(attempts):"]
     assert evidence_facts(added["p.py"], ["something else"]) == []
+
+
+@pytest.mark.parametrize("subject", ["Fix pyright type errors", "Fix mypy errors",
+                                     "Improve static typing of 3rd party imports"])
+def test_type_checker_subjects_are_chores(subject) -> None:
+    from evaluator.core.commits import _CHORE
+    assert _CHORE.search(subject)
+    assert not _CHORE.search("Fix generic typed dict `TypeError` on Python 3.10")

@@ -74,3 +74,37 @@ def test_other_languages_and_unreadable_sources() -> None:
     broken = answer_names("pkg/broken.py", "def (:\n")
     assert broken.symbols == frozenset() and broken.files == {"broken.py", "broken"}
     assert answer_names("pkg/gone.py", None).symbols == frozenset()
+
+
+TYPES = '''"""Types."""
+from typing import TYPE_CHECKING, Any
+
+DEFAULT_POOLSIZE = 10
+if TYPE_CHECKING:
+    JsonType: "TypeAlias" = dict[str, Any] | list[Any]
+    HeadersType, CookiesType = dict, dict
+
+
+class Response:
+    def iter_content(self):
+        """Iterate over the body."""
+
+    def iter_lines(self):
+        """Iterate over the lines."""
+'''
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    # requests history-04: a module-level type alias, under `if TYPE_CHECKING:`
+    ("Update JsonType containers to read-based collections", ("JsonType",)),
+    ("Let HeadersType accept tuples", ("HeadersType",)),
+    ("Raise DEFAULT_POOLSIZE for busy hosts", ("DEFAULT_POOLSIZE",)),
+    # requests history-09: a brace expansion names both methods
+    ("Clarify decode_unicode behaviour in iter_{content,lines} docstrings",
+     ("iter_content", "iter_lines")),
+    ("Clarify how the body is decoded while streaming", ()),
+])
+def test_module_level_names_and_brace_expansions_are_names(question, named) -> None:
+    answer = answer_names("src/requests/_types.py", TYPES)
+    assert {"JsonType", "HeadersType", "CookiesType", "DEFAULT_POOLSIZE"} <= answer.symbols
+    assert overlap(question, [answer]).named == named

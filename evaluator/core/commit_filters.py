@@ -1,0 +1,366 @@
+"""What a commit's diff says about the question its subject asks: the rules that keep a
+history question worth keeping (issue 24's cold review of 60 drafted questions).
+
+:mod:`evaluator.core.commits` decides from ``git log`` alone (subject, files, sizes); this
+module reads the change itself, per module it touched: the ``-U0`` patch's added lines
+(with their line numbers) and deleted lines, the module before and after the commit and
+today. It is pure: the adapter (:mod:`evaluator.history_changes`) reads git.
+
+A commit is **skipped** (each a counted reason) when
+
+* its subject is about tests (``Add tests …``, ``test: …``), is GitHub's empty merge
+  subject (``Merge commit from fork``, ``Merge branch …`` with one parent) or holds two
+  sentences (two topics): :func:`subject_reason`;
+* it is a **chore**: every Python module it touched has the same syntax tree before and
+  after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks and
+  typing imports are dropped (docs wording, type hints, ``# type: ignore``);
+* it only **removes** code: it adds no code line (blank, comment and docstring lines do
+  not count), so the answer is the absence of code;
+* it is **superseded**: none of its added code lines survives today. A line survives when
+  one to three consecutive lines of today's module hold at least 3/4 of its tokens
+  (identifiers split into words, numbers, string literals) and every token the line
+  brought that the diff's deleted lines of that file did not have: a rename or a reflow
+  keeps it, a later change of the value it set does not.
+
+Otherwise its **grades** follow the surviving added code lines (3 for the fewest modules
+holding more than half of them, 2 for the rest), not deletions or docstring rewrites, and
+its **facts** come only from added lines that still exist word for word, were not merely
+moved (the same line deleted elsewhere in the diff) and are not version markers
+(``.. versionadded::``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+SKIP_TESTS_SUBJECT = "the subject is about tests"
+SKIP_EMPTY_SUBJECT = "a merge subject that says nothing (\"Merge commit from fork\")"
+SKIP_MIXED = "two topics in one subject (two sentences)"
+SKIP_NO_CODE = "a chore: docstrings, comments or type hints only"
+SKIP_REMOVAL = "removes code only (adds no new code line)"
+SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
+FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_EMPTY_SUBJECT, SKIP_MIXED,
+                                   SKIP_NO_CODE,
+                                   SKIP_REMOVAL, SKIP_SUPERSEDED)
+
+#: Share of an added line's tokens a window of today's module must hold for it to survive.
+SURVIVE_SHARE = 0.75
+WINDOW = 3
+
+_TESTS_PREFIX = re.compile(r"^\s*(?:tests?|testing)(?:\([^)]{0,60}\))?\s*:", re.IGNORECASE)
+_TESTS_WORD = r"(?:tests\b|test(?:\s+(?:for|to|of|that|cases?|coverage|suite)\b|$))"
+_TESTS_SUBJECT = re.compile(
+    r"^(?:(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
+    r"increase[sd]?|write|refactor(?:s|ed)?|clean ?up)\s+(?:(?:more|some|a|the|unit|missing|"
+    r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
+_EMPTY_MERGE = re.compile(r"^merge\s+(?:commit|branch|pull request|remote-tracking|tag)\b",
+                          re.IGNORECASE)
+_TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
+_VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
+                             r"versionremoved)\s*::", re.IGNORECASE)
+_TOKEN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*|\d+")
+_SUBWORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "__future__",
+                             "_typeshed"})
+
+
+def subject_reason(raw_subject: str, cleaned: str) -> str | None:
+    """Why a subject cannot be a question whatever its diff: about tests, or an empty
+    merge subject."""
+    if _EMPTY_MERGE.match(cleaned) or not cleaned.strip():
+        return SKIP_EMPTY_SUBJECT
+    if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned):
+        return SKIP_TESTS_SUBJECT
+    if _TWO_SENTENCES.search(cleaned):
+        return SKIP_MIXED
+    return None
+
+
+def is_version_marker(line: str) -> bool:
+    return _VERSION_MARKER.match(line.strip()) is not None
+
+
+# ----------------------------------------------------------------------------- syntax
+
+
+def _parse(source: str | None) -> ast.Module | None:
+    if source is None:
+        return None
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _docstring_of(body: Sequence[ast.stmt]) -> ast.Expr | None:
+    first = body[0] if body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+            isinstance(first.value.value, str):
+        return first
+    return None
+
+
+def docstring_lines(tree: ast.Module | None) -> set[int]:
+    """The line numbers (1-based) the docstrings of ``tree`` span."""
+    out: set[int] = set()
+    if tree is None:
+        return out
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef |
+                      ast.AsyncFunctionDef):
+            doc = _docstring_of(node.body)
+            if doc is not None:
+                out.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
+    return out
+
+
+def _type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+class _Behaviour(ast.NodeTransformer):
+    """Drop what does not change behaviour: docstrings, annotations, typing imports and
+    ``if TYPE_CHECKING:`` blocks (comments are not in the tree)."""
+
+    def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        if _docstring_of(body) is not None:
+            body = body[1:]
+        out: list[ast.stmt] = []
+        for stmt in body:
+            if isinstance(stmt, ast.If) and _type_checking(stmt.test):
+                out.extend(stmt.orelse)
+                continue
+            if isinstance(stmt, ast.ImportFrom) and stmt.module in _TYPING_MODULES:
+                continue
+            if isinstance(stmt, ast.Import) and \
+                    all(a.name in _TYPING_MODULES for a in stmt.names):
+                continue
+            out.append(stmt)
+        return out
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        for name in ("body", "orelse", "finalbody"):
+            value = getattr(node, name, None)
+            if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                setattr(node, name, self._body(value))
+        super().generic_visit(node)
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node.returns = None
+            node.type_comment = None
+        if isinstance(node, ast.ClassDef):  # MutableMapping[str, Any] → MutableMapping
+            node.bases = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
+        if isinstance(node, ast.AnnAssign):
+            if node.value is not None:  # "x: list[str] = []" as "x = []  # type: list[str]"
+                return ast.Assign(targets=[node.target], value=node.value)
+            node.annotation = ast.Constant(value=None)
+        if isinstance(node, ast.Subscript):  # Union[a, b] → a | b; Optional[a] → a | None
+            return _union(node)
+        return node
+
+
+def _union(node: ast.Subscript) -> ast.expr:
+    name = node.value.id if isinstance(node.value, ast.Name) else \
+        node.value.attr if isinstance(node.value, ast.Attribute) else ""
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if name == "Optional" and len(items) == 1:
+        items = [items[0], ast.Constant(value=None)]
+    elif name != "Union" or not items:
+        return node
+    out = items[0]
+    for item in items[1:]:
+        out = ast.BinOp(left=out, op=ast.BitOr(), right=item)
+    return out
+
+
+def behaviour(source: str | None) -> str | None:
+    """The syntax tree of ``source`` without what does not change behaviour, as text; None
+    when it is not Python that parses."""
+    tree = _parse(source)
+    if tree is None:
+        return None
+    return ast.dump(_Behaviour().visit(tree), include_attributes=False)
+
+
+# ----------------------------------------------------------------------------- the change
+
+
+@dataclass(frozen=True)
+class ModuleDiff:
+    """One module a commit touched: its path today, the lines the commit added (line
+    number after the commit, text) and deleted, and its source before and after the commit
+    and today (None when absent or unreadable)."""
+
+    module: str
+    added: tuple[tuple[int, str], ...]
+    deleted: tuple[str, ...]
+    before: str | None
+    after: str | None
+    today: str | None
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A commit's change judged: why it is skipped, or the modules' surviving added code
+    lines (for grades) and the added lines a fact may come from."""
+
+    reason: str | None
+    surviving: Mapping[str, int]
+    fact_lines: Mapping[str, tuple[str, ...]]
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def tokens(line: str) -> list[str]:
+    """A line's tokens: string literals (quotes normalised), numbers, and identifiers split
+    into lower-case words (``urllib3_version_list`` → ``urllib``, ``3``, ``version``,
+    ``list``)."""
+    out: list[str] = []
+    for tok in _TOKEN.findall(line):
+        if tok[0] in "\"'":
+            out.append('"' + tok[1:-1] + '"')
+        else:
+            out.extend(p.lower() for p in _SUBWORD.findall(tok))
+    return out
+
+
+class _Today:
+    """Windows of one to :data:`WINDOW` consecutive lines of today's module, by token."""
+
+    def __init__(self, source: str) -> None:
+        lines = [tokens(line) for line in source.splitlines()]
+        self.windows: list[Counter[str]] = []
+        self.by_token: dict[str, list[int]] = defaultdict(list)
+        for i in range(len(lines)):
+            for width in range(1, WINDOW + 1):
+                if i + width > len(lines) or (width > 1 and not lines[i + width - 1]):
+                    break
+                window: Counter[str] = Counter()
+                for row in lines[i:i + width]:
+                    window.update(row)
+                n = len(self.windows)
+                self.windows.append(window)
+                for tok in window:
+                    self.by_token[tok].append(n)
+
+    def holds(self, line: list[str], new: set[str]) -> bool:
+        if not line:
+            return False
+        need = Counter(line)
+        rarest = min(need, key=lambda t: (len(self.by_token.get(t, ())), t))
+        for n in self.by_token.get(rarest, ()):
+            window = self.windows[n]
+            if not new <= window.keys():
+                continue
+            held = sum(min(c, window[t]) for t, c in need.items())
+            if held >= SURVIVE_SHARE * len(line):
+                return True
+        return False
+
+
+def _code_lines(diff: ModuleDiff, python: bool) -> list[str]:
+    docs = docstring_lines(_parse(diff.after)) if python else set()
+    out = []
+    for number, text in diff.added:
+        stripped = text.strip()
+        if not stripped or stripped.startswith(("#", "//")) or number in docs:
+            continue
+        out.append(text)
+    return out
+
+
+def _removal(diffs: Sequence[ModuleDiff], code: Mapping[str, list[str]]) -> bool:
+    """No added code line; or fewer added code lines than deleted ones, none bringing a
+    token its file's deleted lines did not have (a call or an import taken out)."""
+    added_n = deleted_n = 0
+    for diff in diffs:
+        gone = {t for line in diff.deleted for t in tokens(line)}
+        if any(not set(tokens(line)) <= gone for line in code[diff.module]):
+            return False
+        added_n += len(code[diff.module])
+        deleted_n += sum(1 for line in diff.deleted
+                         if line.strip() and not line.strip().startswith(("#", "//")))
+    return added_n < deleted_n or added_n == 0
+
+
+def judge(diffs: Sequence[ModuleDiff]) -> Judged:
+    """Judge a commit's change over the modules it touched (see the module's rules)."""
+    python = {d.module: d.module.endswith(".py") for d in diffs}
+    if diffs and all(python[d.module] for d in diffs):
+        shapes = [(behaviour(d.before), behaviour(d.after)) for d in diffs]
+        if all(b is not None and b == a for b, a in shapes):
+            return Judged(SKIP_NO_CODE, {}, {})
+    code = {d.module: _code_lines(d, python[d.module]) for d in diffs}
+    if _removal(diffs, code):
+        return Judged(SKIP_REMOVAL, {}, {})
+    surviving: dict[str, int] = {}
+    for diff in diffs:
+        if diff.today is None or not code[diff.module]:
+            continue
+        gone = {t for line in diff.deleted for t in tokens(line)}
+        today = _Today(diff.today)
+        surviving[diff.module] = sum(
+            1 for line in code[diff.module]
+            if today.holds(toks := tokens(line), set(toks) - gone))
+    if not any(surviving.values()):
+        return Judged(SKIP_SUPERSEDED, {}, {})
+    moved = {_norm(line) for d in diffs for line in d.deleted}
+    facts = {d.module: tuple(text for _, text in d.added
+                             if _norm(text) not in moved and not is_version_marker(text))
+             for d in diffs}
+    return Judged(None, {m: n for m, n in surviving.items() if n}, facts)
+
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+@dataclass(frozen=True)
+class PatchSide:
+    """One file of a ``-U0`` patch: the lines added (line number after the commit, text)
+    and the lines deleted."""
+
+    added: tuple[tuple[int, str], ...]
+    deleted: tuple[str, ...]
+
+
+def patch_sides(patch: bytes) -> dict[str, PatchSide]:
+    """The added and deleted lines of a ``git show -U0`` patch by the file's path after the
+    commit (before it, for a deleted file). Undecodable bytes become U+FFFD."""
+    added: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    deleted: dict[str, list[str]] = defaultdict(list)
+    current: str | None = None
+    old: str | None = None
+    number = 0
+    for raw in patch.split(b"\n"):
+        if raw.startswith(b"diff --git "):
+            current = old = None
+        elif raw.startswith(b"--- "):
+            old = _side_path(raw[4:], b"a/")
+        elif raw.startswith(b"+++ "):
+            current = _side_path(raw[4:], b"b/") or old
+        elif (hunk := _HUNK.match(raw)) is not None:
+            number = int(hunk.group(1))
+        elif current is not None and raw.startswith(b"+"):
+            added[current].append((number, raw[1:].decode("utf-8", "replace")))
+            number += 1
+        elif current is not None and raw.startswith(b"-"):
+            deleted[current].append(raw[1:].decode("utf-8", "replace"))
+    return {path: PatchSide(tuple(added.get(path, ())), tuple(deleted.get(path, ())))
+            for path in {*added, *deleted}}
+
+
+def _side_path(raw: bytes, prefix: bytes) -> str | None:
+    if not raw.startswith(prefix):
+        return None  # /dev/null, or a quoted path (left out)
+    try:
+        return raw[len(prefix):].decode("utf-8")
+    except UnicodeDecodeError:
+        return None

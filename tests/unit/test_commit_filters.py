@@ -1,0 +1,186 @@
+"""Unit tests for evaluator.core.commit_filters: the rules issue 24's cold review of the
+history route's questions points to (each case is the shape of a reviewed question)."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.core.commit_filters import (
+    SKIP_EMPTY_SUBJECT,
+    SKIP_NO_CODE,
+    SKIP_REMOVAL,
+    SKIP_SUPERSEDED,
+    SKIP_TESTS_SUBJECT,
+    ModuleDiff,
+    behaviour,
+    docstring_lines,
+    is_version_marker,
+    judge,
+    patch_sides,
+    subject_reason,
+    tokens,
+)
+
+BEFORE = '''"""Sessions."""
+from typing import Any
+
+
+class Session(MutableMapping):  # type: ignore[type-arg]
+    """Keeps settings."""
+
+    def send(self, request, timeout=None):
+        # send it
+        out = []  # type: list[str]
+        return request
+'''
+
+
+@pytest.mark.parametrize("after", [
+    # docstring wording (click history-13, flask history-10)
+    BEFORE.replace("Keeps settings.", "Keeps the settings across requests."),
+    # comments only (flask history-07: one "# type: ignore")
+    BEFORE.replace("# send it", "# send the request"),
+    # annotations, a typing import, a type comment turned annotation (click history-16,
+    # requests history-02)
+    BEFORE.replace("from typing import Any", "from typing import Any, Optional")
+          .replace("request, timeout=None):", "request: Any, timeout: Optional[float] = None)"
+                   " -> Any:")
+          .replace("out = []  # type: list[str]", "out: list[str] = []"),
+    # generic bases (flask history-20), Union spelled as | (flask history-13)
+    BEFORE.replace("Session(MutableMapping):  # type: ignore[type-arg]",
+                   "Session(MutableMapping[str, Any]):"),
+    BEFORE.replace("from typing import Any",
+                   "from typing import Any\nif TYPE_CHECKING:\n    import chardet"),
+])
+def test_behaviour_ignores_docstrings_comments_and_type_hints(after) -> None:
+    assert behaviour(BEFORE) == behaviour(after)
+
+
+@pytest.mark.parametrize("after", [
+    BEFORE.replace("return request", "return request.copy()"),
+    BEFORE.replace("timeout=None", "timeout=30"),
+    BEFORE.replace("out = []", "out = [request]"),
+])
+def test_behaviour_sees_code_changes(after) -> None:
+    assert behaviour(BEFORE) != behaviour(after)
+
+
+def test_unions_and_optionals_read_as_the_same_type() -> None:
+    assert behaviour("X = t.Union[int, str]\nY = Optional[int]\n") == \
+        behaviour("X = int | str\nY = int | None\n")
+    assert behaviour("def f(:\n") is None
+
+
+def test_patch_sides_number_the_added_lines() -> None:
+    patch = (b"diff --git a/pkg/a.py b/pkg/b.py\nindex 1..2 100644\n--- a/pkg/a.py\n"
+             b"+++ b/pkg/b.py\n@@ -3,2 +3 @@ def f():\n-    x = 1\n-    y = 2\n+    z = 3\n"
+             b"@@ -10,0 +10,2 @@\n+    w = 4\n+    \xff = 5\n"
+             b"diff --git a/gone.py b/gone.py\n--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n"
+             b"-GONE = 1\n")
+    sides = patch_sides(patch)
+    assert sides["pkg/b.py"].added == ((3, "    z = 3"), (10, "    w = 4"),
+                                       (11, "    \ufffd = 5"))
+    assert sides["pkg/b.py"].deleted == ("    x = 1", "    y = 2")
+    assert sides["gone.py"].deleted == ("GONE = 1",) and sides["gone.py"].added == ()
+
+
+def test_tokens_split_identifiers_and_keep_literals() -> None:
+    assert tokens('urllib3_version_list = v.split(".")[:3]') == \
+        ["urllib", "3", "version", "list", "v", "split", '"."', "3"]
+    assert tokens("mode='w'") == ["mode", '"w"']
+
+
+def test_docstring_lines() -> None:
+    import ast
+    assert docstring_lines(ast.parse(BEFORE)) == {1, 6}
+
+
+def _diff(before: str | None, after: str, today: str, added: list[tuple[int, str]],
+          deleted: tuple[str, ...] = ()) -> ModuleDiff:
+    return ModuleDiff(module="pkg/m.py", added=tuple(added), deleted=deleted,
+                      before=before, after=after, today=today)
+
+
+def test_a_value_changed_since_is_superseded_a_rename_is_not() -> None:
+    before = "def check(v):\n    assert v < (6, 0)\n"
+    after = "def check(v):\n    assert v < (7, 0)\n"
+    today = "def check(version):\n    assert version < (8, 0)\n"
+    change = _diff(before, after, today, [(2, "    assert v < (7, 0)")],
+                   ("    assert v < (6, 0)",))
+    assert judge([change]).reason == SKIP_SUPERSEDED
+    renamed = "def check(v):\n    parts_list = v.split('.')[:3]\n"
+    change = _diff("def check(v):\n    parts = v.split('.')\n",
+                   "def check(v):\n    parts = v.split('.')[:3]\n", renamed,
+                   [(2, "    parts = v.split('.')[:3]")], ("    parts = v.split('.')",))
+    judged = judge([change])
+    assert judged.reason is None and judged.surviving == {"pkg/m.py": 1}
+
+
+def test_removals() -> None:
+    before = "from x import (\n    extract,\n    read,\n)\n\n\ndef f(b):\n    return extract(b)\n"
+    after = "from x import (\n    read,\n)\n\n\ndef f(b):\n    return b\n"
+    change = _diff(before, after, after, [(7, "    return b")],
+                   ("    extract,", "    return extract(b)"))
+    assert judge([change]).reason == SKIP_REMOVAL
+    # a slice changed in place (requests history-11) adds as many lines as it deletes
+    before = "def f(h):\n    # skip the first\n    return h[1:]\n"
+    after = "def f(h):\n    return h[:]\n"
+    change = _diff(before, after, after, [(2, "    return h[:]")],
+                   ("    # skip the first", "    return h[1:]"))
+    assert judge([change]).reason is None
+
+
+def test_chore_facts_and_version_markers() -> None:
+    before = 'def f():\n    """Old words."""\n    return 1\n'
+    after = 'def f():\n    """New words.\n\n    .. versionadded:: 2.0\n    """\n    return 1\n'
+    change = _diff(before, after, after, [(2, '    """New words.'), (3, ""),
+                                          (4, "    .. versionadded:: 2.0"), (5, '    """')],
+                   ('    """Old words."""',))
+    assert judge([change]).reason == SKIP_NO_CODE
+    assert is_version_marker("   .. versionchanged:: 3.2") and \
+        not is_version_marker("version = 2")
+    moved = "    MOVED_CONSTANT_VALUE = compute_the_value()"
+    after = f"def f():\n{moved}\n    return fresh_value_here()\n\n.. versionadded:: 2.0\n"
+    change = _diff("def f():\n    return 1\n", after, after,
+                   [(2, moved), (3, "    return fresh_value_here()"),
+                    (5, ".. versionadded:: 2.0")], ("    return 1", moved))
+    judged = judge([change])
+    assert judged.reason is None
+    assert judged.fact_lines == {"pkg/m.py": ("    return fresh_value_here()",)}
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    ("Add more tests to prevent regression of CVE 2024 47081", SKIP_TESTS_SUBJECT),
+    ("Add tests to deprecations. Better deprecate streams", SKIP_TESTS_SUBJECT),
+    ("test(core): cover the pager", SKIP_TESTS_SUBJECT),
+    ("Merge commit from fork", SKIP_EMPTY_SUBJECT),
+    ("Merge branch 'stable'", SKIP_EMPTY_SUBJECT),
+    ("Push preserved contexts in correct order", None),
+    ("Fix the test client's cookie handling", None),
+    ("Testing mode keeps exceptions", None),
+])
+def test_subject_reasons(raw, reason) -> None:
+    from evaluator.core.commits import clean_subject
+    assert subject_reason(raw, clean_subject(raw)) == reason
+
+
+@pytest.mark.parametrize("raw", ["Fix tests on Windows", "Tests for the pager",
+                                 "Add a test for the netrc lookup", "Update test suite"])
+def test_more_subjects_about_tests(raw) -> None:
+    assert subject_reason(raw, raw) == SKIP_TESTS_SUBJECT
+
+
+def test_test_client_subject_is_a_question() -> None:
+    assert subject_reason("Test client keeps cookies", "Test client keeps cookies") is None
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    # click history-09: two topics in one subject
+    ("Mark clearly functions private status. Deprecated Python 2 utilities", "mixed"),
+    ("Fix `echo()` on Windows. Closes the stream too", "mixed"),
+    ("Support Python 3.12 in the loader", None),
+    ("Use os.path.join for the config file", None),
+])
+def test_two_sentences_are_two_topics(raw, reason) -> None:
+    from evaluator.core.commit_filters import SKIP_MIXED
+    assert subject_reason(raw, raw) == (SKIP_MIXED if reason else None)
