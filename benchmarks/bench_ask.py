@@ -32,7 +32,7 @@ from pathlib import Path
 CHILD = r"""
 import json, shutil, sys, tempfile, time
 from pathlib import Path
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.model import ModelSource
 from evaluator.neuralmind_index import NeuralMindIndex, example_root
 queries_file = Path(sys.argv[1])

@@ -37,7 +37,10 @@ this repository) and, per clone, instead of the above:
   (:mod:`evaluator.core.giveaway`, the rule ``validate`` warns with);
 * **NeuralMind vs bm25** on each draft: ``evaluate --systems neuralmind,bm25`` (default
   backend, real model, one shared cache), nDCG@5 and recall@5 per system, and on the
-  docstring draft split into the questions that name their answer and those that do not.
+  docstring draft split into the questions that name their answer and those that do not,
+  and on the same docstring questions rewritten to name their answer as the route did
+  before issue 24 ("… (`prompt` in `termui.py`)?": same grades and facts, only the names
+  added), which isolates what give-away questions do to the scores.
 """
 
 from __future__ import annotations
@@ -208,16 +211,21 @@ def bench(spec: str, cache: Path, counts: list[int], keep: Path | None,
     return rows
 
 
-def _history_line(stderr: str) -> tuple[str, dict[str, int]]:
-    """The ``history:`` progress line and its skip counts by reason."""
-    line = next((x for x in stderr.splitlines() if "history: read" in x), "")
+def _skipped(stderr: str, marker: str) -> dict[str, int]:
+    """The skip counts by reason of the progress line holding ``marker`` and "skipped: "."""
+    line = next((x for x in stderr.splitlines() if marker in x and "skipped: " in x), "")
     skipped: dict[str, int] = {}
-    tail = line.split("skipped: ", 1)[1] if "skipped: " in line else ""
-    for part in re.split(r", (?=\d+ )", tail):
+    for part in re.split(r", (?=\d+ )", line.split("skipped: ", 1)[1] if line else ""):
         count, _, reason = part.partition(" ")
         if count.isdigit():
             skipped[reason] = int(count)
-    return line, skipped
+    return skipped
+
+
+def _history_line(stderr: str) -> tuple[str, dict[str, int]]:
+    """The ``history:`` progress line and its skip counts by reason."""
+    line = next((x for x in stderr.splitlines() if "history: read" in x), "")
+    return line, _skipped(stderr, "history: read")
 
 
 def _giveaways(root: Path, doc: dict[str, Any]) -> dict[str, bool]:
@@ -255,6 +263,21 @@ def _split(systems: list[dict[str, Any]], keep: set[str], metric: str) -> list[s
                    and q["metrics"].get(metric) is not None]) for s in systems]
 
 
+def _naming(doc: dict[str, Any]) -> dict[str, Any]:
+    """The docstring draft with each question naming its answer, the way the route wrote
+    them before issue 24 ("… (`prompt()` in `termui.py`)?"): the grade-3 module's file and
+    the symbol its review reason says it defines. Same grades, same facts: only the names
+    differ, which is the difference give-away questions make."""
+    out = json.loads(json.dumps(doc))
+    for q in out["queries"]:
+        top = next(m for m, g in q["relevance_grades"].items() if g == 3)
+        reason = q["review"]["grades"].get(top, "")
+        found = re.search(r"defines `([^`]+)`", reason)
+        name = f"`{found.group(1)}`" if found else "the code"
+        q["question"] = f"{q['question'].rstrip('?')} ({name} in `{Path(top).name}`)?"
+    return out
+
+
 def bench_history(repo: Path, count: int, keep: Path | None,
                   print_drafts: bool) -> tuple[list[list[object]], list[list[object]]]:
     """The history route on one clone: the draft table rows and the systems table rows."""
@@ -268,12 +291,15 @@ def bench_history(repo: Path, count: int, keep: Path | None,
         raise SystemExit(f"init --from-history failed on {repo}:\n{proc.stderr}")
     line, skipped = _history_line(proc.stderr)
     print(f"\n== {repo.name}: {commits} commits\n  {line.strip()}")
-    drafts, _ = run([*cli_command(), "init", str(repo), "--no-review", "--quiet", "--count",
+    drafts, _ = run([*cli_command(), "init", str(repo), "--no-review", "--count",
                      str(count), "--output", str(docstring)])
     if drafts.returncode != 0:
         raise SystemExit(f"init failed on {repo}:\n{drafts.stderr}")
     docs = {"history": json.loads(history.read_text(encoding="utf-8")),
             "docstring": json.loads(docstring.read_text(encoding="utf-8"))}
+    named = work / "named.json"
+    docs["docstring, naming"] = _naming(docs["docstring"])
+    named.write_text(json.dumps(docs["docstring, naming"]), encoding="utf-8")
     flags = {route: _giveaways(repo, doc) for route, doc in docs.items()}
     facts = sum(bool(q["gold_facts"]) for q in docs["history"]["queries"])
     draft_rows: list[list[object]] = [[
@@ -281,11 +307,13 @@ def bench_history(repo: Path, count: int, keep: Path | None,
         f"{facts}/{len(docs['history']['queries'])}", f"{wall:.1f}s",
         f"{sum(flags['history'].values())}/{len(flags['history'])}",
         f"{sum(flags['docstring'].values())}/{len(flags['docstring'])}",
-        "; ".join(f"{n} {r}" for r, n in skipped.items())]]
+        "; ".join(f"{n} {r}" for r, n in skipped.items()),
+        "; ".join(f"{n} {r}" for r, n in _skipped(drafts.stderr, "drafting: ").items())]]
     system_rows: list[list[object]] = []
     cache = work / "cache"
-    for route, path in (("history", history), ("docstring", docstring)):
-        got = _systems(repo, path, cache, work / f"out-{route}")
+    for route, path in (("history", history), ("docstring", docstring),
+                        ("docstring, naming", named)):
+        got = _systems(repo, path, cache, work / f"out-{route.replace(', ', '-')}")
         systems = got["systems"]
         labels = [s["label"] for s in systems]
         for metric in ("ndcg@5", "recall@5"):
@@ -293,16 +321,17 @@ def bench_history(repo: Path, count: int, keep: Path | None,
                                 *[f"{label} {s['overall']['metrics'][metric]:.3f}"
                                   for label, s in zip(labels, systems, strict=True)]])
         if route == "docstring":
-            named = {q for q, flag in flags[route].items() if flag}
-            for label, ids in (("naming their answer", named),
-                               ("not naming it", set(flags[route]) - named)):
+            naming = {q for q, flag in flags[route].items() if flag}
+            for label, ids in (("naming their answer", naming),
+                               ("not naming it", set(flags[route]) - naming)):
                 cells = _split(systems, ids, "ndcg@5")
                 system_rows.append([f"{repo.name} {route} ({label}: {len(ids)})", "ndcg@5",
                                     *[f"{lab} {c}" for lab, c in zip(labels, cells,
                                                                      strict=True)]])
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
-        for route, path in (("history", history), ("docstring", docstring)):
+        for route, path in (("history", history), ("docstring", docstring),
+                            ("naming", named)):
             shutil.copy(path, keep / f"{repo.name}-{route}.json")
     if print_drafts:
         show(docs["history"])
@@ -336,7 +365,7 @@ def main() -> None:
         print()
         print(table(["repository", "commits", "drafted/asked", "with facts",
                      "time (no index)", "give-away: history", "give-away: docstring",
-                     "skipped by reason"], drafts))
+                     "history: skipped by reason", "docstring: skipped by reason"], drafts))
         print()
         print(table(["draft", "metric", "reference", "other"], systems))
         return

@@ -19,7 +19,8 @@ REPO = HERE.parent
 SUITES = HERE / "suites"
 sys.path.insert(0, str(REPO))
 
-from evaluator.core.groundtruth import GroundTruth, load_ground_truth  # noqa: E402
+from evaluator.core.groundtruth import GroundTruth  # noqa: E402
+from evaluator.core.groundtruth_check import load_ground_truth  # noqa: E402
 from evaluator.neuralmind_index import example_root  # noqa: E402
 
 DEFAULT_CACHE = Path.home() / ".cache" / "neuralmind-retrieval-eval" / "bench-sdists"

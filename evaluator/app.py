@@ -42,7 +42,8 @@ from evaluator.core.compare import (
 )
 from evaluator.core.evidence import missing_spans
 from evaluator.core.floors import FloorPolicy, Violation
-from evaluator.core.groundtruth import GroundTruth, Problem, validation_summary
+from evaluator.core.groundtruth import GroundTruth, Problem
+from evaluator.core.groundtruth_check import validation_summary
 from evaluator.core.measures import compared, effective_k
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline

@@ -23,29 +23,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commit_filters import Judged
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
+    Commit,
     HistoryCandidate,
     evidence_facts,
     mine,
     one_line,
     parse_log,
+    pull_request,
     regraded,
 )
 from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
-from evaluator.drafting import (
-    SHAPES,
-    Candidate,
-    CodeMap,
-    Plan,
-    all_candidates,
-    anchored,
-    build_code_map,
-    plan,
-)
+from evaluator.drafting import SHAPES, Candidate, Gate, Plan, all_candidates, anchored, plan
 from evaluator.errors import InputError
 from evaluator.git_repo import MAX_HISTORY_COMMITS
 from evaluator.history_changes import read_change
@@ -83,7 +77,7 @@ def _retrieval_grades(candidate: Candidate, ranked: Sequence[str], subsystem: se
     for review."""
     grades = dict(candidate.grades)
     reasons = dict(candidate.reasons)
-    names = _named(candidate.question)
+    names = set(candidate.about) or _named(candidate.question)
     for rank, module in enumerate(ranked[:top], start=1):
         if module in grades or module not in subsystem:
             continue
@@ -166,12 +160,15 @@ def draft_plan(root: Path, universe: Universe, count: int, mix: Mapping[str, flo
     progress(f"drafting: read {len(code.modules)} Python modules: {symbols} functions, "
              f"classes and methods, {len(code.edges)} calls between modules, "
              f"{len(code.exports)} exported names, {len(code.entry_points)} entry points")
-    candidates = all_candidates(code)
+    gate = Gate(code)
+    candidates = all_candidates(code, gate)
     drafted = plan(candidates, count, mix)
     shapes = Counter(c.shape for c in drafted.chosen)
+    skipped = ", ".join(f"{n} {reason}" for reason, n in gate.skipped.most_common())
     progress(f"drafting: {len(drafted.chosen)}/{count} questions ("
              + ", ".join(f"{shapes[s]} {s}" for s in SHAPES) + ") from "
-             + ", ".join(f"{len(candidates[s])} {s}" for s in SHAPES) + " candidates")
+             + ", ".join(f"{len(candidates[s])} {s}" for s in SHAPES) + " candidates; "
+             + f"skipped: {skipped or 'none'}")
     if not drafted.chosen:
         raise InputError(f"nothing to draft questions from in {root}: no documented public "
                          "Python functions or classes in the module universe",
@@ -249,8 +246,19 @@ def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Ca
                      reasons={m: _history_reason(found, m, judged.surviving)
                               for m in found.grades},
                      facts=tuple(facts), key=f"commit:{found.commit.sha}",
-                     source={"commit": found.commit.sha,
-                             "subject": found.commit.subject[:MAX_SUBJECT_CHARS]})
+                     source=_source(found.commit))
+
+
+def _source(commit: Commit) -> dict[str, str | int]:
+    """``source``: the commit and its subject, and a merged pull request's number and
+    title when the question is that title."""
+    out: dict[str, str | int] = {"commit": commit.sha,
+                                 "subject": commit.subject[:MAX_SUBJECT_CHARS]}
+    pull = pull_request(commit)
+    if pull is not None:
+        out["pull_request"] = pull[0]
+        out["title"] = pull[1][:MAX_SUBJECT_CHARS]
+    return out
 
 
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,

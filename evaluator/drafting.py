@@ -1,392 +1,36 @@
-"""Drafting ground-truth questions from a package's own code: what ``init`` proposes.
+"""The question planner of ``init``'s docstring route: candidate questions over the code
+map (:mod:`evaluator.codemap`), and the plan that picks ``--count`` of them in the shape mix.
 
-Reads the Python modules of the module universe with :mod:`ast` (never imports them) and
-builds:
-
-* a *code map*: every module's public functions, classes and methods with their signature
-  line and docstring, its ``__all__``, and its imports resolved to the modules of
-  the universe; the package's public API (the top-level ``__init__`` exports and
-  ``[project.scripts]`` entry points);
-* a *call graph* between modules: a call inside a function to a name imported from another
-  module of the universe (``from .utils import echo`` … ``echo()``, ``utils.echo()``) is an
-  edge ``core.py:invoke → utils.py:echo``. Only resolved imports count, so an edge is a real
-  dependency, not two functions that share a name;
 * candidate questions of the three shapes — *identity* about exported names, *focused*
   about one documented function or class, *cross-file* along a call path of two or three
   modules starting at a public entry point — each with grades and a one-line reason per
   non-zero grade, and 2–4 facts quoted verbatim from a module graded ≥ 2 (whole words,
-  never generic: :func:`evaluator.core.groundtruth.fact_problem`).
-
-Questions are written from names and docstrings as whole sentences: a docstring sentence
-is used only when it is short and complete, otherwise a fixed template; nothing is cut.
+  never generic: :func:`evaluator.core.groundtruth.fact_problem`);
+* every question is phrased from what the code does (:mod:`evaluator.core.phrasing`), never
+  from its names: a candidate whose docstring gives no sentence to ask from, or whose
+  question would still name its answer (:mod:`evaluator.core.giveaway`, the rule ``validate``
+  warns with), is skipped, counted by reason, and the plan drafts another.
 """
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import posixpath
 import re
-import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
+from evaluator.codemap import CodeMap, Edge, Symbol, defining
+from evaluator.core import phrasing
 from evaluator.core.evidence import source_span
+from evaluator.core.giveaway import AnswerNames, answer_names, overlap
 from evaluator.core.groundtruth import DEFAULT_MIX, KNOWN_SHAPES, fact_problem
-from evaluator.errors import InputError
-from evaluator.snapshot import MAX_FILE_BYTES
 
 SHAPES = KNOWN_SHAPES
 _Item = TypeVar("_Item")
 MAX_FACT_CHARS = 80
 HUB_CALLS = 6  # a function called from more places than this is a hub, not a path step
-MAX_SENTENCE_WORDS = 18
-#: Verbs docstrings start with ("Return …", "Creates …"): a first sentence that starts with
-#: one of them becomes "How does X <verb> …?"; any other sentence gets a fixed template.
-DOC_VERBS = frozenset("""
-add allow apply ask attach authenticate build calculate call capture change charge check
-clear close collect compare compute configure confirm connect construct convert copy count
-create decode decorate define delete detect determine disable dispatch display download
-echo edit emit enable encode ensure exchange execute expand extract fetch filter find format
-generate get give handle hash hold initialize insert invoke issue iterate join launch list
-load log look make manage map mark match merge mirror normalize open parse pause perform
-pop post prepare print process produce prompt provide push put raise read receive record
-refresh refund register remove render replace represent reset resolve restrict return
-rewind run save search select send serialize set show sign sort split stamp start stop
-store stream strip style take test translate try turn unstyle update upload use validate
-verify wait wrap write yield
-""".split())  # noqa: SIM905 (a word list reads best as text)
-
-
-# ----------------------------------------------------------------------------- the code map
-
-
-@dataclass(frozen=True)
-class Symbol:
-    module: str
-    name: str            # ``echo`` or ``Group.invoke``
-    kind: str            # class | function | method
-    line: int
-    signature: str       # the ``def``/``class`` line as written, without the colon
-    doc_line: str        # the docstring's first non-empty line as written
-    doc_sentence: str    # the docstring's first sentence, whitespace normalised ('' if none)
-    bases: tuple[str, ...] = ()
-    body_lines: tuple[str, ...] = ()   # one-line statements of the body, as written
-
-    @property
-    def short(self) -> str:
-        return self.name.rsplit(".", 1)[-1]
-
-    @property
-    def public(self) -> bool:
-        return not any(part.startswith("_") for part in self.name.split("."))
-
-    def mention(self) -> str:
-        return f"`{self.name}()`" if self.kind != "class" else f"`{self.name}`"
-
-
-@dataclass
-class ModuleInfo:
-    path: str
-    dotted: str
-    source: str
-    symbols: dict[str, Symbol] = field(default_factory=dict)
-    all_names: tuple[str, ...] | None = None
-    imported: dict[str, tuple[str, str | None]] = field(default_factory=dict)
-    """Local name → (module path, name in it; ``None`` when the name is the module)."""
-    identifiers: frozenset[str] = frozenset()
-    """Every name the code uses (names, attributes, imported names), docstrings left out."""
-
-
-@dataclass(frozen=True)
-class Edge:
-    """``caller`` in ``src`` calls ``callee`` defined in ``dst`` (``dst != src``)."""
-
-    src: str
-    caller: str
-    dst: str
-    callee: str
-    line: str            # the source line of the call, stripped
-
-
-@dataclass
-class CodeMap:
-    modules: dict[str, ModuleInfo]
-    exports: dict[str, tuple[str, str]]       # public name → (defining module, symbol name)
-    export_modules: dict[str, str]            # public name → the __init__ that exports it
-    entry_points: dict[str, tuple[str, str]]  # script → (module, function)
-    edges: list[Edge]
-    package: str
-
-    def symbol(self, module: str, name: str) -> Symbol | None:
-        info = self.modules.get(module)
-        return info.symbols.get(name) if info else None
-
-    def subsystem(self, module: str) -> set[str]:
-        """The modules of ``module``'s subsystem: what it imports from the universe, and
-        what imports it."""
-        out: set[str] = set()
-        info = self.modules.get(module)
-        if info is not None:
-            out |= {target for target, _name in info.imported.values()}
-        out |= {m for m, other in self.modules.items()
-                if any(target == module for target, _name in other.imported.values())}
-        out.discard(module)
-        return out
-
-
-def _dotted_names(py_files: Iterable[str], present: set[str]) -> dict[str, str]:
-    """Dotted module name of each file: packages walk up while ``__init__.py`` exists."""
-    out: dict[str, str] = {}
-    for path in py_files:
-        parts = path[:-3].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        folder = posixpath.dirname(path)
-        top = len(path.split("/")) - 1          # index of the first package folder
-        while folder and f"{folder}/__init__.py" in present:
-            top -= 1
-            folder = posixpath.dirname(folder)
-        dotted = ".".join(p for p in parts[max(top, 0):] if p)
-        if dotted:
-            out[path] = dotted
-    return out
-
-
-def _first_sentence(doc: str) -> str:
-    paragraph = doc.strip().split("\n\n", 1)[0]
-    text = " ".join(paragraph.split())
-    text = re.sub(r":\w+:`~?([^`<]+?)\s*(?:<[^`>]*>)?`", r"`\1`", text).replace("``", "`")
-    match = re.match(r"(.+?[.!?])(\s|$)", text)
-    if match is None:
-        return ""
-    return match.group(1)
-
-
-_STRING_PREFIX = re.compile(r"^[rRbBuUfF]{1,2}(?=[\"'])")  # r""", u'…': not a word's letters
-
-
-def _doc_line(node: ast.AST, lines: Sequence[str]) -> str:
-    body = getattr(node, "body", None)
-    first = body[0] if body else None
-    if not isinstance(first, ast.Expr) or not isinstance(first.value, ast.Constant) \
-            or not isinstance(first.value.value, str):
-        return ""
-    start = first.lineno - 1
-    for raw in lines[start:start + 4]:
-        text = _STRING_PREFIX.sub("", raw.strip()).strip("\"'").strip()
-        if len(text.split()) >= 3:
-            return text
-    return ""
-
-
-def _body_lines(node: ast.AST, lines: Sequence[str]) -> tuple[str, ...]:
-    """Single-line statements of a function body (a class: none), docstring left out."""
-    if isinstance(node, ast.ClassDef):
-        return ()
-    out = []
-    for stmt in ast.walk(node):
-        if isinstance(stmt, ast.Assign | ast.Return | ast.Raise | ast.AugAssign | ast.Expr) \
-                and stmt.lineno == stmt.end_lineno and stmt is not node:
-            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-                continue
-            out.append((stmt.lineno, lines[stmt.lineno - 1].strip()))
-    return tuple(text for _n, text in sorted(out))
-
-
-def _signature(node: ast.AST, lines: Sequence[str]) -> str:
-    line = lines[node.lineno - 1].strip()  # type: ignore[attr-defined]
-    return line[:-1].rstrip() if line.endswith(":") else line
-
-
-def _bases(node: ast.ClassDef) -> tuple[str, ...]:
-    out = []
-    for base in node.bases:
-        if isinstance(base, ast.Name):
-            out.append(base.id)
-        elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
-            out.append(f"{base.value.id}.{base.attr}")
-    return tuple(out)
-
-
-def _resolve(module_dotted: str, is_package: bool, level: int, name: str | None) -> str:
-    if level == 0:
-        return name or ""
-    parts = module_dotted.split(".")
-    base = parts if is_package else parts[:-1]
-    base = base[: len(base) - (level - 1)] if level > 1 else base
-    return ".".join([*base, *( [name] if name else [])])
-
-
-def _read_module(path: str, dotted: str, source: str, by_dotted: Mapping[str, str]) -> \
-        tuple[ModuleInfo, ast.Module | None]:
-    info = ModuleInfo(path=path, dotted=dotted, source=source)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):  # hostile nesting too
-        return info, None
-    lines = source.splitlines()
-    is_package = path.endswith("__init__.py")
-    info.identifiers = frozenset(
-        n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute)
-        else n.name.rsplit(".", 1)[-1]
-        for n in ast.walk(tree) if isinstance(n, ast.Name | ast.Attribute | ast.alias))
-
-    def add(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, name: str,
-            kind: str) -> None:
-        info.symbols[name] = Symbol(
-            module=path, name=name, kind=kind, line=node.lineno,
-            signature=_signature(node, lines), doc_line=_doc_line(node, lines),
-            doc_sentence=_first_sentence(ast.get_docstring(node) or ""),
-            bases=_bases(node) if isinstance(node, ast.ClassDef) else (),
-            body_lines=_body_lines(node, lines))
-
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            add(node, node.name, "function")
-        elif isinstance(node, ast.ClassDef):
-            add(node, node.name, "class")
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    add(item, f"{node.name}.{item.name}", "method")
-        elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [t.id for t in targets if isinstance(t, ast.Name)]
-            if "__all__" in names and isinstance(node.value, ast.List | ast.Tuple):
-                info.all_names = tuple(e.value for e in node.value.elts
-                                       if isinstance(e, ast.Constant)
-                                       and isinstance(e.value, str))
-        if isinstance(node, ast.ImportFrom):
-            target = _resolve(dotted, is_package, node.level, node.module)
-            for alias in node.names:
-                local = alias.asname or alias.name
-                sub = f"{target}.{alias.name}" if target else alias.name
-                if sub in by_dotted:                     # from pkg import submodule
-                    info.imported[local] = (by_dotted[sub], None)
-                elif target in by_dotted:
-                    info.imported[local] = (by_dotted[target], alias.name)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in by_dotted:
-                    info.imported[alias.asname or alias.name] = (by_dotted[alias.name], None)
-    return info, tree
-
-
-def _defining(modules: Mapping[str, ModuleInfo], module: str, name: str,
-              depth: int = 0) -> tuple[str, str] | None:
-    """Follow re-exports to the module that defines ``name``."""
-    info = modules.get(module)
-    if info is None or depth > 4:
-        return None
-    if name in info.symbols:
-        return module, name
-    if name in info.imported:
-        target, inner = info.imported[name]
-        if inner is not None:
-            return _defining(modules, target, inner, depth + 1)
-    return None
-
-
-def _call_edges(info: ModuleInfo, tree: ast.Module, modules: Mapping[str, ModuleInfo]) -> \
-        list[Edge]:
-    lines = info.source.splitlines()
-    edges: list[Edge] = []
-
-    def walk(func: ast.AST, caller: str) -> None:
-        for node in ast.walk(func):
-            if not isinstance(node, ast.Call):
-                continue
-            target: tuple[str, str] | None = None
-            f = node.func
-            if isinstance(f, ast.Name) and f.id in info.imported:
-                module, name = info.imported[f.id]
-                if name is not None:
-                    target = _defining(modules, module, name)
-            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) \
-                    and f.value.id in info.imported:
-                module, name = info.imported[f.value.id]
-                if name is None:
-                    target = _defining(modules, module, f.attr)
-            if target is not None and target[0] != info.path:
-                edges.append(Edge(info.path, caller, target[0], target[1],
-                                  lines[node.lineno - 1].strip()))
-
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            walk(node, node.name)
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                    walk(item, f"{node.name}.{item.name}")
-    return edges
-
-
-def _entry_points(root: Path, by_dotted: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-    out: dict[str, tuple[str, str]] = {}
-    scripts: dict[str, str] = {}
-    project = root / "pyproject.toml"
-    with contextlib.suppress(OSError, ValueError, tomllib.TOMLDecodeError):
-        # A committed file may be a link anywhere (/dev/zero): only a small regular file.
-        if project.is_symlink() or not project.is_file() or \
-                project.stat().st_size > MAX_FILE_BYTES:
-            return out
-        data = tomllib.loads(project.read_text(encoding="utf-8"))
-        raw = data.get("project", {}).get("scripts", {})
-        if isinstance(raw, dict):
-            scripts.update({str(k): str(v) for k, v in raw.items()})
-    for name, target in scripts.items():
-        module, _, func = target.partition(":")
-        if module.strip() in by_dotted and func.strip():
-            out[name] = (by_dotted[module.strip()], func.strip().split(".")[0])
-    return out
-
-
-def build_code_map(root: Path, modules: Sequence[str]) -> CodeMap:
-    """The code map of the Python modules among ``modules`` (the universe)."""
-    py = [m for m in modules if m.endswith(".py")]
-    by_path = _dotted_names(py, set(modules))
-    by_dotted = {d: p for p, d in by_path.items()}
-    infos: dict[str, ModuleInfo] = {}
-    trees: dict[str, ast.Module] = {}
-    for path, dotted in by_path.items():
-        try:
-            source = (root / path).read_bytes().decode("utf-8")
-        except OSError:
-            continue
-        except UnicodeDecodeError:
-            raise InputError(f"{path} is not UTF-8 text; drafting reads every Python module "
-                             "of the module universe as UTF-8 (PEP 3120)",
-                             hint="save it as UTF-8, or leave it out with the exclude "
-                                  "option") from None
-        info, tree = _read_module(path, dotted, source, by_dotted)
-        infos[path] = info
-        if tree is not None:
-            trees[path] = tree
-    edges = [e for path, tree in trees.items() for e in _call_edges(infos[path], tree, infos)]
-    tops = sorted((d for d in by_dotted if "." not in d and by_dotted[d].endswith(
-        "__init__.py")), key=lambda d: -sum(1 for p in by_path.values()
-                                            if p.startswith(d + ".")))
-    exports: dict[str, tuple[str, str]] = {}
-    export_modules: dict[str, str] = {}
-    package = tops[0] if tops else ""
-    for top in tops[:1]:
-        init = infos.get(by_dotted[top])
-        if init is None:
-            continue
-        names = init.all_names if init.all_names is not None else tuple(
-            n for n in (*init.imported, *init.symbols) if not n.startswith("_"))
-        for name in names:
-            found = _defining(infos, init.path, name)
-            # Without __all__, a function defined in the __init__ itself is usually a helper
-            # of the package's import (``check_compatibility``), not its API.
-            if found is not None and not (init.all_names is None and found[0] == init.path):
-                exports[name] = found
-                export_modules[name] = init.path
-    return CodeMap(modules=infos, exports=exports, export_modules=export_modules,
-                   entry_points=_entry_points(root, by_dotted), edges=edges, package=package)
 
 
 # ----------------------------------------------------------------------------- facts
@@ -482,50 +126,6 @@ def _dedupe(facts: Iterable[str], limit: int = 4) -> list[str]:
     return out
 
 
-# ----------------------------------------------------------------------------- questions
-
-
-def _third_to_base(word: str) -> str:
-    w = word.lower()
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "y"
-    if w.endswith(("sses", "shes", "ches", "xes", "zes")):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        return w[:-1]
-    return w
-
-
-def _as_clause(sentence: str) -> str | None:
-    """``Prints a message to stdout.`` → ``print a message to stdout`` (a verb phrase), or
-    ``None`` when the sentence does not start with a known verb or is not short and whole.
-    A sentence is cut at a semicolon or a dash (the rest is usually a second thought)."""
-    sentence = re.split(r";| — | -- ", sentence.rstrip(".!?"), maxsplit=1)[0]
-    words = sentence.split()
-    if not 2 <= len(words) <= MAX_SENTENCE_WORDS:
-        return None
-    first = words[0]
-    if not first[:1].isupper() or not first.isalpha() or first.isupper() \
-            or _third_to_base(first) not in DOC_VERBS:
-        return None
-    if len(words) > 3 and words[1] in ("and", "or") and words[2].isalpha():
-        words[2] = _third_to_base(words[2])
-    rest = " ".join(words[1:])
-    if rest.count("(") != rest.count(")") or rest.count("`") % 2 or "n't" in rest:
-        return None
-    return f"{_third_to_base(first)} {rest}"
-
-
-def focused_question(symbol: Symbol) -> str:
-    clause = _as_clause(symbol.doc_sentence) if symbol.doc_sentence else None
-    where = posixpath.basename(symbol.module)
-    if clause:
-        return f"How does {symbol.mention()} in `{where}` {clause}?"
-    if symbol.kind == "class":
-        return f"What is the {symbol.mention()} class in `{where}` responsible for?"
-    return f"What does {symbol.mention()} in `{where}` do, and what does it return?"
-
-
 # ----------------------------------------------------------------------------- candidates
 
 
@@ -537,7 +137,39 @@ class Candidate:
     reasons: Mapping[str, str]
     facts: tuple[str, ...]
     key: str                     # the symbol / path it is about (one question per key)
-    source: Mapping[str, str] | None = None  # {commit, subject}: drafted from history
+    #: {commit, subject[, pull_request, title]}: drafted from history
+    source: Mapping[str, str | int] | None = None
+    about: tuple[str, ...] = ()  # the code names it is about (never in its question)
+
+
+NO_FACTS = "fewer than 2 facts to quote from its code"
+
+
+class Gate:
+    """Drafts a candidate's question, or counts why not (:data:`skipped`): its docstring
+    gives no sentence to ask from, its question would name its answer (a grade-3 module's
+    file or symbol, :mod:`evaluator.core.giveaway`), or it has fewer than 2 facts."""
+
+    def __init__(self, code: CodeMap) -> None:
+        self.code = code
+        self.skipped: Counter[str] = Counter()
+        self._names: dict[str, AnswerNames] = {}
+
+    def names(self, module: str) -> AnswerNames:
+        if module not in self._names:
+            info = self.code.modules.get(module)
+            self._names[module] = answer_names(module, info.source if info else None)
+        return self._names[module]
+
+    def question(self, text: str | None, grades: Mapping[str, int]) -> str | None:
+        if text is None:
+            self.skipped[phrasing.NO_SENTENCE] += 1
+            return None
+        answers = [self.names(m) for m, g in grades.items() if g == 3]
+        if overlap(text, answers).names_answer:
+            self.skipped[phrasing.NAMES_ANSWER] += 1
+            return None
+        return text
 
 
 @dataclass
@@ -550,13 +182,19 @@ class _Grading:
             self.grades[module] = grade
             self.reasons[module] = reason
 
-    def candidate(self, shape: str, question: str, facts: Sequence[str],
-                  key: str) -> Candidate | None:
-        """The candidate with these grades, or ``None`` with fewer than 2 distinct facts."""
+    def candidate(self, shape: str, question: str | None, facts: Sequence[str], *,
+                  key: str, about: Sequence[str], gate: Gate) -> Candidate | None:
+        """The candidate with these grades, or ``None`` (counted by ``gate``) with fewer
+        than 2 distinct facts or no question that keeps its answer unnamed."""
         kept = _dedupe(list(facts))
         if len(kept) < 2:
+            gate.skipped[NO_FACTS] += 1
             return None
-        return Candidate(shape, question, self.grades, self.reasons, tuple(kept), key)
+        asked = gate.question(question, self.grades)
+        if asked is None:
+            return None
+        return Candidate(shape, asked, self.grades, self.reasons, tuple(kept), key,
+                         about=tuple(dict.fromkeys(about)))
 
 
 def _round_robin(groups: dict[str, list[_Item]], order: Callable[[str], Any]) -> list[_Item]:
@@ -594,11 +232,11 @@ def _base_module(code: CodeMap, module: str, base: str) -> tuple[str, str] | Non
     is defined."""
     head, _, attr = base.partition(".")
     if not attr:
-        return _defining(code.modules, module, head)
+        return defining(code.modules, module, head)
     imported = code.modules[module].imported.get(head)
     if imported is None or imported[1] is not None:
         return None
-    return _defining(code.modules, imported[0], attr)
+    return defining(code.modules, imported[0], attr)
 
 
 def _api(code: CodeMap) -> dict[str, tuple[str, str]]:
@@ -608,7 +246,7 @@ def _api(code: CodeMap) -> dict[str, tuple[str, str]]:
     importers: Counter[tuple[str, str]] = Counter()
     for info in code.modules.values():
         for module, name in info.imported.values():
-            found = _defining(code.modules, module, name) if name else None
+            found = defining(code.modules, module, name) if name else None
             if found and found[0] != info.path:
                 importers[found] += 1
     return {sym: (module, sym) for (module, sym), _n in importers.most_common()
@@ -631,20 +269,13 @@ def _identity_items(code: CodeMap) -> list[tuple[str, str, str, str]]:
         m in code.export_modules.values(), -len(per_module[m]), m))
 
 
-def _identity_candidate(code: CodeMap, public: str, symbol: Symbol,
-                        how: str) -> Candidate | None:
+def _identity_candidate(code: CodeMap, public: str, symbol: Symbol, how: str,
+                        gate: Gate) -> Candidate | None:
     module, name = symbol.module, symbol.name
     grading = _Grading()
     grading.set(module, 3, f"defines `{name}`")
-    if how == "entry":
-        question = (f"Which function runs when the `{public}` command is started, and "
-                    f"where is it defined?")
-    else:
-        dotted = f"{code.package}.{public}" if public in code.exports and code.package \
-            else public
-        question = (f"What is `{dotted}`, and which module defines it?"
-                    if symbol.kind == "class" else
-                    f"What does `{dotted}()` do, and which module defines it?")
+    question = phrasing.entry_point() if how == "entry" else \
+        phrasing.identity(symbol.doc_sentence, kind=symbol.kind)
     exporter = code.export_modules.get(public)
     if exporter and exporter != module:
         grading.set(exporter, 1, f"related: exports `{public}` in the public API")
@@ -661,21 +292,22 @@ def _identity_candidate(code: CodeMap, public: str, symbol: Symbol,
                    if s.name.startswith(f"{name}.") and s.public and s.doc_line]
         for method in methods[:2]:
             facts += symbol_facts(method, source)
-    return grading.candidate("identity", question, facts, f"{module}:{name}")
+    return grading.candidate("identity", question, facts, key=f"{module}:{name}",
+                             about=(public, symbol.short), gate=gate)
 
 
-def identity_candidates(code: CodeMap) -> list[Candidate]:
+def identity_candidates(code: CodeMap, gate: Gate) -> list[Candidate]:
     """Questions about the public API: entry points and exported names."""
     out: list[Candidate] = []
     for public, module, name, how in _identity_items(code):
         symbol = code.symbol(module, name)
-        if symbol is not None and symbol.public and \
-                (candidate := _identity_candidate(code, public, symbol, how)) is not None:
+        if symbol is not None and symbol.public and (candidate := _identity_candidate(
+                code, public, symbol, how, gate)) is not None:
             out.append(candidate)
     return out
 
 
-def focused_candidates(code: CodeMap, *, skip: set[str]) -> list[Candidate]:
+def focused_candidates(code: CodeMap, gate: Gate, *, skip: set[str]) -> list[Candidate]:
     refs = _references(code)
     symbols = [s for info in code.modules.values() for s in info.symbols.values()
                if s.public and s.doc_sentence and f"{s.module}:{s.name}" not in skip
@@ -694,8 +326,9 @@ def focused_candidates(code: CodeMap, *, skip: set[str]) -> list[Candidate]:
         grading = _Grading()
         grading.set(symbol.module, 3, f"defines `{symbol.name}`")
         _neighbours(code, grading, symbol.module, symbol.name)
-        candidate = grading.candidate("focused", focused_question(symbol), facts,
-                                      f"{symbol.module}:{symbol.name}")
+        candidate = grading.candidate(
+            "focused", phrasing.focused(symbol.doc_sentence, kind=symbol.kind), facts,
+            key=f"{symbol.module}:{symbol.name}", about=(symbol.short,), gate=gate)
         if candidate is not None:
             out.append(candidate)
     return out
@@ -731,7 +364,7 @@ def _call_paths(code: CodeMap) -> list[list[Edge]]:
     return [path for _score, path in paths]
 
 
-def _path_candidate(code: CodeMap, path: Sequence[Edge]) -> Candidate | None:
+def _path_candidate(code: CodeMap, path: Sequence[Edge], gate: Gate) -> Candidate | None:
     """A cross-file question along ``path``: 3 where it starts, 2 on the rest."""
     first = path[0]
     start = code.symbol(first.src, first.caller)
@@ -747,7 +380,8 @@ def _path_candidate(code: CodeMap, path: Sequence[Edge]) -> Candidate | None:
     call = first.line.rstrip(",")
     if usable(call, code.modules[first.src].source):
         facts.append(call)
-    a, b = posixpath.basename(first.src), posixpath.basename(first.dst)
+    about = [start.short, mid.short]
+    sentences = [start.doc_sentence, mid.doc_sentence]
     if len(path) == 2:
         last = path[1]
         end = code.symbol(last.dst, last.callee)
@@ -755,16 +389,13 @@ def _path_candidate(code: CodeMap, path: Sequence[Edge]) -> Candidate | None:
         grading.set(last.dst, 2, f"needed: defines `{last.callee}`, called by "
                                  f"`{last.caller}`")
         facts += symbol_facts(end, code.modules[last.dst].source)[:1]
-        question = (f"How does {start.mention()} in `{a}` reach {end.mention()} in "
-                    f"`{posixpath.basename(last.dst)}`, by way of {mid.mention()} "
-                    f"in `{b}`?")
-    else:
-        question = (f"How does {start.mention()} in `{a}` use {mid.mention()} from "
-                    f"`{b}`, and what does {mid.mention()} do for it?")
-    return grading.candidate("cross-file", question, facts, f"{first.src}:{first.caller}")
+        about.append(end.short)
+        sentences.append(end.doc_sentence)
+    return grading.candidate("cross-file", phrasing.along(*sentences), facts,
+                             key=f"{first.src}:{first.caller}", about=about, gate=gate)
 
 
-def cross_file_candidates(code: CodeMap) -> list[Candidate]:
+def cross_file_candidates(code: CodeMap, gate: Gate) -> list[Candidate]:
     """Questions along call paths of two or three modules, from public callers first; a
     module pair, a start and a callee are each used once."""
     out: list[Candidate] = []
@@ -778,7 +409,7 @@ def cross_file_candidates(code: CodeMap) -> list[Candidate]:
         if pair in used_pairs or (first.src, first.caller) in used_starts \
                 or callees & used_callees:
             continue
-        candidate = _path_candidate(code, path)
+        candidate = _path_candidate(code, path, gate)
         if candidate is None:
             continue
         used_pairs.add(pair)
@@ -869,8 +500,10 @@ def plan(candidates: Mapping[str, Sequence[Candidate]], count: int,
     return Plan(chosen=ordered, shortfall=tuple(lent))
 
 
-def all_candidates(code: CodeMap) -> dict[str, list[Candidate]]:
-    identity = identity_candidates(code)
+def all_candidates(code: CodeMap, gate: Gate | None = None) -> dict[str, list[Candidate]]:
+    """Every shape's candidates, best first; ``gate`` counts the ones skipped, by reason."""
+    gate = gate or Gate(code)
+    identity = identity_candidates(code, gate)
     skip = {c.key for c in identity[:8]}
-    return {"identity": identity, "focused": focused_candidates(code, skip=skip),
-            "cross-file": cross_file_candidates(code)}
+    return {"identity": identity, "focused": focused_candidates(code, gate, skip=skip),
+            "cross-file": cross_file_candidates(code, gate)}

@@ -183,21 +183,24 @@ def worktree_state(root: Path, queries: Path, *,
 
 #: The most commits ``init --from-history`` reads (newest first).
 MAX_HISTORY_COMMITS = 5000
-#: The log format: a NUL, the commit and its parents, a NUL, the subject (git refuses a NUL
-#: in a message), then ``--numstat -z`` entries (see :mod:`evaluator.core.commits`).
-HISTORY_FORMAT = "--format=%x00%H %P%x00%s"
+#: The log format: a NUL, the commit and its parents, a NUL, the subject, a NUL, the body
+#: (git refuses a NUL in a message), then ``--numstat -z`` entries (see
+#: :mod:`evaluator.core.commits`).
+HISTORY_FORMAT = "--format=%x00%H %P%x00%s%x00%b"
 
 
 def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY_COMMITS,
                env: Mapping[str, str] = NO_ENV) -> bytes:
     """The newest ``limit`` commits of ``HEAD`` (after ``since``: ``since..HEAD``), each with
-    its parents, subject and changed files (added/deleted lines, renames detected), relative
-    to ``repo``. Read by :func:`evaluator.core.commits.parse_log`."""
+    its parents, subject, body and changed files (added/deleted lines, renames detected; a
+    merge's against its first parent), relative to ``repo``.
+    Read by :func:`evaluator.core.commits.parse_log`."""
     revs = "HEAD"
     if since is not None:
         revs = f"{resolve_commit(repo, since, env=env)}..HEAD"
     proc = run_git(["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
-                 HISTORY_FORMAT, "--numstat", "-M", f"--max-count={max(1, limit)}",
+                 HISTORY_FORMAT, "--numstat", "-M", "--diff-merges=first-parent",
+                 f"--max-count={max(1, limit)}",
                  "--end-of-options", revs, "--"], repo, env=env)
     return proc.stdout
 
@@ -210,7 +213,8 @@ def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
     if not is_sha(sha):
         raise GitError(f"{sha!r} is not a commit sha")
     proc = run_git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
-                 "--relative", "-M", "--end-of-options", sha, "--",
+                 "--relative", "-M", "--diff-merges=first-parent", "--end-of-options", sha,
+                 "--",
                  *(f":(literal){p}" for p in paths)], repo, env=env)
     return proc.stdout
 

@@ -9,13 +9,8 @@ from pathlib import Path
 
 from evaluator.core.evidence import SpanIssue, evidence_modules
 from evaluator.core.floors import thin_shapes
-from evaluator.core.groundtruth import (
-    GroundTruth,
-    Problem,
-    Severity,
-    fact_lines,
-    load_ground_truth,
-)
+from evaluator.core.groundtruth import GroundTruth, Problem, Severity
+from evaluator.core.groundtruth_check import fact_lines, load_ground_truth
 from evaluator.core.options import Settings
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
 from evaluator.errors import GroundTruthError, InputError

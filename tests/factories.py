@@ -117,7 +117,7 @@ def example_answer(question: str, *, before: Sequence[str] = (), perfect: bool =
     truth: ``before``, then (``perfect``) the question's graded modules best first, with
     its gold facts as the context; ``otherwise`` (after ``before``) for any other question."""
     from evaluator.app import EXAMPLE_QUERIES
-    from evaluator.core.groundtruth import load_ground_truth
+    from evaluator.core.groundtruth_check import load_ground_truth
 
     gt, _ = load_ground_truth(EXAMPLE_QUERIES.read_text(encoding="utf-8"),
                               str(EXAMPLE_QUERIES), present_modules=None, strict=False)

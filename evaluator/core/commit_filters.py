@@ -8,9 +8,9 @@ today. It is pure: the adapter (:mod:`evaluator.history_changes`) reads git.
 
 A commit is **skipped** (each a counted reason) when
 
-* its subject is about tests (``Add tests …``, ``test: …``), is GitHub's empty merge
-  subject (``Merge commit from fork``, ``Merge branch …`` with one parent) or holds two
-  sentences (two topics): :func:`subject_reason`;
+* its subject is about tests (``Add tests …``, ``test: …``) or holds two sentences (two
+  topics): :func:`subject_reason` (a ``Merge …`` subject, ``Merge commit from fork`` with
+  one parent included, is a merge of branches in :mod:`.commits` before this is asked);
 * it is a **chore**: every Python module it touched has the same syntax tree before and
   after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks and
   typing imports are dropped (docs wording, type hints, ``# type: ignore``);
@@ -38,13 +38,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
-SKIP_EMPTY_SUBJECT = "a merge subject that says nothing (\"Merge commit from fork\")"
 SKIP_MIXED = "two topics in one subject (two sentences)"
 SKIP_NO_CODE = "a chore: docstrings, comments or type hints only"
 SKIP_REMOVAL = "removes code only (adds no new code line)"
 SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
-FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_EMPTY_SUBJECT, SKIP_MIXED,
-                                   SKIP_NO_CODE,
+FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_NO_CODE,
                                    SKIP_REMOVAL, SKIP_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
@@ -57,8 +55,6 @@ _TESTS_SUBJECT = re.compile(
     r"^(?:(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
     r"increase[sd]?|write|refactor(?:s|ed)?|clean ?up)\s+(?:(?:more|some|a|the|unit|missing|"
     r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
-_EMPTY_MERGE = re.compile(r"^merge\s+(?:commit|branch|pull request|remote-tracking|tag)\b",
-                          re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
                              r"versionremoved)\s*::", re.IGNORECASE)
@@ -69,10 +65,8 @@ _TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "
 
 
 def subject_reason(raw_subject: str, cleaned: str) -> str | None:
-    """Why a subject cannot be a question whatever its diff: about tests, or an empty
-    merge subject."""
-    if _EMPTY_MERGE.match(cleaned) or not cleaned.strip():
-        return SKIP_EMPTY_SUBJECT
+    """Why a subject cannot be a question whatever its diff: about tests, or two
+    topics."""
     if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned):
         return SKIP_TESTS_SUBJECT
     if _TWO_SENTENCES.search(cleaned):

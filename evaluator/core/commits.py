@@ -8,13 +8,18 @@ reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commi
 
 * the **question**: the subject, cleaned deterministically (:func:`clean_subject`):
   conventional-commit prefixes (``fix(core):``), issue and pull-request references
-  (``#123``, ``GH-123``, ``Fixes #12``, a trailing ``(#123)``) and control characters go;
+  (``#123``, ``GH-123``, ``Fixes #12``, a trailing ``(#123)``) and control characters go.
+  A merged **pull request** asks its title (:func:`pull_request`): GitHub's merge commit
+  "Merge pull request #N from …" has it as its body's first line (the merge's changes are
+  its diff against the first parent, the PR's own commits are skipped: its title asks for
+  them), a merge or a squash commit "Title (#N)" has it as its subject;
 * the **relevant modules**: the files it changed that are modules of the universe by their
   path, followed through later renames to today's paths (:class:`RenameMap`); a file that
   no longer exists is dropped. Grade 3 for the files carrying most of the changed lines
   (the fewest files, most lines first, holding more than half of them), 2 for the rest;
 * the **shape**: ``focused`` for one module, ``cross-file`` for two or more;
-* or why it is **skipped** (:data:`SKIP_REASONS`): the first commit, a merge, a revert or
+* or why it is **skipped** (:data:`SKIP_REASONS`): the first commit, a merge of branches (not
+  a pull request), a commit of a merged pull request, a revert or
   a commit reverted later (git's ``Revert "subject"``), a version bump, a
   change to tests/docs/CI only, a change over the size limit, files that no longer exist,
   a subject that says too little.
@@ -26,6 +31,7 @@ surrogates), control characters become spaces, and a subject longer than
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -43,6 +49,7 @@ MAX_FACT_CHARS = 120
 
 SKIP_ROOT = "the repository's first commit (it adds everything)"
 SKIP_MERGE = "merge of branches"
+SKIP_IN_PULL = "a commit of a merged pull request (its title is asked instead)"
 SKIP_REVERT = "revert, or reverted later"
 SKIP_VERSION = "version bump or release"
 SKIP_NO_MODULE = "changes only tests, docs, CI or other files outside the module universe"
@@ -53,9 +60,9 @@ SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
 SKIP_DUPLICATE = "same question as a newer commit"
 SKIP_CHORE = "a typo, formatting, lint or type-checker change"
 SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
-SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_REVERT, SKIP_VERSION, SKIP_NO_MODULE,
-                                 SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG, SKIP_DUPLICATE,
-                                 SKIP_CHORE, SKIP_GIVEAWAY, *FILTER_REASONS)
+SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVERT, SKIP_VERSION,
+                                 SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
+                                 SKIP_DUPLICATE, SKIP_CHORE, SKIP_GIVEAWAY, *FILTER_REASONS)
 
 
 @dataclass(frozen=True)
@@ -79,6 +86,7 @@ class Commit:
     parents: tuple[str, ...]
     subject: str          # one line, control characters replaced, whitespace collapsed
     changes: tuple[FileChange, ...]
+    body_line: str = ""   # the body's first non-empty line, as one line (a PR's title)
 
 
 _HEADER = re.compile(r"\n?([0-9a-f]{40}|[0-9a-f]{64})((?: (?:[0-9a-f]{40}|[0-9a-f]{64}))*) ?\Z")
@@ -104,23 +112,24 @@ def _number(text: str) -> int:
 
 
 def parse_log(data: bytes) -> list[Commit]:
-    """The commits of ``git log -z --format=%x00%H %P%x00%s --numstat -M``, newest first.
+    """The commits of ``git log -z --format=%x00%H %P%x00%s%x00%b --numstat -M``, newest
+    first.
 
     A state machine over the NUL-separated fields: a header (sha and parents), then the
-    subject (always the next field), then numstat entries; a rename's entry has an empty
-    path followed by the old and the new path, which are consumed as such (a file named like
-    a sha cannot start a commit). Paths that are not UTF-8 or hold control characters are
-    left out (no ground truth can grade them)."""
+    subject and the body (always the next two fields), then numstat entries; a rename's
+    entry has an empty path followed by the old and the new path, which are consumed as
+    such (a file named like a sha cannot start a commit). Paths that are not UTF-8 or hold
+    control characters are left out (no ground truth can grade them)."""
     fields = data.split(b"\0")
     commits: list[Commit] = []
     sha: str | None = None
     parents: tuple[str, ...] = ()
-    subject = ""
+    subject = body = ""
     changes: list[FileChange] = []
 
     def close() -> None:
         if sha is not None:
-            commits.append(Commit(sha, parents, subject, tuple(changes)))
+            commits.append(Commit(sha, parents, subject, tuple(changes), body))
 
     i = 0
     while i < len(fields):
@@ -151,7 +160,9 @@ def parse_log(data: bytes) -> list[Commit]:
         sha = header.group(1)
         parents = tuple(header.group(2).split())
         subject = one_line(fields[i]) if i < len(fields) else ""
-        i += 1
+        lines = _text(fields[i + 1]).splitlines() if i + 1 < len(fields) else []
+        body = next((one_line(line) for line in lines if one_line(line)), "")
+        i += 2
         changes = []
     close()
     return commits
@@ -177,6 +188,8 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
                       re.IGNORECASE)
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+#: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
+_MERGE_TEXT = re.compile(r"^(?:merge|backport)\b", re.IGNORECASE)
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
@@ -206,6 +219,82 @@ def clean_subject(subject: str) -> str:
     text = " ".join(text.split()).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
     return text[:1].upper() + text[1:]
+
+
+_PULL_MERGE = re.compile(r"^Merge pull request #(\d+) from \S")
+_PULL_SUFFIX = re.compile(r"\(#(\d+)\)\s*$")
+
+
+def pull_request(commit: Commit) -> tuple[int, str] | None:
+    """``(number, title)`` when ``commit`` is a merged pull request: GitHub's merge commit
+    "Merge pull request #N from owner/branch" (the title is its body's first line; ``''``
+    without one), or a merge or squash commit whose subject is the title with ``(#N)``."""
+    merge = _PULL_MERGE.match(commit.subject)
+    if merge is not None and len(commit.parents) > 1:
+        return int(merge.group(1)), commit.body_line
+    suffix = _PULL_SUFFIX.search(commit.subject)
+    if suffix is not None and merge is None:
+        return int(suffix.group(1)), commit.subject
+    return None
+
+
+def _generations(commits: Sequence[Commit]) -> dict[str, int]:
+    """Each commit's generation among ``commits``: 1 + its parents' highest (0 without a
+    parent read), so a child always outranks its parents whatever the commit dates say."""
+    parents = {c.sha: c.parents for c in commits}
+    generation: dict[str, int] = {}
+    for commit in reversed(commits):
+        stack = [commit.sha]
+        while stack:
+            sha = stack[-1]
+            if sha in generation:
+                stack.pop()
+                continue
+            pending = [p for p in parents[sha] if p in parents and p not in generation]
+            if pending:
+                stack += pending
+                continue
+            stack.pop()
+            generation[sha] = 1 + max((generation[p] for p in parents[sha] if p in parents),
+                                      default=-1)
+    return generation
+
+
+def pull_request_commits(commits: Sequence[Commit]) -> set[str]:
+    """The commits that only a merged pull request brought in: reachable from a pull
+    request merge's second parent and not from its first (git's merge-base walk over the
+    commits read, children before parents by generation). A pull request without a title,
+    or one that merges branches, asks nothing, so its commits are asked themselves."""
+    generation = _generations(commits)
+    position = {sha: -n for sha, n in generation.items()}  # the heap pops the newest first
+    parents = {c.sha: c.parents for c in commits}
+    out: set[str] = set()
+    for commit in commits:
+        pull = pull_request(commit)
+        if len(commit.parents) < 2 or pull is None or not pull[1] or \
+                _MERGE_TEXT.match(clean_subject(pull[1])):
+            continue
+        flags: dict[str, int] = {}
+        heap: list[tuple[int, str]] = []
+        for sha, flag in ((commit.parents[0], 1), (commit.parents[1], 2)):
+            if sha in position:
+                flags[sha] = flags.get(sha, 0) | flag
+                heapq.heappush(heap, (position[sha], sha))
+        seen: set[str] = set()
+        # Until every queued commit is reachable from the first parent.
+        while heap and any(flags[sha] == 2 for _n, sha in heap):
+            _n, sha = heapq.heappop(heap)
+            if sha in seen:
+                continue
+            seen.add(sha)
+            if flags[sha] == 2:
+                out.add(sha)
+            for parent in parents[sha]:
+                if parent in position and flags.get(parent, 0) | flags[sha] != \
+                        flags.get(parent, 0):
+                    flags[parent] = flags.get(parent, 0) | flags[sha]
+                    heapq.heappush(heap, (position[parent], parent))
+    return out
 
 
 # ----------------------------------------------------------------------------- renames
@@ -283,19 +372,28 @@ def regraded(found: HistoryCandidate, surviving: Mapping[str, int]) -> HistoryCa
     return replace(found, grades=grades)
 
 
+def asked_text(commit: Commit) -> str:
+    """What a commit asks, before cleaning: a merged pull request's title, else its
+    subject."""
+    pull = pull_request(commit)
+    return pull[1] if pull is not None else commit.subject
+
+
 def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
                  reverted: set[str]) -> str | None:
     if not commit.parents:
         return SKIP_ROOT
-    if len(commit.parents) > 1:
+    text = asked_text(commit)
+    if (len(commit.parents) > 1 and (pull_request(commit) is None or not text)) or \
+            _MERGE_TEXT.match(clean_subject(text)):
         return SKIP_MERGE
     if commit.subject in reverted:
         return SKIP_REVERT
-    if len(commit.subject) > MAX_SUBJECT_CHARS:
+    if len(text) > MAX_SUBJECT_CHARS:
         return SKIP_LONG
-    if _REVERT.match(commit.subject) or _REVERT.match(_CONVENTIONAL.sub("", commit.subject)):
+    if _REVERT.match(text) or _REVERT.match(_CONVENTIONAL.sub("", text)):
         return SKIP_REVERT
-    cleaned = clean_subject(commit.subject)
+    cleaned = clean_subject(text)
     if _VERSION.search(cleaned):
         return SKIP_VERSION
     if _CHORE.search(cleaned):
@@ -316,12 +414,14 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
     out: list[HistoryCandidate] = []
     asked: set[str] = set()
     reverted: set[str] = set()   # subjects a newer commit reverts (git's "Revert "…"")
+    in_pull = pull_request_commits(commits)
 
     def skip(reason: str) -> None:
         skipped[reason] = skipped.get(reason, 0) + 1
 
     for commit in commits:
-        reason = _skip_reason(commit, is_module_path, reverted)
+        reason = SKIP_IN_PULL if commit.sha in in_pull else \
+            _skip_reason(commit, is_module_path, reverted)
         if (undone := _REVERTED.match(commit.subject)) is not None:
             reverted.add(undone.group(1))
         lines: dict[str, int] = {}
@@ -338,7 +438,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
                         then[now] = change.path
                 if not lines:
                     reason = SKIP_GONE
-        question = clean_subject(commit.subject)
+        question = clean_subject(asked_text(commit))
         if reason is None and len(question.split()) < MIN_QUESTION_WORDS:
             reason = SKIP_VAGUE
         if reason is None and question.lower() in asked:

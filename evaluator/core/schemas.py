@@ -39,7 +39,11 @@ _SOURCE = {
     "properties": {
         "commit": {"type": "string", "pattern": "^[0-9a-f]{7,64}$"},
         "subject": {"type": "string", "maxLength": MAX_SUBJECT_CHARS},
+        "pull_request": {"type": "integer", "minimum": 1,
+                         "description": "the merged pull request whose title is the question"},
+        "title": {"type": "string", "maxLength": MAX_SUBJECT_CHARS},
     },
+    "dependentRequired": {"pull_request": ["title"], "title": ["pull_request"]},
 }
 
 

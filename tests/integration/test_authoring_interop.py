@@ -12,7 +12,8 @@ import pytest
 import pytrec_eval
 
 from evaluator.core import interop
-from evaluator.core.groundtruth import load_ground_truth, normalize_evidence
+from evaluator.core.groundtruth import normalize_evidence
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.paths import EXAMPLE_QUERIES
 from tests.conftest import make_repo
 
@@ -117,6 +118,10 @@ def test_init_drafts_exactly_count_reviewable_questions(tmp_path, cli, count):
     validated = cli("validate", str(repo), "--strict")
     assert validated.code == 0, validated.stdout + validated.stderr
     assert f"{count} quer" in validated.stdout and "0 error(s)" in validated.stdout  # issue 25
+    # Issue 24: the docstring route asks from what the code does, never naming its answer
+    # (it drafted 9 of 12 such questions on this example before).
+    assert "names its answer" not in validated.stdout
+    assert all("`" not in q["question"] and ".py" not in q["question"] for q in doc["queries"])
     again = cli("init", str(repo), "--no-review")
     assert again.code == 2 and "never overwritten" in again.stderr
     evaluated = cli("evaluate", str(repo), *FAST)
@@ -304,7 +309,7 @@ def test_heartbeat_reports_while_a_step_runs():
 
 def test_explain_flags_under_graded_and_missed_modules():
     from evaluator.authoring import explain
-    from evaluator.core.groundtruth import load_ground_truth
+    from evaluator.core.groundtruth_check import load_ground_truth
 
     text = json.dumps({"queries": [{
         "id": "q1", "question": "How is a token signed?", "shape": "focused",
@@ -335,6 +340,13 @@ def test_retrieval_grade_needs_an_import_link_and_a_use_of_the_name():
                                         {"audit.py", "shop.py"}, identifiers)
     assert grades == {"cart.py": 3, "shop.py": 1}
     assert "ranks it #3" in reasons["shop.py"] and "`checkout`" in reasons["shop.py"]
+    # A question phrased without names: the names it is about come with the candidate.
+    unnamed = Candidate("focused", "How does the code charge the customer?", {"cart.py": 3},
+                        {"cart.py": "defines `Cart.checkout`"},
+                        ("def checkout(", "Charge the customer"), "cart.py:Cart.checkout",
+                        about=("checkout",))
+    assert _retrieval_grades(unnamed, ["other.py", "audit.py", "shop.py"],
+                             {"audit.py", "shop.py"}, identifiers)[0] == grades
 
 
 # ----------------------------------------------------------------------------- issue 24

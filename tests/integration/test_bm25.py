@@ -90,7 +90,7 @@ def test_questions_without_terms(tmp_path, question):
 def test_answers_are_judged_like_neuralmind_contexts():
     """bm25 only answers; the evaluator's one judging step (judging.judge_answer) turns its
     answers into judged retrievals, every judge column included, like NeuralMind's."""
-    from evaluator.core.groundtruth import load_ground_truth
+    from evaluator.core.groundtruth_check import load_ground_truth
     from evaluator.judging import judge_answer
 
     path = Path(__file__).resolve().parents[2] / "evaluator" / "data" / \

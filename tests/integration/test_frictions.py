@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from evaluator.core.floors import Floor, FloorPolicy, check_floors
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.render import Extras, render
 from evaluator.settings import build_parser
 from tests.factories import make_results

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.commit_filters import (
-    SKIP_EMPTY_SUBJECT,
     SKIP_NO_CODE,
     SKIP_REMOVAL,
     SKIP_SUPERSEDED,
     SKIP_TESTS_SUBJECT,
 )
+from evaluator.core.commits import SKIP_MERGE
 from tests.integration.test_init_history import commit, draft, new_repo, write
 
 CLIENT = '''"""The client."""
@@ -81,7 +81,7 @@ def _edit(repo: Path, path: str, old: str, new: str) -> None:
 
 @pytest.fixture
 def review_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo = new_repo(tmp_path)
+    repo = new_repo(tmp_path / "repo")
     write(repo, "pkg/__init__.py", "")
     write(repo, "pkg/client.py", CLIENT)
     write(repo, "pkg/helpers.py", HELPERS)
@@ -178,8 +178,8 @@ def test_the_reviews_rejects_are_skipped_with_a_counted_reason(review_repo, cli,
     for name in ("bound7", "docstring", "typing", "removal", "tests", "fork"):
         assert shas[name] not in asked, name
     line = _skipped(stderr)
-    for reason in (SKIP_SUPERSEDED, SKIP_NO_CODE, SKIP_REMOVAL, SKIP_TESTS_SUBJECT,
-                   SKIP_EMPTY_SUBJECT):
+    # "Merge commit from fork" (one parent) is a merge of branches (core/commits.py).
+    for reason in (SKIP_SUPERSEDED, SKIP_NO_CODE, SKIP_REMOVAL, SKIP_TESTS_SUBJECT, SKIP_MERGE):
         assert reason in line, reason
     assert f"2 {SKIP_NO_CODE}" in line
     assert f"1 {SKIP_SUPERSEDED}" in line and f"1 {SKIP_REMOVAL}" in line

@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from evaluator.core.commits import (
@@ -22,7 +23,8 @@ from evaluator.core.commits import (
     SKIP_VAGUE,
     SKIP_VERSION,
 )
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
+from evaluator.core.schemas import ground_truth_schema
 
 CORE = '''"""The session."""
 
@@ -57,9 +59,8 @@ def commit(repo: Path, message: str) -> str:
     return git(repo, "rev-parse", "HEAD").strip()
 
 
-def new_repo(tmp_path: Path) -> Path:
-    """An empty git repository (branch main) with a committer and no signing."""
-    repo = tmp_path / "repo"
+def new_repo(repo: Path) -> Path:
+    """An empty git repository at ``repo`` (branch main) with a committer and no signing."""
     repo.mkdir()
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "user.email", "dev@example.com")
@@ -72,7 +73,7 @@ def new_repo(tmp_path: Path) -> Path:
 def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A small package with a history of every kind of commit; returns the repository and
     the sha of the commits a test checks by name."""
-    repo = new_repo(tmp_path)
+    repo = new_repo(tmp_path / "repo")
     shas: dict[str, str] = {}
     write(repo, "pkg/__init__.py", '__version__ = "1.0.0"\n')
     write(repo, "pkg/core.py", CORE)
@@ -281,3 +282,89 @@ def test_a_folder_outside_git_is_an_input_error(tmp_path, cli):
     assert run.code == 2
     assert "not a git checkout" in run.stderr
     assert not (folder / "retrieval_queries.json").exists()
+
+
+# ----------------------------------------------------------------------------- pull requests
+
+
+@pytest.fixture
+def pull_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A history with merged pull requests: GitHub's merge commit ("Merge pull request #7
+    from …", the title in its body), a merge whose subject is the title with "(#11)", a
+    squash commit "Title (#9)", and a maintenance branch merged in ("Merge branch …")."""
+    repo = new_repo(tmp_path / "pulls")
+    shas: dict[str, str] = {}
+    write(repo, "pkg/__init__.py", "")
+    write(repo, "pkg/core.py", CORE)
+    write(repo, "pkg/utils.py", UTILS)
+    commit(repo, "Initial import of the package")
+    # PR #7: two commits on a branch, merged by GitHub's merge commit
+    git(repo, "checkout", "-q", "-b", "timeouts")
+    write(repo, "pkg/core.py", CORE + "\nDEFAULT_REQUEST_TIMEOUT_SECONDS = 30.0\n")
+    shas["pr7-a"] = commit(repo, "wip: a constant for the default wait")
+    write(repo, "pkg/utils.py", UTILS + "\n\ndef clamp_timeout(value, ceiling):\n"
+                                        "    return min(max(value, 0.0), ceiling)\n")
+    shas["pr7-b"] = commit(repo, "Clamp the wait between zero and the ceiling")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge pull request #7 from dev/timeouts",
+        "-m", "Give every request a configurable timeout\n\nLonger description.", "timeouts")
+    shas["pr7"] = git(repo, "rev-parse", "HEAD").strip()
+    # a maintenance branch merged in: its commit is asked by its own subject
+    git(repo, "checkout", "-q", "-b", "stable", "HEAD~1")
+    write(repo, "pkg/stable.py", "def stable_release_channel_name(version):\n"
+                                 "    return f'stable-{version.major}.{version.minor}'\n")
+    shas["stable"] = commit(repo, "Name the release channel after the minor version")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'stable'", "stable")
+    # a squash merge
+    write(repo, "pkg/utils.py", (repo / "pkg/utils.py").read_text() +
+          "\n\ndef cache_parsed_url(url, parsed_urls_cache):\n"
+          "    return parsed_urls_cache.setdefault(url, url.split('/'))\n")
+    shas["pr9"] = commit(repo, "Cache parsed URLs between calls (#9)")
+    # PR #11: GitHub's merge with the pull request's title as the merge's subject
+    git(repo, "checkout", "-q", "-b", "retry")
+    write(repo, "pkg/core.py", (repo / "pkg/core.py").read_text() +
+          "\nRETRYABLE_HTTP_METHODS = frozenset({'GET', 'HEAD', 'PUT'})\n")
+    shas["pr11-a"] = commit(repo, "retry idempotent methods")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "--no-ff", "-m", "Retry idempotent requests on failure (#11)",
+        "retry")
+    shas["pr11"] = git(repo, "rev-parse", "HEAD").strip()
+    return repo, shas
+
+
+def test_a_merged_pull_request_asks_its_title(pull_repo, cli, tmp_path):
+    """Issue 24: the question is the pull request's title, ``source`` records it, the
+    grades are what the whole pull request changed, and its own commits are not asked
+    again."""
+    repo, shas = pull_repo
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "10")
+    by_commit = {q["source"]["commit"]: q for q in doc["queries"]}
+    assert set(by_commit) == {shas["pr7"], shas["pr9"], shas["pr11"], shas["stable"]}
+    pr7 = by_commit[shas["pr7"]]
+    assert pr7["question"] == "Give every request a configurable timeout"
+    assert pr7["source"] == {"commit": shas["pr7"],
+                             "subject": "Merge pull request #7 from dev/timeouts",
+                             "pull_request": 7,
+                             "title": "Give every request a configurable timeout"}
+    assert pr7["shape"] == "cross-file"
+    assert {m: g for m, g in pr7["relevance_grades"].items() if g} == {
+        "pkg/core.py": 2, "pkg/utils.py": 3}
+    # facts: lines the pull request added (its diff against the first parent)
+    assert {"fact": "DEFAULT_REQUEST_TIMEOUT_SECONDS = 30.0",
+            "evidence": "DEFAULT_REQUEST_TIMEOUT_SECONDS = 30.0"} in pr7["gold_facts"]
+    pr9 = by_commit[shas["pr9"]]
+    assert pr9["question"] == "Cache parsed URLs between calls"
+    assert (pr9["source"]["pull_request"], pr9["source"]["title"]) == (
+        9, "Cache parsed URLs between calls (#9)")
+    pr11 = by_commit[shas["pr11"]]
+    assert pr11["question"] == "Retry idempotent requests on failure"
+    assert pr11["source"]["pull_request"] == 11
+    assert "pull_request" not in by_commit[shas["stable"]]["source"]
+    # the pull requests' own commits: skipped, counted; the branch merge: skipped
+    assert "3 a commit of a merged pull request (its title is asked instead)" in stderr
+    assert "1 merge of branches" in stderr
+    files = git(repo, "ls-files").split()
+    gt, problems = load_ground_truth(json.dumps(doc), "draft.json", present_modules=files)
+    assert gt is not None, [p.render() for p in problems]
+    jsonschema.validate(doc, ground_truth_schema())     # the published schema agrees

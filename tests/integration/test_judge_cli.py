@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluator.cli import EXAMPLE_QUERIES
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.errors import EXIT_INPUT, EXIT_OK
 from evaluator.judging import JUDGE_COLUMNS, judge_contexts, minilm_embedder

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluator import judging
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.core.judge import judge_id
 from evaluator.errors import InputError
 from evaluator.judging import (

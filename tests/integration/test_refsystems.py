@@ -12,7 +12,7 @@ import pytest
 
 from evaluator import judging
 from evaluator.bm25 import BM25Index
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.model import ModelSource
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import EXAMPLE_QUERIES

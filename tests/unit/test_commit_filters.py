@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from evaluator.core.commit_filters import (
-    SKIP_EMPTY_SUBJECT,
     SKIP_NO_CODE,
     SKIP_REMOVAL,
     SKIP_SUPERSEDED,
@@ -153,8 +152,6 @@ def test_chore_facts_and_version_markers() -> None:
     ("Add more tests to prevent regression of CVE 2024 47081", SKIP_TESTS_SUBJECT),
     ("Add tests to deprecations. Better deprecate streams", SKIP_TESTS_SUBJECT),
     ("test(core): cover the pager", SKIP_TESTS_SUBJECT),
-    ("Merge commit from fork", SKIP_EMPTY_SUBJECT),
-    ("Merge branch 'stable'", SKIP_EMPTY_SUBJECT),
     ("Push preserved contexts in correct order", None),
     ("Fix the test client's cookie handling", None),
     ("Testing mode keeps exceptions", None),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.core.commits import (
+    SKIP_IN_PULL,
     SKIP_MERGE,
     SKIP_VERSION,
     Commit,
@@ -15,6 +16,8 @@ from evaluator.core.commits import (
     mine,
     one_line,
     parse_log,
+    pull_request,
+    pull_request_commits,
     top_files,
 )
 
@@ -45,7 +48,7 @@ def _log(*records: tuple[str, str, str, list[bytes]]) -> bytes:
     out = b""
     for sha, parents, subject, stats in records:
         out += b"\0" + f"{sha} {parents}".rstrip(" ").encode() + b"\0" + subject.encode() \
-            + b"\0\n" + b"".join(stats) + b"\0"
+            + b"\0\0\n" + b"".join(stats) + b"\0"   # an empty body
     return out
 
 
@@ -63,7 +66,7 @@ def test_parse_log_reads_renames_binaries_and_odd_names() -> None:
 
 def test_parse_log_ignores_garbage_and_a_truncated_tail() -> None:
     assert parse_log(b"not a log\0\0\n1\t2\tx.py\0") == []
-    (only,) = parse_log(b"\0" + A.encode() + b"\0subject\0\n1\t0\t\0a.py")
+    (only,) = parse_log(b"\0" + A.encode() + b"\0subject\0\0\n1\t0\t\0a.py")
     assert (only.sha, only.subject, only.changes) == (A, "subject", ())  # rename cut short
 
 
@@ -113,3 +116,65 @@ def test_type_checker_subjects_are_chores(subject) -> None:
     from evaluator.core.commits import _CHORE
     assert _CHORE.search(subject)
     assert not _CHORE.search("Fix generic typed dict `TypeError` on Python 3.10")
+def test_parse_log_reads_the_bodys_first_line() -> None:
+    data = (b"\0" + f"{A} {B} {C}".encode() + b"\0Merge pull request #7 from dev/x\0"
+            b"\n  Give every request a timeout\x1b[0m\n\nMore.\n\0\n3\t1\tpkg/a.py\0")
+    (merge,) = parse_log(data)
+    assert merge.body_line == "Give every request a timeout"
+    assert merge.changes == (FileChange("pkg/a.py", 3, 1),)
+
+
+@pytest.mark.parametrize(("subject", "parents", "body", "expected"), [
+    ("Merge pull request #7 from dev/x", 2, "Give a timeout", (7, "Give a timeout")),
+    ("Merge pull request #7 from dev/x", 2, "", (7, "")),           # no title: a merge
+    ("Retry idempotent requests (#11)", 2, "", (11, "Retry idempotent requests (#11)")),
+    ("Cache parsed URLs (#9)", 1, "", (9, "Cache parsed URLs (#9)")),
+    ("Merge branch 'stable'", 2, "", None),
+    ("Fix (#9) in the middle", 1, "", None),
+    ("Merge pull request #7 from dev/x", 1, "Title", None),          # not a merge
+])
+def test_a_merged_pull_request_and_its_title(subject: str, parents: int, body: str,
+                                              expected: tuple[int, str] | None) -> None:
+    commit = Commit(A, (B, C)[:parents], subject, (), body)
+    assert pull_request(commit) == expected
+
+
+def _c(sha: str, *parents: str, subject: str = "Change things here", body: str = "") -> Commit:
+    return Commit(sha * 40, tuple(p * 40 for p in parents), subject, (), body)
+
+
+def test_pull_request_commits_are_those_only_its_second_parent_reaches() -> None:
+    """main: 1 - 2 - M(2, 5) - 6; the pull request: 1 - 4 - 5, with main merged into it
+    (5 has parents 4 and 2): 4 and 5 are the pull request's, 1 and 2 are not; a branch
+    merge (B) brings in 8 without making it a pull request's commit. Dates out of order
+    (the list is not topological) do not matter."""
+    commits = [
+        _c("b", "6", "8", subject="Merge branch 'stable'"),
+        _c("8", "1"),
+        _c("6", "m"),
+        _c("1"),                                   # listed early: a skewed date
+        _c("m", "2", "5", subject="Merge pull request #3 from dev/x", body="Do x"),
+        _c("5", "4", "2", subject="Merge branch 'main' into x"),
+        _c("4", "1"),
+        _c("2", "1"),
+    ]
+    assert pull_request_commits(commits) == {"4" * 40, "5" * 40}
+    mined = mine(commits, is_module_path=lambda p: True, modules=[])
+    assert mined.skipped[SKIP_IN_PULL] == 2
+    # Without a title, or merging branches, nothing asks for the pull request: its
+    # commits are asked themselves.
+    untitled = [_c("m", "2", "5", subject=c.subject) if c.sha == "m" * 40 else c
+                for c in commits]
+    assert pull_request_commits(untitled) == set()
+    merging = [_c("m", "2", "5", subject="Merge pull request #3 from dev/x",
+                  body="Merge main into x") if c.sha == "m" * 40 else c for c in commits]
+    assert pull_request_commits(merging) == set()
+
+
+@pytest.mark.parametrize("subject", ["Merge stable into main (#3521)",
+                                     "Backport from `main` to `stable` branch (#3508)",
+                                     "Merge commit from fork"])
+def test_a_pull_request_that_merges_branches_is_a_merge(subject: str) -> None:
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 1, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert mined.skipped == {SKIP_MERGE: 1}

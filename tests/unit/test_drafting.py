@@ -1,4 +1,5 @@
-"""Unit tests for evaluator.drafting: the code map, the call graph, questions, facts, the plan."""
+"""Unit tests for evaluator.codemap and evaluator.drafting: the code map, the call graph,
+questions (phrased without naming their answer), facts, the plan."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaluator.codemap import build_code_map
+from evaluator.core import phrasing
+from evaluator.core.giveaway import answer_names, overlap
 from evaluator.core.groundtruth import fact_problem, parse_mix
 from evaluator.drafting import (
+    NO_FACTS,
     SHAPES,
     Candidate,
-    _as_clause,
+    Gate,
     _clause,
     all_candidates,
-    build_code_map,
     plan,
     split_count,
     verbatim,
@@ -152,11 +156,13 @@ def test_candidates_have_reasons_verbatim_facts_and_whole_questions(shop: Path) 
 
 def test_cross_file_path_is_graded_three_then_two(shop: Path) -> None:
     code = build_code_map(shop, sorted(PACKAGE))
-    paths = {c.question: c for c in all_candidates(code)["cross-file"]}
-    triple = next(c for q, c in paths.items() if "reach" in q)
-    assert triple.question == ("How does `Cart.checkout()` in `cart.py` reach "
-                               "`open_database()` in `db.py`, by way of "
-                               "`save_order()` in `storage.py`?")
+    triple = next(c for c in all_candidates(code)["cross-file"] if len(c.about) == 3)
+    # Asked from what each step does (its docstring), never by its name or file.
+    assert triple.question == ("When the code charges the customer for every item in the "
+                               "cart, how does it write one order row for the owner with "
+                               "the charged amount and then open the orders database file "
+                               "by name?")
+    assert triple.about == ("checkout", "save_order", "open_database")
     assert triple.grades == {"src/shop/cart.py": 3, "src/shop/storage.py": 2,
                              "src/shop/db.py": 2}
     assert "where the path starts" in triple.reasons["src/shop/cart.py"]
@@ -169,7 +175,8 @@ def test_identity_is_about_the_exported_api(shop: Path) -> None:
     assert {c.key for c in identity} <= {"src/shop/cart.py:Cart", "src/shop/cart.py:add_item",
                                          "src/shop/pricing.py:total_price"}
     cart = next(c for c in identity if c.key == "src/shop/cart.py:Cart")
-    assert cart.question == "What is `shop.Cart`, and which module defines it?"
+    assert cart.question == ("Which public class would you use to hold the items a customer "
+                             "is about to buy, and which module defines it?")
     assert cart.grades["src/shop/storage.py"] == 2          # base class Record
     assert cart.grades["src/shop/__init__.py"] == 1         # exports it
     assert "base class" in cart.reasons["src/shop/storage.py"]
@@ -187,9 +194,11 @@ def test_identity_is_about_the_exported_api(shop: Path) -> None:
     ("POST /api/login — returns tokens.", None),
     ("Minimal decorator recording a route.", None),
     ("Return.", None),
+    ("Style a text with ANSI styles and returns the new string.",
+     "style a text with ANSI styles and return the new string"),
 ])
 def test_docstring_sentence_to_verb_phrase(sentence: str, clause: str | None) -> None:
-    assert _as_clause(sentence) == clause
+    assert phrasing.verb_clause(sentence) == clause
 
 
 @pytest.mark.parametrize(("line", "clause"), [
@@ -291,7 +300,7 @@ def test_a_hub_helper_is_not_a_path_step(tmp_path: Path) -> None:
     code = build_code_map(tmp_path, sorted(files))
     cross = all_candidates(code)["cross-file"]
     assert cross[0].key == "pkg/report.py:summary"
-    assert all("reach" not in c.question for c in cross)  # no path through the hub
+    assert all(len(c.about) < 3 for c in cross)  # no path through the hub
 
 
 def test_a_docstring_starting_on_its_second_line_keeps_its_first_letter(tmp_path: Path) -> None:
@@ -308,3 +317,87 @@ def test_a_docstring_starting_on_its_second_line_keeps_its_first_letter(tmp_path
     symbols = code.modules["pkg/m.py"].symbols
     assert symbols["total"].doc_line == "Return the sum of every item price."
     assert symbols["raw"].doc_line == "Builds a raw pattern here."
+
+
+@pytest.mark.parametrize(("clause", "third"), [
+    ("create a charge and mirror it", "creates a charge and mirrors it"),
+    ("try digest-auth and copy it", "tries digest-auth and copies it"),
+    ("process the value", "processes the value"),
+    ("push a frame", "pushes a frame"),
+])
+def test_a_callers_clause_reads_in_the_third_person(clause: str, third: str) -> None:
+    assert phrasing.third_person(clause) == third
+
+
+@pytest.mark.parametrize(("sentence", "phrase"), [
+    ("The built-in HTTP Adapter for urllib3.", "the built-in HTTP Adapter for urllib3"),
+    ("A case-insensitive `dict`-like object.", "a case-insensitive `dict`-like object"),
+    ("A Connection error occurred.", None),       # a sentence, not what the class is
+    ("The session is closed here.", None),
+    ("Helper.", None),
+    # a sentence's verb is no noun phrase; adjectives, participles and plurals are
+    ("The flask object implements a WSGI application.", None),
+    ("The request timed out while trying to connect.", None),
+    ("The request object used by default in Flask.", "the request object used by default "
+                                                    "in Flask"),
+    ("A computed fitness score with decomposition.", "a computed fitness score with "
+                                                     "decomposition"),
+    ("An internal exception that signals Click to abort.", "an internal exception that "
+                                                           "signals Click to abort"),
+    ("The tags of a node.", "the tags of a node"),
+])
+def test_a_class_docstring_as_a_noun_phrase(sentence: str, phrase: str | None) -> None:
+    assert phrasing.noun_phrase(sentence) == phrase
+
+
+def _names_answer(code: object, candidate: Candidate) -> bool:
+    answers = [answer_names(m, code.modules[m].source)  # type: ignore[attr-defined]
+               for m, g in candidate.grades.items() if g == 3]
+    return overlap(candidate.question, answers).names_answer
+
+
+def test_no_candidate_names_its_answer(shop: Path) -> None:
+    """The docstring route asks from what the code does: no question states a grade-3
+    module's file or a symbol it defines (the rule validate warns with)."""
+    code = build_code_map(shop, sorted(PACKAGE))
+    candidates = all_candidates(code)
+    assert sum(len(c) for c in candidates.values()) >= 6
+    for pool in candidates.values():
+        for c in pool:
+            assert not _names_answer(code, c), c.question
+            assert "`" not in c.question and ".py" not in c.question, c.question
+
+
+def test_a_candidate_that_would_name_its_answer_is_skipped_and_counted(tmp_path: Path) -> None:
+    """A docstring that names its own code ("Return the `Ledger` …") cannot be asked
+    without the name: skipped with its reason, and the plan drafts another; a docstring
+    with no sentence to ask from and a function with one fact are counted too."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/ledger.py": (
+            'class Ledger:\n    """Holds the balance of one account."""\n\n'
+            '    def balance(self, day):\n'
+            '        """Return the `Ledger` balance at the end of the day."""\n'
+            '        total = sum(entry.amount for entry in self.entries)\n'
+            '        return round(total, 2) if day else total\n\n'
+            '    def close(self):\n        """Closing."""\n'
+            '        self.closed_at = compute_closing_time(self.entries)\n'
+            '        return archive_entries(self.entries, self.closed_at)\n\n'
+            '    def tag(self):\n        """Tag the ledger entries."""\n        pass\n'),
+        "pkg/report.py": (
+            'def summary(rows, width=80):\n'
+            '    """Format the yearly report of every account."""\n'
+            '    header = format_header(rows, width=width)\n'
+            '    return header + render_rows(rows)\n'),
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    code = build_code_map(tmp_path, sorted(files))
+    gate = Gate(code)
+    focused = all_candidates(code, gate)["focused"]
+    assert {c.key for c in focused} == {"pkg/ledger.py:Ledger", "pkg/report.py:summary"}
+    assert gate.skipped == {phrasing.NAMES_ANSWER: 1, phrasing.NO_SENTENCE: 1, NO_FACTS: 1}
+    drafted = plan({"focused": focused}, 2, {"focused": 1.0})
+    assert len(drafted.chosen) == 2 and not drafted.shortfall
+    assert all(not _names_answer(code, c) for c in drafted.chosen)

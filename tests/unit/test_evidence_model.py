@@ -8,7 +8,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from evaluator.core.groundtruth import load_ground_truth, normalize_evidence
+from evaluator.core.groundtruth import normalize_evidence
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.core.schemas import ground_truth_schema
 
 SPAN = "def sign(self, value: bytes) -> bytes:"

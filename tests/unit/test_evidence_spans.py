@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluator.core.evidence import drift, missing_spans, source_span
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.drafting import anchored
 
 SOURCE = '''import hmac

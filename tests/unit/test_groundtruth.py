@@ -16,10 +16,9 @@ from evaluator.core.groundtruth import (
     GroundTruth,
     Problem,
     Query,
-    load_ground_truth,
     normalize_module,
-    parse_document,
 )
+from evaluator.core.groundtruth_check import load_ground_truth, parse_document
 
 MODULES = ("src/app.py", "src/db.py", "src/util/strings.py")
 SOURCE = "retrieval_queries.json"
@@ -623,7 +622,8 @@ def test_query_is_immutable() -> None:
 
 # ----------------------------------------------------------------- locations, hints, universe
 
-from evaluator.core.groundtruth import fact_problem, validation_summary  # noqa: E402
+from evaluator.core.groundtruth import fact_problem  # noqa: E402
+from evaluator.core.groundtruth_check import validation_summary  # noqa: E402
 from evaluator.core.universe import UniverseSpec, select_universe  # noqa: E402
 
 
@@ -785,6 +785,10 @@ def test_a_source_commit_and_subject_are_accepted() -> None:
     gt, problems = load(doc(query(source=source)))
     assert gt is not None, [p.render() for p in problems]
     assert problems == ()
+    pulled = source | {"subject": "Merge pull request #123 from dev/cookies",
+                       "pull_request": 123, "title": "Keep cookies across redirects"}
+    gt, problems = load(doc(query(source=pulled)))
+    assert gt is not None and problems == (), [p.render() for p in problems]
 
 
 @pytest.mark.parametrize("source", [
@@ -795,6 +799,11 @@ def test_a_source_commit_and_subject_are_accepted() -> None:
     {"commit": "abc1234", "subject": "two\nlines"},
     {"commit": "abc1234", "subject": "x" * 301},
     {"commit": "abc1234", "subject": 5},
+    {"commit": "abc1234", "subject": "ok", "pull_request": 7},              # no title
+    {"commit": "abc1234", "subject": "ok", "pull_request": 0, "title": "t"},
+    {"commit": "abc1234", "subject": "ok", "pull_request": True, "title": "t"},
+    {"commit": "abc1234", "subject": "ok", "pull_request": "7", "title": "t"},
+    {"commit": "abc1234", "subject": "ok", "pull_request": 7, "title": "a\x1bb"},
 ])
 def test_a_bad_source_is_an_error(source: object) -> None:
     gt, problems = load(doc(query(source=source)))

@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from evaluator.cli import EXAMPLE_QUERIES
-from evaluator.core.groundtruth import load_ground_truth
+from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.core.schemas import ground_truth_schema, options_schema, published
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "evaluator" / "schemas"
