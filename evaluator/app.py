@@ -23,6 +23,7 @@ from evaluator.authoring import (
     universe_of,
 )
 from evaluator.baseline import BaselinePlan, plan_baseline
+from evaluator.checkout_files import cache_dir_of, ensure_writable
 from evaluator.core.comparability import SettingDifference, host_note, require_comparable
 from evaluator.core.compare import (
     BaselineComparison,
@@ -41,23 +42,19 @@ from evaluator.core.results import ReportInputs, Results, combine_sections, from
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
-from evaluator.evaluate import (
+from evaluator.evaluate import Evaluation, evaluate
+from evaluator.ground_truth_file import (
     BOTH_SIDES,
-    Evaluation,
     both_sides_note,
-    cache_dir_of,
-    ensure_writable,
-    evaluate,
     evidence_problems,
     load_ground_truth_file,
-    model_for,
-    planned_judge,
 )
 from evaluator.neuralmind_index import example_root
 from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
 from evaluator.progress import Progress
 from evaluator.report_views import ReportView
 from evaluator.reporting import Report
+from evaluator.side import model_for, planned_judge
 from evaluator.snapshot import mark_output_folder
 
 if TYPE_CHECKING:

@@ -16,24 +16,20 @@ import yaml
 
 from evaluator.app import given, universe
 from evaluator.authoring import ask_all, draft_document, draft_plan, explain, history_plan
+from evaluator.checkout_files import _own_folders, cache_dir_of, ensure_writable
 from evaluator.core import interop, yamlfile
 from evaluator.core.options import Settings
 from evaluator.core.universe import Universe
 from evaluator.deps import Deps
 from evaluator.drafting import Candidate
 from evaluator.errors import InputError
-from evaluator.evaluate import (
-    _own_folders,
-    build_index,
-    cache_dir_of,
-    ensure_writable,
-    judge_model_dir,
-    read_ground_truth,
-)
+from evaluator.evaluate import build_index
+from evaluator.ground_truth_file import read_ground_truth
 from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
 from evaluator.paths import confine, regular_file
 from evaluator.progress import Progress, heartbeat
+from evaluator.side import judge_model_dir
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The ``bm25`` reference system: the indexed modules ranked by BM25 over their text.
 
 A lexical baseline beside NeuralMind, as information-retrieval practice reports one beside
-every system. Each module (a file with a suffix NeuralMind indexes: :data:`SUFFIXES`) is one
-document; its text and the question are read with the judge's code-aware tokenizer
+every system. It is given the module universe's files (the candidates every system is scored
+on); each of them with a suffix NeuralMind indexes (:data:`SUFFIXES`) is one document; its
+text and the question are read with the judge's code-aware tokenizer
 (:func:`evaluator.core.judgetext.tokens`: identifiers split on case and underscores, stemmed,
 stop words dropped) and scored with Okapi BM25 (``rank_bm25.BM25Okapi``, k1 = 1.5,
 b = 0.75) with Lucene's idf, ln(1 + (N − df + 0.5) / (df + 0.5)), which stays positive for

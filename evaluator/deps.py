@@ -36,8 +36,12 @@ class Index(Protocol):
 
 
 class IndexFactory(Protocol):
+    """``(tree, *, backend, graph_source, model) -> Index``; a variant's other options
+    (``synapses``, see :data:`evaluator.core.systems.SYSTEMS`) come as keywords only when
+    the variant sets them."""
+
     def __call__(self, tree: Path, *, backend: str, graph_source: str,
-                 model: ModelSource) -> Index: ...
+                 model: ModelSource, **options: str) -> Index: ...
 
 
 class Git(Protocol):

@@ -74,17 +74,24 @@ def hidden(name: str) -> bool:
     return name.startswith(HIDDEN_PREFIXES) or name.upper().endswith(HIDDEN_SUFFIXES)
 
 
+#: The pins of the ``neuralmind:synapses=off`` variant: NeuralMind's own switch for its
+#: synapse A/B (``neuralmind.project_eval.run_synapse_ab``): no synapse re-ranking or recall.
+SYNAPSES_OFF: dict[str, str] = {"NEURALMIND_SYNAPSE_INJECT": "0"}
+
+
 @contextlib.contextmanager
-def model_env(folder: Path | None) -> Iterator[None]:
+def model_env(folder: Path | None, pins: Mapping[str, str] | None = None) -> Iterator[None]:
     """NeuralMind's environment for the block: every ``NEURALMIND_*`` variable of the
-    process removed, :data:`PINS` set and ``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset
-    when ``None``), and the :func:`hidden` variables out of the environment (NeuralMind runs
-    git in the snapshot with whatever it finds there); all restored afterwards."""
+    process removed, :data:`PINS` set (``pins`` over them, for a variant) and
+    ``NEURALMIND_ONNX_MODEL_DIR`` = ``folder`` (unset when ``None``), and the :func:`hidden`
+    variables out of the environment (NeuralMind runs git in the snapshot with whatever it
+    finds there); all restored afterwards."""
     saved = {k: v for k, v in os.environ.items() if k.startswith(VARIABLE_PREFIX)}
     for name in saved:
         del os.environ[name]
     away = {name: os.environ.pop(name) for name in list(os.environ) if hidden(name)}
     os.environ.update(PINS)
+    os.environ.update(pins or {})
     if folder is not None:
         os.environ[ENV] = str(folder)
     try:
@@ -299,11 +306,15 @@ class NeuralMindIndex:
     """One NeuralMind index over a snapshot folder."""
 
     def __init__(self, tree: Path, *, backend: str, graph_source: str,
-                 model: ModelSource) -> None:
+                 model: ModelSource, synapses: str = "on") -> None:
+        if synapses not in ("on", "off"):
+            raise ValueError(f"synapses must be on or off, not {synapses!r}")
         self.tree = tree
         self.backend = backend
         self.graph_source = graph_source
         self.model = model
+        # The synapse layer is switched at question time: the same build serves both.
+        self._pins = SYNAPSES_OFF if synapses == "off" else {}
         self._mind: Any = None
 
     @property
@@ -322,7 +333,7 @@ class NeuralMindIndex:
     @contextlib.contextmanager
     def _library(self) -> Iterator[io.StringIO]:
         """Quiet NeuralMind, with this index's model folder in its environment variable."""
-        with model_env(self.model.path), _quiet_library() as printed:
+        with model_env(self.model.path, self._pins), _quiet_library() as printed:
             yield printed
 
     def build(self, *, user_config: Path | None = None,

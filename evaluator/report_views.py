@@ -21,17 +21,24 @@ from markupsafe import Markup
 
 from evaluator.core import chart, measures
 from evaluator.core import history as history_doc
+from evaluator.core.budget import scaled
 from evaluator.core.comparability import SettingDifference
 from evaluator.core.compare import HIT_METRIC, BaselineComparison, MetricDelta
 from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.judge import anchored_share
-from evaluator.core.measures import PRIMARY_METRIC, label
+from evaluator.core.measures import HEADLINE_K, PRIMARY_METRIC, label
 from evaluator.core.moves import QuestionMove, tally
 from evaluator.core.results import Results, untracked_sentence
 from evaluator.core.scoring import QueryResult, retrieval_only
 from evaluator.core.stats import DEFAULT_TEST, SignificanceTest
-from evaluator.core.systems import SystemTable, system_tables
+from evaluator.core.systems import (
+    SystemTable,
+    short_rankings,
+    system_tables,
+    unlike_sizes,
+)
+from evaluator.core.universe import returned_sentence
 from evaluator.core.verdict import (
     lead_line,
     significance,
@@ -165,6 +172,9 @@ def _query_view(q: QueryResult, k: int) -> dict[str, Any]:
                   for a in q.faithfulness.facts],
         "flags": list(q.diagnostics.flags),
         "no_relevant": q.diagnostics.no_relevant,
+        # fewer than the headline k after the universe's filter: what it returned and why
+        "returned": returned_sentence(len(q.ranked_modules), q.filtered_out)
+        if len(q.ranked_modules) < HEADLINE_K and q.filtered_out else None,
     }
 
 
@@ -217,13 +227,33 @@ def _section_rows(results: Results,
 
 
 def _system_view(table: SystemTable) -> dict[str, Any]:
+    unlike = unlike_sizes(table)
     return {"shape": table.shape, "n": table.n, "columns": list(table.metrics),
-            "rows": [{"label": label,
+            "rows": [{"label": label, "unlike": unlike[i],
                       "cells": [{"name": m, "mean": c.mean, "best": c.best, "marker": c.marker,
                                  "p": c.comparison.p_value if c.comparison else None,
                                  "p_adjusted": c.p_adjusted}
                                 for m, c in zip(table.metrics, cells, strict=True)]}
-                     for label, cells in zip(table.labels, table.cells, strict=True)]}
+                     for i, (label, cells) in enumerate(zip(table.labels, table.cells,
+                                                            strict=True))]}
+
+
+def frontier_view(results: Results) -> dict[str, Any] | None:
+    """The ``--budget`` frontier: a chart (a line per system) and its numbers, or ``None``
+    (no budget, one system, or no question with gold facts)."""
+    runs = [s for s in results.systems if s.frontier]
+    budget = results.run.budget
+    if budget is None or len(runs) < 2 or len(results.systems) != len(runs) or any(
+            p.quality is None for s in runs for p in s.frontier):
+        return None
+    scales = [p.scale for p in runs[0].frontier]
+    budgets = [f"{s:g}x" if budget == "neuralmind" else str(scaled(int(budget), s))
+               for s in scales]
+    lines = [[p.quality for p in s.frontier] for s in runs]
+    return {"chart": Markup(chart.frontier_chart(label("faithfulness"), budgets, lines)),
+            "budgets": budgets, "rows": [{"label": s.label, "points": [
+                {"quality": p.quality, "tokens": p.tokens} for p in s.frontier]}
+                for s in runs]}
 
 
 def systems_view(results: Results, *, test: SignificanceTest) -> list[dict[str, Any]]:
@@ -346,10 +376,15 @@ def report_view(results: Results, *, comparison: BaselineComparison | None,
         "drift": [p.message for p in run.drift],
         "judge_check": results.judge_check,
         "systems": systems_view(results, test=test),
+        "systems_short": [note for s in results.systems
+                          if (note := short_rankings(s, HEADLINE_K)) is not None]
+        if len(results.systems) > 1 else [],
         "weak": _weak(results),
         "weak_below": WEAK_BELOW,
         "weak_metric": WEAK_METRIC,
         "systems_test": test.as_dict(),
+        "budget": run.budget,
+        "frontier": frontier_view(results),
     } | _verdict_context(results, comparison, extras, shown_metrics)
     queries = tuple(_query_view(q, 10) for q in _order_queries(results, comparison))
     return ReportView(values, queries)

@@ -1,11 +1,12 @@
 """Mermaid chart sources (GitHub renders ```` ```mermaid ```` blocks in comments).
 
-Three charts, all ``xychart-beta``:
+Four charts, all ``xychart-beta``:
 
 * :func:`shape_chart` — the headline metric per question shape: bars for the head, a line
   for the baseline;
 * :func:`delta_chart` — per-question deltas of the changed questions, worst first;
-* :func:`trend_chart` — the headline metric over the last commits of the history.
+* :func:`trend_chart` — the headline metric over the last commits of the history;
+* :func:`frontier_chart` — each system's quality at each budget of ``--budget``'s frontier.
 
 Every label comes from user data (shape names, question ids, commits), so :func:`label`
 keeps only ``[A-Za-z0-9 ._/+@-]`` and at most 24 characters: nothing can close the quoted
@@ -103,6 +104,19 @@ def trend_chart(metric_label: str, points: Sequence[tuple[str, float]]) -> str:
              f'    y-axis "{label(metric_label)}" {_num(low)} --> {_num(high)}',
              f"    line {_series([v for _, v in points])}"]
     return _fence(lines)
+
+
+def frontier_chart(metric_label: str, budgets: Sequence[str],
+                   lines: Sequence[Sequence[float | None]]) -> str:
+    """Lines: ``metric`` of each system (in the order given) at each budget. xychart draws
+    no legend: the caller lists the systems in the same order beside the chart."""
+    low, high = _range([v for line in lines for v in line])
+    lines_out = ["xychart-beta",
+                 f'    title "{_title(f"{metric_label} by context budget, one line per system")}"',
+                 f'    x-axis "context budget (tokens)" {_axis(budgets)}',
+                 f'    y-axis "{label(metric_label)}" {_num(low)} --> {_num(high)}',
+                 *(f"    line {_series(line)}" for line in lines)]
+    return _fence(lines_out)
 
 
 def _title(text: str) -> str:

@@ -85,6 +85,8 @@ def settings_differences(base: RunInfo, head: RunInfo) -> tuple[SettingDifferenc
         ("relevance threshold", str(base.threshold), str(head.threshold)),
     ]
     pairs.append(("judge", base.judge, head.judge))
+    # a budget cuts the contexts that are judged (and counts their tokens alike)
+    pairs.append(("token budget", base.budget, head.budget))
     pairs.append(("onnxruntime version", base.onnxruntime_version, head.onnxruntime_version))
     pairs.append(("NeuralMind settings", _pins(base), _pins(head)))
     return tuple(SettingDifference(name, _shown(b), _shown(h))

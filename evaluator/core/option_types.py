@@ -237,6 +237,17 @@ def _as_shard(value: Any, where: str, errors: Errors, _option: OptionLike) -> st
         return None
 
 
+def _as_budget(value: Any, where: str, errors: Errors, _option: OptionLike) -> str | None:
+    """``--budget``: a whole number of tokens of at least 1, or ``neuralmind``."""
+    text = str(value).strip().lower()
+    if isinstance(value, bool) or not (text == "neuralmind" or (text.isdigit()
+                                                                 and int(text) >= 1)):
+        errors.append(f"{where}: {value!r} must be a number of tokens (at least 1) or "
+                      "neuralmind")
+        return None
+    return text if text == "neuralmind" else str(int(text))
+
+
 def _as_sections(value: Any, where: str, errors: Errors, _option: OptionLike) -> Any:
     """Kept as written: :func:`evaluator.core.sections.parse_sections` validates it against
     the floors once every layer is read."""
@@ -339,6 +350,9 @@ TYPES: dict[str, OptionType] = {
     "shard": OptionType(_as_shard, _fixed(
         {"type": "string", "pattern": r"^\s*[0-9]+\s*/\s*[0-9]+\s*$"}), "str"),
     "sections": OptionType(_as_sections, _sections_schema, "Any"),
+    "budget": OptionType(_as_budget, _fixed({"anyOf": [
+        {"type": "integer", "minimum": 1}, {"enum": ["neuralmind"]},
+        {"type": "string", "pattern": r"^\s*[0-9]+\s*$"}, {"type": "null"}]}), "str"),
     "paths": OptionType(_as_paths, _fixed({"anyOf": [
         {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
         {"type": "string", "minLength": 1}]}), "tuple[str, ...]", many=True, path=True),

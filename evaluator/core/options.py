@@ -179,6 +179,10 @@ OPTIONS: tuple[Option, ...] = (
        "--example)", default=False),
     _o("systems", "text", "", help_from=systems_help, default=DEFAULT_SYSTEMS,
        metavar="SYSTEMS"),
+    _o("budget", "budget", "cut every system's context to N tokens, or to the evaluated "
+       "NeuralMind index's own count for each question (neuralmind), before it is judged: "
+       "whole passages in the system's ranking order, the last one truncated; every system "
+       "counted alike, as characters / 4 (see docs/systems.md)", metavar="N|neuralmind"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
        flag_help="report a missed floor or gate but exit 0 (fail-on-floors: false)",
@@ -362,6 +366,7 @@ class Settings(_SettingsBase):
     embed: bool = field(default_factory=_default("embed"))
     judge_check: bool = field(default_factory=_default("judge_check"))
     systems: str = field(default_factory=_default("systems"))
+    budget: str | None = field(default_factory=_default("budget"))
     fail_on_floors: bool = field(default_factory=_default("fail_on_floors"))
     baseline: str | None = field(default_factory=_default("baseline"))
     comment: str = field(default_factory=_default("comment"))

@@ -9,14 +9,17 @@ refuses any other version with a message naming both. Layout::
      "by_shape": {"focused": {"n": 7, "metrics": {...}}, ...},
      "queries": [{"id", "question", "shape", "ranked_modules", "expected", "metrics",
                   "facts_found", "facts_missing", "diagnostics", "latency_ms",
-                  "overlap": {"names_answer", "named", "shared", "share"}}, ...],
+                  "overlap": {"names_answer", "named", "shared", "share"},
+                  "filtered_out": {reason: count}}, ...],
      "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]},
      "judge_check": {"separation", "right_mean", "wrong_mean", "false_credit",
                      "retrieved_mean", "warning", "skipped",
                      "queries": [{"id", "right", "wrong", "wrong_module", "wrong_from",
                                   "false_versions", "false_credited"}]},
      "systems": [{"label", "overall", "by_shape",
-                  "queries": [{"id", "shape", "ranked_modules", "metrics"}]}]}
+                  "queries": [{"id", "shape", "ranked_modules", "metrics",
+                               "filtered_out"}],
+                  "frontier": [{"scale", "tokens", "quality"}]}]}
 
 ``judge_check`` (with ``--judge-check``) and ``systems`` (with ``--systems``, one block per
 system, the first being the top-level evaluation's) are present only when computed.
@@ -77,7 +80,7 @@ from evaluator.core.shards import (
     policy_to_dict,
 )
 from evaluator.core.stats import DEFAULT_TEST, SignificanceTest
-from evaluator.core.systems import SystemQuery, SystemRun
+from evaluator.core.systems import FrontierPoint, SystemQuery, SystemRun
 from evaluator.errors import ResultsError
 
 SCHEMA_VERSION = 1
@@ -133,6 +136,9 @@ class RunInfo:
     #: The significance tests' settings (``alpha``, ``min_effect``, ``seed``) every view of
     #: these results tests with; empty in results from before it was recorded.
     significance: Mapping[str, float] = field(default_factory=dict)
+    #: ``--budget``: every system's context cut to N tokens or to NeuralMind's count
+    #: (``"neuralmind"``) before judging, counted as characters / 4; ``None`` without one.
+    budget: str | None = None
 
 
 def untracked_sentence(untracked: Sequence[str]) -> str:
@@ -229,7 +235,8 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
             "flags": list(row.diagnostics.flags),
         },
         "latency_ms": row.latency_ms,
-    } | ({} if row.overlap is None else {"overlap": _overlap_dict(row.overlap)})
+    } | ({} if row.overlap is None else {"overlap": _overlap_dict(row.overlap)}) \
+        | ({"filtered_out": dict(row.filtered_out)} if row.filtered_out else {})
 
 
 def _overlap_dict(found: Overlap) -> dict[str, Any]:
@@ -253,7 +260,10 @@ def _system_dict(run: SystemRun) -> dict[str, Any]:
     return {"label": run.label, "overall": _aggregate_dict(run.overall),
             "by_shape": {s: _aggregate_dict(a) for s, a in run.shapes.items()},
             "queries": [{"id": q.id, "shape": q.shape, "ranked_modules": list(q.ranked_modules),
-                         "metrics": dict(q.metrics)} for q in run.queries]}
+                         "metrics": dict(q.metrics)}
+                        | ({"filtered_out": dict(q.filtered_out)} if q.filtered_out else {})
+                        for q in run.queries]} \
+        | ({"frontier": [asdict(p) for p in run.frontier]} if run.frontier else {})
 
 
 def _body(results: Results) -> dict[str, Any]:
@@ -495,13 +505,20 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
                                 missed_top=tuple(missed), missing_facts=missing),
         latency_ms=latency or 0.0,
         overlap=overlap,
+        filtered_out=_read_filtered(r, data.get("filtered_out", {}), f"{where}.filtered_out"),
     )
+
+
+def _read_filtered(r: _Reader, value: Any, where: str) -> dict[str, int]:
+    """A ranking's entries filtered out of the module universe, per reason."""
+    return {r.text(k, where): _count(r, n, f"{where}.{k}")
+            for k, n in r.mapping(value, where).items()}
 
 
 _RUN_STRS = ("tool_version", "neuralmind_version", "backend", "graph_source", "gain",
              "queries_file", "queries_sha256", "root", "started_at")
 _RUN_OPTIONAL_STRS = ("commit", "ref", "model", "model_fingerprint", "judge",
-                      "onnxruntime_version", "host_class")
+                      "onnxruntime_version", "host_class", "budget")
 
 
 def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
@@ -753,9 +770,22 @@ def _read_system(r: _Reader, value: Any, where: str) -> SystemRun:
         queries.append(SystemQuery(r.text(q.get("id"), f"{w}.id"),
                                    r.text(q.get("shape"), f"{w}.shape"),
                                    r.strs(q.get("ranked_modules", []), f"{w}.ranked_modules"),
-                                   r.metrics(q.get("metrics"), f"{w}.metrics")))
+                                   r.metrics(q.get("metrics"), f"{w}.metrics"),
+                                   _read_filtered(r, q.get("filtered_out", {}),
+                                                  f"{w}.filtered_out")))
     shapes = {r.text(s, f"{where}.by_shape"): r.aggregate(a, f"{where}.by_shape.{s}")
               for s, a in r.mapping(data.get("by_shape", {}), f"{where}.by_shape").items()}
+    frontier = r.seq(data.get("frontier", []), f"{where}.frontier")
     return SystemRun(r.text(data.get("label"), f"{where}.label"),
                      r.aggregate(data.get("overall"), f"{where}.overall"), shapes,
-                     tuple(queries))
+                     tuple(queries), tuple(_read_point(r, item, f"{where}.frontier[{i}]")
+                                           for i, item in enumerate(frontier)))
+
+
+def _read_point(r: _Reader, value: Any, where: str) -> FrontierPoint:
+    """One point of a system's ``--budget`` frontier."""
+    point = r.mapping(value, where)
+    quality = point.get("quality")
+    return FrontierPoint(r.real(point.get("scale"), f"{where}.scale"),
+                         r.real(point.get("tokens"), f"{where}.tokens"),
+                         None if quality is None else r.real(quality, f"{where}.quality"))

@@ -68,6 +68,8 @@ class Retrieval:
     faithfulness: Faithfulness
     # Further values measured by an index adapter, by measure name (see ``MEASURES``).
     columns: Mapping[str, float | None] = field(default_factory=dict)
+    # The system's ranked entries outside the module universe, per reason (filtered out).
+    filtered_out: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class QueryResult:
     diagnostics: Diagnostics
     latency_ms: float
     overlap: Overlap | None = None   # the question against its answer's names (give-away)
+    # The system's ranked entries outside the module universe, per reason (filtered out).
+    filtered_out: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -156,7 +160,7 @@ def score_query(query: Query, retrieval: Retrieval, options: ScoringOptions) -> 
     return QueryResult(
         id=query.id, question=query.question, shape=query.shape, ranked_modules=ranking,
         expected=expected, metrics=metrics, faithfulness=faith, diagnostics=diagnostics,
-        latency_ms=retrieval.latency_ms,
+        latency_ms=retrieval.latency_ms, filtered_out=dict(retrieval.filtered_out),
     )
 
 

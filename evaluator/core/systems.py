@@ -89,7 +89,9 @@ class SystemEntry:
     graph_source, model) -> Index``, the run's (:class:`evaluator.deps.Deps`), and its
     options ``graph`` and ``backend`` override ``--graph-source`` and ``--backend``. Any
     other factory is ``(root, files, **options) -> System``, built on the head checkout's
-    files. ``options`` maps each option to its values, the
+    files in the module universe (the candidates every system ranks and is scored on;
+    whatever a ranking holds outside it is filtered out, alike for every system, and
+    counted). ``options`` maps each option to its values, the
     first being the default. ``evaluated``: the entry may be the first, evaluated system
     (without options)."""
 
@@ -128,14 +130,19 @@ def register(entry: SystemEntry) -> SystemEntry:
 
 register(SystemEntry(
     "neuralmind", "the NeuralMind index under evaluation, or a variant of it built on its own "
-    "snapshot with `graph` or `backend` set", factory="evaluator.neuralmind_index:NeuralMindIndex",
-    options={"graph": ("builtin", "graphify"), "backend": ("auto", "in_memory")},
+    "snapshot with `graph` or `backend` set; `synapses=off` asks the same index with "
+    "NeuralMind's synapse layer switched off (`NEURALMIND_SYNAPSE_INJECT=0`, NeuralMind's own "
+    "on/off A/B switch: no synapse re-ranking or recall)",
+    factory="evaluator.neuralmind_index:NeuralMindIndex",
+    options={"graph": ("builtin", "graphify"), "backend": ("auto", "in_memory"),
+             "synapses": ("on", "off")},
     needs=frozenset({"model", "graph"}), evaluated=True))
 register(SystemEntry(
-    "bm25", "the checkout's modules (the files NeuralMind indexes: code, Markdown, reST) ranked "
-    "by Okapi BM25 over their text (`rank-bm25`, k1 = 1.5, b = 0.75, Lucene's idf) with the "
-    "judge's code-aware tokenizer (identifiers split on case and underscores, stemmed, stop "
-    "words dropped); its context is the whole text of its top 5 modules",
+    "bm25", "the module universe's files (those with a suffix NeuralMind indexes: code, "
+    "Markdown, reST) ranked by Okapi BM25 over their text (`rank-bm25`, k1 = 1.5, b = 0.75, "
+    "Lucene's idf) with the judge's code-aware tokenizer (identifiers split on case and "
+    "underscores, stemmed, stop words dropped); its context is the whole text of its top 5 "
+    "modules",
     factory="evaluator.bm25:BM25Index"))
 # The reference systems of evaluator/refsystems/ (docs/reference-systems.md).
 register(SystemEntry(
@@ -348,6 +355,27 @@ def system_tables(systems: Sequence[SystemScores], metrics: Sequence[str],
                  for t, c in zip(tables, cells, strict=True))
 
 
+#: Contexts more than this many times apart in size are not compared like for like.
+UNLIKE_RATIO = 2.0
+
+
+def unlike_sizes(table: SystemTable, column: str = "context_tokens") -> tuple[bool, ...]:
+    """For each row: whether its mean context is more than :data:`UNLIKE_RATIO` times the
+    first system's, or less than its share (then a quality comparison between the two is
+    not like for like); ``False`` for the first row and where a size is missing."""
+    if column not in table.metrics:
+        return tuple(False for _ in table.labels)
+    j = table.metrics.index(column)
+    first = table.cells[0][j].mean
+
+    def apart(mean: float | None) -> bool:
+        if first is None or mean is None or first <= 0 or mean <= 0:
+            return False
+        return max(mean / first, first / mean) > UNLIKE_RATIO
+
+    return tuple(i > 0 and apart(row[j].mean) for i, row in enumerate(table.cells))
+
+
 def _p(cell: Cell) -> float:
     assert cell.comparison is not None
     return cell.comparison.p_value
@@ -361,24 +389,57 @@ class SystemQuery:
     shape: str
     ranked_modules: tuple[str, ...]
     metrics: Mapping[str, float | None]
+    # its ranked entries outside the module universe, per reason (filtered out)
+    filtered_out: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FrontierPoint:
+    """One point of a system's quality-versus-tokens frontier (``--budget``): its contexts
+    cut to ``scale`` × the run's budget, their mean ``tokens`` and mean ``quality`` (the
+    judge's faithfulness over the questions with gold facts; ``None`` without any)."""
+
+    scale: float
+    tokens: float
+    quality: float | None
 
 
 @dataclass(frozen=True)
 class SystemRun:
-    """One system's block of the results: its label, means and per-query metrics."""
+    """One system's block of the results: its label, means and per-query metrics, and its
+    frontier (with ``--budget``)."""
 
     label: str
     overall: Aggregate
     shapes: Mapping[str, Aggregate]
     queries: tuple[SystemQuery, ...]
+    frontier: tuple[FrontierPoint, ...] = ()
 
     def scores(self) -> SystemScores:
         return SystemScores(self.label, {q.id: q.metrics for q in self.queries},
                             {q.id: q.shape for q in self.queries})
 
 
+def short_rankings(run: SystemRun, k: int) -> str | None:
+    """The note for a system whose ranking held fewer than ``k`` modules of the universe on
+    some questions (``bm25 returned fewer than 5 modules on 3 of 10 questions (12 filtered
+    out: 8 tests, 4 docs)``), or ``None``."""
+    from evaluator.core.universe import filtered_sentence
+
+    short = [q for q in run.queries if len(q.ranked_modules) < k]
+    if not short:
+        return None
+    filtered: dict[str, int] = {}
+    for q in short:
+        for reason, n in q.filtered_out.items():
+            filtered[reason] = filtered.get(reason, 0) + n
+    why = filtered_sentence(dict(sorted(filtered.items(), key=lambda kv: (-kv[1], kv[0]))))
+    return (f"{run.label} returned fewer than {k} modules on {len(short)} of "
+            f"{len(run.queries)} questions" + (f" ({why})" if why else ""))
+
+
 def system_run(label: str, rows: Sequence[QueryResult], shapes: Sequence[str]) -> SystemRun:
     """A system's block from its scored rows."""
     return SystemRun(label, aggregate(rows), by_shape(rows, shapes),
-                     tuple(SystemQuery(r.id, r.shape, r.ranked_modules, dict(r.metrics))
-                           for r in rows))
+                     tuple(SystemQuery(r.id, r.shape, r.ranked_modules, dict(r.metrics),
+                                   dict(r.filtered_out)) for r in rows))

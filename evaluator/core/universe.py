@@ -26,7 +26,7 @@ import posixpath
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -153,6 +153,20 @@ class Universe:
         commit too)."""
         return path in self._members or classify(
             path, self.spec, source_suffixes=self.source_suffixes) is None
+
+    def split_ranking(self, ranked: Iterable[str]) -> tuple[tuple[str, ...], dict[str, int]]:
+        """A system's ranking restricted to the modules this universe admits (order kept,
+        for any commit's files: :meth:`admits`), and how many of its entries were filtered
+        out, per reason (``{"tests": 3, "docs": 2}``, most first)."""
+        kept: list[str] = []
+        left: Counter[str] = Counter()
+        for path in ranked:
+            if self.admits(path):
+                kept.append(path)
+            else:
+                out = classify(path, self.spec, source_suffixes=self.source_suffixes)
+                left[out.reason if out else "not a module"] += 1
+        return tuple(kept), dict(sorted(left.items(), key=lambda kv: (-kv[1], kv[0])))
 
     def filter_ranking(self, ranked: Iterable[str]) -> tuple[str, ...]:
         """A ranked module list restricted to the universe's modules, order kept."""
@@ -286,3 +300,21 @@ def select_universe(files: Iterable[str], spec: UniverseSpec | None = None, *,
         else:
             left.append(out)
     return Universe(tuple(modules), tuple(left), spec, source_suffixes)
+
+
+def filtered_sentence(filtered_out: Mapping[str, int]) -> str:
+    """``5 filtered out: tests`` / ``5 filtered out: 3 tests, 2 docs`` (``""`` for none)."""
+    total = sum(filtered_out.values())
+    if not total:
+        return ""
+    why = (next(iter(filtered_out)) if len(filtered_out) == 1
+           else ", ".join(f"{n} {reason}" for reason, n in filtered_out.items()))
+    return f"{total} filtered out: {why}"
+
+
+def returned_sentence(returned: int, filtered_out: Mapping[str, int]) -> str:
+    """What a system's ranking held after the universe's filter:
+    ``returned 3 modules (5 filtered out: tests)``."""
+    filtered = filtered_sentence(filtered_out)
+    return (f"returned {returned} module{'' if returned == 1 else 's'}"
+            + (f" ({filtered})" if filtered else ""))

@@ -118,6 +118,65 @@ def test_systems_and_judge_check(request):
     _check(request, "systems-judge-check.md", text)
 
 
+def _bm25_rows(rows, *, tokens: float, filtered: dict[str, int]):
+    """bm25's rows: ``tokens`` × NeuralMind's context size, and the first two rankings cut
+    to two modules after the universe's filter (``filtered`` left out of each)."""
+    from dataclasses import replace
+
+    return tuple(replace(r, metrics={**r.metrics, "context_tokens": r.metrics[
+        "context_tokens"] * tokens}, **({"ranked_modules": r.ranked_modules[:2],
+                                          "filtered_out": filtered} if i < 2 else {}))
+        for i, r in enumerate(rows))
+
+
+def test_systems_not_like_for_like_and_short_rankings(request):
+    """Issue 23: without --budget a context more than twice the size is marked ≠, and a
+    system that returned fewer than 5 modules after the universe's filter says so."""
+    from dataclasses import replace
+
+    from evaluator.core.systems import system_run
+
+    head = make_results(quality=0.9, policy=LENIENT, seed=4)
+    other = make_results(quality=0.4, policy=LENIENT, seed=4)
+    shapes = tuple(head.shapes)
+    bm25 = _bm25_rows(other.queries, tokens=80.0, filtered={"docs": 3, "tests": 2})
+    results = replace(head, systems=(system_run("neuralmind", head.queries, shapes),
+                                     system_run("bm25", bm25, shapes)))
+    text = render(view_of(results))
+    assert "| bm25 ≠ |" in text and "| neuralmind ≠ |" not in text
+    assert "≠: a mean context more than twice or less than half the size of neuralmind's" \
+        in text
+    assert ("- bm25 returned fewer than 5 modules on 2 of 9 questions (10 filtered out: "
+            "6 docs, 4 tests)") in text
+    _check(request, "systems-unlike.md", text)
+
+
+def test_systems_at_a_budget_with_the_frontier(request):
+    """Issue 23: --budget neuralmind: the cut is named, no ≠ where the sizes agree, and
+    the quality-vs-tokens frontier is a Mermaid xychart with its numbers."""
+    from dataclasses import replace
+
+    from evaluator.core.systems import FrontierPoint, system_run
+
+    head = make_results(quality=0.9, policy=LENIENT, seed=4)
+    other = make_results(quality=0.4, policy=LENIENT, seed=4)
+    shapes = tuple(head.shapes)
+    scales = (0.25, 0.5, 1.0, 2.0, 4.0)
+    mine = tuple(FrontierPoint(s, 540 * min(s, 1.0), q)
+                 for s, q in zip(scales, (0.3, 0.6, 0.85, 0.85, 0.85), strict=True))
+    theirs = tuple(FrontierPoint(s, 540 * s, q)
+                   for s, q in zip(scales, (0.1, 0.2, 0.4, 0.6, 0.8), strict=True))
+    results = replace(head, run=replace(head.run, budget="neuralmind"), systems=(
+        replace(system_run("neuralmind", head.queries, shapes), frontier=mine),
+        replace(system_run("bm25", other.queries, shapes), frontier=theirs)))
+    text = render(view_of(results))
+    assert "cut to the evaluated index's own context size for each question" in text
+    assert "≠" not in text
+    assert "xychart-beta" in text and "line [0.100, 0.200, 0.400, 0.600, 0.800]" in text
+    assert "| bm25 | 0.100 at 135 tokens |" in text
+    _check(request, "systems-budget.md", text)
+
+
 # ------------------------------------------------------------------ issue 11: the verdict
 
 SHAPES = ("focused", "cross-file", "identity")

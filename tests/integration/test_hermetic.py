@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from evaluator.checkout_files import project_name
 from evaluator.core.comparability import host_note, settings_differences
-from evaluator.evaluate import project_name
 from evaluator.git_repo import GitRepo
 from evaluator.host import host_class
 from evaluator.model import ENV

@@ -13,7 +13,7 @@ import threading
 import time
 from dataclasses import replace
 
-from evaluator import app, evaluate, publish
+from evaluator import app, publish, side
 from evaluator.deps import real_deps
 from evaluator.progress import HEARTBEAT_S
 from evaluator.settings import settings_for
@@ -60,13 +60,13 @@ class SlowIndex(FakeIndex):
 def test_every_long_step_has_a_heartbeat_on_one_forward_clock(sample_repo, tmp_path,
                                                               monkeypatch):
     clock = FakeClock()
-    real_sync = evaluate.sync_tree
+    real_sync = side.sync_tree
 
     def slow_sync(*args, **kwargs):
         clock.sleep(30)
         return real_sync(*args, **kwargs)
 
-    monkeypatch.setattr(evaluate, "sync_tree", slow_sync)
+    monkeypatch.setattr(side, "sync_tree", slow_sync)
     SlowIndex.clock = clock
     stderr = io.StringIO()
     deps = replace(real_deps({}, io.StringIO(), stderr), elapsed=clock.elapsed,

@@ -38,7 +38,8 @@ def test_systems_side_by_side_on_the_example(cli, tmp_path):
     assert doc["run"]["timings"]["systems_s"] >= 0
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "### Systems side by side" in report
-    assert "| bm25 |" in report and "**focused**" in report
+    # bm25's five whole files are more than twice NeuralMind's context: not like for like
+    assert "| bm25 ≠ |" in report and "**focused**" in report
     # The bundled example always runs the judge self-check, and it separates.
     assert doc["judge_check"]["separation"] >= 0.9
     assert "Judge self-check: the judge separates right from wrong source by" in report

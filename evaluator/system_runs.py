@@ -1,0 +1,140 @@
+"""The ``--systems`` references beside the evaluated index and ``--judge-check``: each
+reference system built from its registry entry, asked the run's questions on the same
+module universe, judged and scored like the evaluated index."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import replace
+
+from evaluator.checkout_files import _on_wait
+from evaluator.core.budget import FRONTIER_SCALES, NEURALMIND, base_limit, cut, scaled
+from evaluator.core.results import Results
+from evaluator.core.scoring import (
+    ScoringOptions,
+    effective_k,
+    score_all,
+)
+from evaluator.core.systems import Answer, FrontierPoint, SystemRun, SystemSpec
+from evaluator.deps import load_factory
+from evaluator.judging import judge_answer
+from evaluator.progress import Progress, heartbeat
+from evaluator.side import _ask_all, _judge_embed, _run_side, _Setup, _snapshot_for, model_for
+from evaluator.snapshot import (
+    snapshot_lock,
+)
+
+
+def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
+                     progress: Progress, *, answers: Mapping[str, Answer]) -> Results:
+    """``--judge-check`` (always with ``--example``) and the ``--systems`` references
+    (``answers``: the evaluated index's, for its frontier under ``--budget``)."""
+    from evaluator import references
+    from evaluator.core.judgecheck import with_retrieved
+    from evaluator.core.systems import parse_systems, system_run
+
+    options, extra = setup.options, {}
+    check = None
+    if options.judge_check or options.example:
+        t0 = time.perf_counter()
+        with heartbeat(progress, "judge self-check", pause=setup.deps.pause):
+            check = references.judge_check(setup.ground_truth, setup.root,
+                                           embed=_judge_embed(setup))
+        with_facts = {q.id for q in setup.ground_truth.queries if q.gold_facts}
+        check = with_retrieved(check, [row.faithfulness.faithfulness
+                                       for row in results.queries if row.id in with_facts])
+        extra["judge_check_s"] = round(time.perf_counter() - t0, 4)
+        progress(f"judge self-check: {check.sentence}")
+        if check.warning:
+            progress.warn(check.warning)
+    specs = parse_systems(str(options.systems))
+    runs = []
+    if options.budget == NEURALMIND:  # the evaluated index's own count, question by question
+        setup = replace(setup, limits={row.id: int(row.metrics.get("context_tokens") or 0)
+                                       for row in results.queries})
+    if len(specs) > 1:
+        t0 = time.perf_counter()
+        runs.append(replace(system_run(specs[0].label, results.queries,
+                                       setup.ground_truth.shapes),
+                            frontier=frontier(replace(setup, limits=None), answers)))
+        for spec in specs[1:]:
+            progress(f"system {spec.label}: evaluating")
+            with heartbeat(progress, f"system {spec.label}", pause=setup.deps.pause):
+                runs.append(_reference_run(setup, files, spec, progress))
+        extra["systems_s"] = round(time.perf_counter() - t0, 4)
+    run = replace(results.run, timings={**results.run.timings, **extra})
+    return replace(results, run=run, judge_check=check, systems=tuple(runs))
+
+
+def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
+                   progress: Progress) -> SystemRun:
+    """One reference system's block on the head checkout, built from its registry entry: a
+    system that needs a NeuralMind build (``graph``) is built like the evaluated index on a
+    snapshot of its own, with its options over the run's; any other from the head
+    checkout's files in the module universe (the candidates that are scored), its answers
+    filtered, judged and scored like the evaluated index's (:func:`_ask_all`)."""
+    from evaluator.core.systems import SYSTEMS, system_run
+
+    entry = SYSTEMS[spec.name]
+    answers: dict[str, Answer] = {}  # as given, for the frontier
+    if "graph" not in entry.needs:
+        # The universe's files: every system ranks the candidates that are scored.
+        modules = tuple(f for f in files if setup.universe.admits(f))
+        from evaluator.refsystems import provided
+
+        system = load_factory(entry)(setup.root, modules, **dict(spec.options), **provided(
+            entry.needs, model=setup.model, cache_dir=setup.cache_dir,
+            ground_truth=setup.ground_truth))
+        retrievals, _seconds = _ask_all(setup, system, answers=answers)
+        scoring = ScoringOptions(k_values=effective_k(setup.options.k),
+                                 gain=setup.options.gain,
+                                 threshold=setup.options.relevance_threshold)
+        rows = score_all(setup.ground_truth, retrievals, scoring)
+        return replace(system_run(spec.label, rows, setup.ground_truth.shapes),
+                       frontier=frontier(setup, answers))
+    settings, options = dict(spec.options), setup.options
+    variant = options.replace(backend=settings.get("backend", options.backend),
+                              graph_source=settings.get("graph", options.graph_source))
+    # The run's model, whatever the variant's backend: every system is judged alike.
+    model = setup.model if setup.model.path is not None else model_for(
+        variant, setup.cache_dir, setup.deps)
+    snapshot = _snapshot_for(setup.cache_dir, setup.root, backend=variant.backend,
+                             graph_source=variant.graph_source)
+    vsetup = replace(setup, options=variant, model=model, tree=snapshot / setup.tree.name,
+                     index_options={k: v for k, v in settings.items()
+                                    if k not in ("graph", "backend")})
+    with snapshot_lock(setup.cache_dir, snapshot, on_wait=_on_wait(progress, snapshot)):
+        side, _notes = _run_side(vsetup, source=setup.root, files=files, commit=None, ref=None,
+                                 label=spec.label, progress=progress, answers=answers)
+    return replace(system_run(spec.label, side.queries, setup.ground_truth.shapes),
+                   frontier=frontier(setup, answers))
+
+
+def frontier(setup: _Setup, answers: Mapping[str, Answer]) -> tuple[FrontierPoint, ...]:
+    """A system's quality-versus-tokens frontier under ``--budget`` (empty without one):
+    its answers cut to each of :data:`FRONTIER_SCALES` × the question's budget, and judged
+    like every context (the judge's faithfulness, over the questions with gold facts).
+    ``setup.limits``: NeuralMind's counts for a reference under ``neuralmind``; ``None``
+    for the evaluated index, whose own count is its budget."""
+    budget = setup.options.budget
+    if budget is None or not answers:
+        return ()
+    embed = _judge_embed(setup)
+    with_facts = [q for q in setup.ground_truth.queries if q.gold_facts and q.id in answers]
+    points = []
+    for scale in FRONTIER_SCALES:
+        tokens: list[int] = []
+        quality: list[float] = []
+        for query in with_facts:
+            answer = answers[query.id]
+            limit = scaled(base_limit(answer, query.id, budget, setup.limits), scale)
+            judged = judge_answer(query, cut(answer, limit), embed=embed)
+            tokens.append(judged.context_tokens)
+            if judged.faithfulness.faithfulness is not None:
+                quality.append(judged.faithfulness.faithfulness)
+        points.append(FrontierPoint(scale, sum(tokens) / len(tokens) if tokens else 0.0,
+                                    sum(quality) / len(quality) if quality else None))
+    return tuple(points)
+
+

@@ -1,0 +1,137 @@
+"""One candidate set for every system (issue 23 item 1): every system ranks the module
+universe that is scored, and what a ranking held outside it is filtered out in one place,
+counted per reason, and said in the report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluator.cli import EXAMPLE_QUERIES
+from evaluator.core import systems
+from evaluator.core.systems import Answer
+from evaluator.errors import EXIT_FLOORS, EXIT_OK
+from tests.conftest import make_repo
+
+QUESTIONS = [q["question"] for q in json.loads(EXAMPLE_QUERIES.read_text())["queries"]]
+
+
+def noisy_repo(path: Path) -> Path:
+    """The sample project plus a changelog, docs and tests that repeat every question's
+    words, so a ranker over every file puts them on top."""
+    every = "\n".join(QUESTIONS * 3)
+    files = {"CHANGELOG.md": f"# Changes\n\n{every}\n",
+             "docs/guide.md": f"# Guide\n\n{every}\n",
+             "tests/test_everything.py": "".join(f"# {q}\n" for q in QUESTIONS * 3)
+             + "def test_nothing():\n    pass\n"}
+    return make_repo(path, files)
+
+
+def universe_of(doc: dict) -> set[str]:
+    expected = {m for q in doc["queries"] for ms in q["expected"].values() for m in ms}
+    assert expected  # the graded modules are modules
+    return expected
+
+
+def run_on_noisy_repo(cli, tmp_path: Path, systems: str) -> tuple[dict, Path]:
+    """``evaluate --systems SYSTEMS`` on :func:`noisy_repo`: its results and its folder."""
+    repo = noisy_repo(tmp_path / "repo")
+    out = tmp_path / "out"
+    run = cli("evaluate", str(repo), "--backend", "in_memory", "--output-dir", str(out),
+              "--systems", systems, "--quiet")
+    assert run.code in (EXIT_OK, EXIT_FLOORS), run.stderr
+    return run.results(out), out
+
+
+def test_bm25_and_neuralmind_rank_the_same_universe(cli, tmp_path):
+    doc, _out = run_on_noisy_repo(cli, tmp_path, "neuralmind,bm25")
+    noise = ("CHANGELOG.md", "docs/", "tests/")
+    first, bm25 = doc["systems"]
+    for block in (first, bm25):
+        ranked = [m for q in block["queries"] for m in q["ranked_modules"]]
+        assert ranked, block["label"]
+        assert not [m for m in ranked if m.startswith(noise)], block["label"]
+    # bm25 was given the universe's files only: nothing of its ranking had to be filtered
+    assert all("filtered_out" not in q for q in bm25["queries"])
+    # the evaluated block is the evaluation's own rows, filter counts included
+    assert [q.get("filtered_out") for q in doc["queries"]] == \
+        [q.get("filtered_out") for q in first["queries"]]
+
+
+class EverythingSystem:
+    """A system that ignores the files it is given and ranks every file of the checkout
+    holding a word of the question (as a tool that reads the folder would)."""
+
+    def __init__(self, root: Path, files: tuple[str, ...]) -> None:
+        self.texts = {p.relative_to(root).as_posix(): p.read_text(errors="replace")
+                      for p in sorted(root.rglob("*"))
+                      if p.is_file() and ".git" not in p.parts and p.suffix in (".py", ".md")}
+
+    def ask(self, question: str) -> Answer:
+        words = {w for w in question.lower().split() if len(w) > 3}
+        ranked = tuple(sorted((m for m, t in self.texts.items()
+                               if words & set(t.lower().split())),
+                              key=lambda m: (not m.startswith(("docs/", "tests/")), m)))
+        return Answer(ranked_modules=ranked, context="", tokens=0, seconds=0.0)
+
+
+@pytest.fixture
+def everything():
+    entry = systems.register(systems.SystemEntry(
+        "everything", "every file holding a word of the question",
+        factory="tests.integration.test_candidate_set:EverythingSystem"))
+    yield entry
+    del systems.SYSTEMS["everything"]
+
+
+def test_a_system_that_reads_the_whole_folder_is_filtered_and_told(everything, cli, tmp_path):
+    doc, out = run_on_noisy_repo(cli, tmp_path, "neuralmind,everything")
+    block = doc["systems"][1]
+    for q in block["queries"]:
+        assert not [m for m in q["ranked_modules"] if m.startswith(("docs/", "tests/"))]
+        # the changelog and the guide are docs (and the sample's README when it matches)
+        assert q["filtered_out"]["tests"] == 1 and q["filtered_out"]["docs"] >= 2
+    report = (out / "report.md").read_text(encoding="utf-8")
+    short = [q for q in block["queries"] if len(q["ranked_modules"]) < 5]
+    assert short  # the universe's code shares few words with some questions
+    docs = sum(q["filtered_out"]["docs"] for q in short)
+    assert (f"everything returned fewer than 5 modules on {len(short)} of "
+            f"{len(block['queries'])} questions ({docs + len(short)} filtered out: "
+            f"{docs} docs, {len(short)} tests)") in report
+
+
+def test_the_report_says_what_a_short_ranking_returned_and_why():
+    from dataclasses import replace
+
+    from evaluator.core.results import from_dict, to_dict
+    from evaluator.render import render
+    from tests.factories import results_from_rankings, view_of
+
+    results = results_from_rankings({"q1": ["a.py"], "q2": []},
+                                    grades={"q1": {"a.py": 3}, "q2": {"b.py": 3}})
+    rows = (replace(results.queries[0], filtered_out={"tests": 5}),
+            replace(results.queries[1], filtered_out={"docs": 3, "tests": 1}))
+    results = replace(results, queries=rows)
+    report = render(view_of(results))
+    assert "- returned 1 module (5 filtered out: tests)" in report
+    assert "| – | (returned 0 modules (4 filtered out: 3 docs, 1 tests)) | – |" in report
+    assert "nothing retrieved" not in report
+    assert from_dict(to_dict(results), "results.json").queries == rows  # kept in results.json
+    plain = replace(results, queries=tuple(replace(r, filtered_out={}) for r in rows))
+    assert "| – | (nothing retrieved) | – |" in render(view_of(plain))
+    assert "- returned" not in render(view_of(plain))  # nothing filtered: the table says it all
+
+
+def test_split_ranking_keeps_order_and_counts_reasons():
+    from evaluator.core.universe import UniverseSpec, select_universe
+
+    universe = select_universe(["pkg/a.py", "pkg/b.py", "tests/test_a.py", "README.md"],
+                               UniverseSpec())
+    ranked = ("tests/test_a.py", "pkg/b.py", "README.md", "docs/x.md", "pkg/new.py",
+              "pkg/a.py", "setup.py")
+    kept, filtered = universe.split_ranking(ranked)
+    # a file of another commit (pkg/new.py) is judged by the same rules
+    assert kept == ("pkg/b.py", "pkg/new.py", "pkg/a.py")
+    assert filtered == {"docs": 2, "packaging": 1, "tests": 1}
