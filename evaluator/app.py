@@ -38,7 +38,8 @@ from evaluator.core.groundtruth_check import validation_summary
 from evaluator.core.measures import compared, effective_k
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
-from evaluator.core.results import ReportInputs, Results, combine_sections, from_dict
+from evaluator.core.results import ReportInputs, Results, combine_sections
+from evaluator.core.results_reader import from_dict
 from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError

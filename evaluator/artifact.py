@@ -14,7 +14,7 @@
 5. checks ``pr.json`` (``{"pr_number": N, "head_sha": "<40 hex>"}``): its commit must be the
    run's head commit, and the pull request must be one of the run's ``pull_requests`` or,
    for a fork (GitHub lists none), one whose head is still that commit;
-6. reads ``results.json`` with the results schema (:func:`evaluator.core.results.from_dict`).
+6. reads ``results.json`` with the results schema (:func:`evaluator.core.results_reader.from_dict`).
 
 Everything in the artifact was written by the pull request's own workflow file, so nothing in
 it is trusted before these checks. Every failure is a :class:`GitHubError` (exit 2).
@@ -31,7 +31,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Final
 
-from evaluator.core.results import Results, from_dict
+from evaluator.core.results import Results
+from evaluator.core.results_reader import from_dict
 from evaluator.errors import GitHubError
 from evaluator.github_comments import GitHubClient
 

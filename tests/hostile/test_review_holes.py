@@ -16,7 +16,8 @@ from evaluator import atomic, history_file
 from evaluator.artifact import read_zip
 from evaluator.codemap import _entry_points, build_code_map
 from evaluator.core import history
-from evaluator.core.results import from_dict, to_dict
+from evaluator.core.results import to_dict
+from evaluator.core.results_reader import from_dict
 from evaluator.core.stats import min_p_value
 from evaluator.drafting import verbatim
 from evaluator.errors import GitHubError, InputError, ResultsError

@@ -15,7 +15,8 @@ import pytest
 from evaluator import atomic
 from evaluator.app import compare_with_baseline
 from evaluator.core.options import Settings
-from evaluator.core.results import Results, from_dict
+from evaluator.core.results import Results
+from evaluator.core.results_reader import from_dict
 from evaluator.errors import ResultsError
 from evaluator.render import render
 from tests.factories import view_of

@@ -109,7 +109,8 @@ def test_results_hold_each_questions_overlap_and_the_report_has_a_by_overlap_tab
     import json
 
     from evaluator import render
-    from evaluator.core.results import from_dict, to_dict
+    from evaluator.core.results import to_dict
+    from evaluator.core.results_reader import from_dict
 
     settings = settings_for("evaluate", {"path": str(sample_repo), "baseline": "none",
                                          "cache_dir": str(tmp_path / "c"),

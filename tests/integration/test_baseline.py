@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.compare import check_gates, compare_results
-from evaluator.core.results import SCHEMA_VERSION, Results, from_dict, to_dict
+from evaluator.core.results import SCHEMA_VERSION, Results, to_dict
+from evaluator.core.results_reader import from_dict
 from evaluator.core.scoring import aggregate, by_shape
 from evaluator.git_repo import export_commit
 from evaluator.model import ENV

@@ -105,7 +105,8 @@ def test_a_system_that_reads_the_whole_folder_is_filtered_and_told(everything, c
 def test_the_report_says_what_a_short_ranking_returned_and_why():
     from dataclasses import replace
 
-    from evaluator.core.results import from_dict, to_dict
+    from evaluator.core.results import to_dict
+    from evaluator.core.results_reader import from_dict
     from evaluator.render import render
     from tests.factories import results_from_rankings, view_of
 

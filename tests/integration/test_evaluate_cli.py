@@ -7,7 +7,8 @@ import json
 import pytest
 
 from evaluator.core.judge import judge_id
-from evaluator.core.results import SCHEMA_VERSION, from_dict
+from evaluator.core.results import SCHEMA_VERSION
+from evaluator.core.results_reader import from_dict
 from evaluator.model import ENV
 from tests.conftest import git, make_repo
 

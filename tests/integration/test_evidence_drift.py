@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluator.core.results import from_dict
+from evaluator.core.results_reader import from_dict
 from tests.conftest import git, make_repo
 
 FAST = ("--backend", "in_memory", "--quiet")

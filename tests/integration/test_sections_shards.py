@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from evaluator.core.results import SECTIONS_SCHEMA_VERSION, from_dict
+from evaluator.core.results import SECTIONS_SCHEMA_VERSION
+from evaluator.core.results_reader import from_dict
 from evaluator.model import ENV
 from tests.monorepo_tree import SECTIONS, git, make_monorepo, options_yaml
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from evaluator.core.groundtruth import normalize_evidence
 from evaluator.core.judge import FactAudit, anchored_share, audit, judge
-from evaluator.core.results import from_dict, to_dict
+from evaluator.core.results import to_dict
+from evaluator.core.results_reader import from_dict
 from tests.factories import make_results
 
 CHARS = st.sampled_from(list("ab yz_(),=>\t\n\r.\u00e9\u00df\u2192\u6f22\u00a0"))

@@ -9,7 +9,8 @@ from dataclasses import replace
 import pytest
 
 from evaluator.core.floors import DEFAULT_POLICY
-from evaluator.core.results import ReportInputs, from_dict, to_dict
+from evaluator.core.results import ReportInputs, to_dict
+from evaluator.core.results_reader import from_dict
 from evaluator.errors import ResultsError
 from tests.factories import make_results
 

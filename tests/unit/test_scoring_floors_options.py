@@ -22,7 +22,8 @@ from evaluator.core.floors import (
 from evaluator.core.groundtruth import GroundTruth, Query
 from evaluator.core.metrics import Gain
 from evaluator.core.options import Settings, build_options
-from evaluator.core.results import SCHEMA_VERSION, Results, RunInfo, from_dict, to_dict
+from evaluator.core.results import SCHEMA_VERSION, Results, RunInfo, to_dict
+from evaluator.core.results_reader import from_dict
 from evaluator.core.scoring import (
     DEFAULT_K,
     FACT_METRICS,

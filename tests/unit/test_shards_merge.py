@@ -24,10 +24,10 @@ from evaluator.core.results import (
     Results,
     RunInfo,
     combine_sections,
-    from_dict,
     pooled_index,
     to_dict,
 )
+from evaluator.core.results_reader import from_dict
 from evaluator.core.scoring import Retrieval, ScoringOptions, aggregate, by_shape, score_all
 from evaluator.core.shards import (
     Shard,

@@ -7,7 +7,8 @@ from dataclasses import replace
 import pytest
 
 from evaluator.core.compare import universe_notes
-from evaluator.core.results import from_dict, to_dict
+from evaluator.core.results import to_dict
+from evaluator.core.results_reader import from_dict
 from evaluator.core.universe import UniverseSpec, select_universe
 from evaluator.errors import ResultsError
 from tests.factories import make_results
