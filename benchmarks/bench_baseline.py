@@ -100,7 +100,7 @@ def phases(both: Run) -> list[tuple[str, float]]:
         ("base: NeuralMind build (cold, every node embedded)", b["build_s"]),
         ("base: NeuralMind queries", b["queries_s"]),
         ("base: evaluator (snapshot sync, cache key, scoring)", b["overhead_s"]),
-        ("head: NeuralMind build (incremental update)", h["build_s"]),
+        ("head: NeuralMind build (from scratch since issue 20)", h["build_s"]),
         ("head: NeuralMind queries", h["queries_s"]),
         ("head: evaluator (snapshot sync, cache key, scoring)", h["overhead_s"]),
         ("evaluate(): setup, git archive of the base, clean-up", rest),
@@ -161,7 +161,7 @@ def profiled_builds() -> Iterator[list[tuple[float, pstats.Stats]]]:
 
 def build_phases(repo: Path, cache: Path) -> None:
     """One base+head evaluation in this process, each NeuralMind.build profiled: what the
-    head's incremental update spends its time on, next to the base's cold build."""
+    head's build (from scratch since issue 20) spends its time on, next to the base's cold build."""
     from evaluator.cli import IO, main
 
     out, err = io.StringIO(), io.StringIO()
@@ -179,7 +179,7 @@ def build_phases(repo: Path, cache: Path) -> None:
     rows.append(["NeuralMind.build total (profiled)", *(f"{w:.2f}" for w, _ in calls)])
     print("\nPhases of NeuralMind.build, in-process under cProfile (seconds, cumulative; "
           "profiling inflates Python-heavy phases, not ONNX inference):")
-    print(table(["phase", "base (cold)", "head (incremental)"], rows))
+    print(table(["phase", "base (cold)", "head (from scratch)"], rows))
 
 
 def main() -> int:
