@@ -18,7 +18,8 @@ same files:
   real model and a fresh cache. ``grep`` finds a question when every gold file is in its
   top 5 (its context); ``embedding`` when every gold file holds one of its top 8 chunks
   (its context), read from an
-  :class:`evaluator.refsystems.embedding.EmbeddingIndex` on the same checkout and cache,
+  :class:`evaluator.refsystems.embedding.EmbeddingIndex` on the same checkout's module
+  universe (the files the run's ``embedding`` embeds) and cache,
   whose module ranking is checked against the run's;
 * ``grep`` on the harness's files (:func:`harness_files`): the harness keys its files by
   basename, so where two files share a name it reads one of them (flask's ``sansio/app.py``
@@ -27,13 +28,22 @@ same files:
 
 It prints each question's found/not-found on both sides with the files each returned, the
 agreement per pair (goal: ≥ 90 % of the questions), and each repository's systems table
-from the run (recall@5, nDCG@5, MRR@5, context tokens). Asserts nothing.
+from the run (recall@5, nDCG@5, MRR@5, acc@5, faithfulness, mean context tokens). Each
+question's gold facts are its manifest ``oracle_symbol`` (``class HTTPBasicAuth``; a
+cross-file question's two symbols, split at `` + ``), so faithfulness says whether the
+context holds the definition asked about. Asserts nothing.
+
+``--budget N|neuralmind`` is passed to ``evaluate`` (every system's context cut to N
+tokens, or to NeuralMind's own count per question). The budget cuts contexts, not
+rankings: the script then runs ``evaluate`` once more without it (warm cache) and prints
+how many of each system's per-question rankings are the same in both runs, so the
+found/not-found agreement (read from the rankings) holds at the budget too.
 
 Usage (clones with their history; the pinned commits must be in them)::
 
     python benchmarks/bench_public.py --harness PATH/neuralmind \\
         --repo requests=PATH/requests --repo click=PATH/click \\
-        --repo flask=PATH/flask --repo rich=PATH/rich [--only click]
+        --repo flask=PATH/flask --repo rich=PATH/rich [--only click] [--budget neuralmind]
 
 A path may be a work tree or a bare git directory. Nothing is tuned here: the evaluator's
 systems are the ones ``evaluate`` runs, and the questions are the harness's pre-registered
@@ -60,6 +70,7 @@ from suitelib import REPO
 
 sys.path.insert(0, str(REPO))
 
+from evaluator.core.universe import select_universe
 from evaluator.model import ModelSource, assemble_packaged
 from evaluator.refsystems import embedding, grep
 from evaluator.refsystems.embedding import EmbeddingIndex
@@ -121,23 +132,37 @@ def gold_paths(repo: dict[str, Any], files: tuple[str, ...]) -> dict[str, list[s
     return {q["id"]: [by_name[g] for g in q["gold_files"]] for q in repo["queries"]}
 
 
-def evaluator_side(repo: dict[str, Any], checkout: Path, work: Path, model: Path
-                   ) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any]]:
-    """Per question, the files ``grep`` and ``embedding`` put in context, and the run's
-    results."""
+def evaluator_side(repo: dict[str, Any], checkout: Path, work: Path, model: Path,
+                   budget: str | None = None
+                   ) -> tuple[dict[str, dict[str, list[str]]], dict[str, Any], list[str]]:
+    """Per question, the files ``grep`` and ``embedding`` put in context, the run's
+    results (at ``budget`` when given), and with a budget the ``system/question`` rankings
+    that differ from a run without it."""
     files = tuple(f for f in checkout_files(checkout) if f != "retrieval_queries.json")
     gold = gold_paths(repo, files)
     queries = [{"id": q["id"], "question": q["question"],
                 "shape": q.get("shape", "focused"),
-                "relevance_grades": dict.fromkeys(gold[q["id"]], 3)}
+                "relevance_grades": dict.fromkeys(gold[q["id"]], 3),
+                "gold_facts": q["oracle_symbol"].split(" + ")}
                for q in repo["queries"]]
     (checkout / "retrieval_queries.json").write_text(json.dumps({"queries": queries}))
     make_checkout(checkout, f"{repo['name']} {repo['commit'][:12]}")
     cache = work / "cache"
-    result = run_cli(["evaluate", str(checkout), "--systems", SYSTEMS, "--cache-dir",
-                      str(cache), "--quiet"], work / "out")
+    argv = ["evaluate", str(checkout), "--systems", SYSTEMS, "--cache-dir", str(cache),
+            "--quiet"]
+    result = run_cli([*argv, *(["--budget", budget] if budget else [])], work / "out")
     blocks = {b["label"]: b for b in result.results["systems"]}
-    index = EmbeddingIndex(checkout, files, model=ModelSource(model, "env"),
+    changed: list[str] = []
+    if budget:
+        free = run_cli(argv, work / "out-unbudgeted").results["systems"]
+        changed = [f"{b['label']}/{q['id']}" for b in free
+                   for q, r in zip(b["queries"], blocks[b["label"]]["queries"], strict=True)
+                   if q["ranked_modules"] != r["ranked_modules"]]
+    # The run's embedding ranks (and embeds) the module universe's files only.
+    modules = select_universe(files).modules
+    if len(modules) != result.results["run"]["universe"]["modules"]:
+        raise SystemExit(f"{repo['name']}: the universe differs from the run's")
+    index = EmbeddingIndex(checkout, modules, model=ModelSource(model, "env"),
                            cache_dir=cache)
     shadowed = GrepIndex(checkout, harness_files(checkout))
     out: dict[str, dict[str, list[str]]] = {}
@@ -152,7 +177,7 @@ def evaluator_side(repo: dict[str, Any], checkout: Path, work: Path, model: Path
                         "embedding": top,
                         "grep on its files": list(shadowed.ask(q["question"]).ranked_modules[
                             :grep.CONTEXT_FILES])}
-    return out, result.results
+    return out, result.results, changed
 
 
 def harness_files(checkout: Path) -> list[str]:
@@ -181,6 +206,8 @@ def main() -> None:
     parser.add_argument("--repo", action="append", default=[], metavar="NAME=PATH",
                         help="a clone of a manifest repository (with its pinned commit)")
     parser.add_argument("--only", help="one repository of the manifest")
+    parser.add_argument("--budget", metavar="N|neuralmind",
+                        help="passed to evaluate: every system's context cut to this budget")
     args = parser.parse_args()
     clones = dict(item.split("=", 1) for item in args.repo)
     work = Path(tempfile.mkdtemp(prefix="bench-public-"))
@@ -192,7 +219,7 @@ def main() -> None:
              ("ripgrep", "grep on its files"))
     agree = dict.fromkeys(pairs, 0)
     total = 0
-    rows, summaries = [], []
+    rows, summaries, changed = [], [], []
     for repo in manifest["repos"]:
         if (args.only and repo["name"] != args.only) or repo["name"] not in clones:
             continue
@@ -201,7 +228,9 @@ def main() -> None:
         theirs = harness_side(repo, src, backends, run, model)
         checkout = export(clone, repo["commit"], repo["subdir"], work / "e" / repo["name"])
         checkout = checkout.rename(work / "e" / f"{repo['name']}-checkout")
-        mine, results = evaluator_side(repo, checkout, work / "e" / repo["name"], model)
+        mine, results, moved = evaluator_side(repo, checkout, work / "e" / repo["name"],
+                                              model, args.budget)
+        changed += moved
         for q in repo["queries"]:
             gold, total = q["gold_files"], total + 1
             row: list[object] = [f"{repo['name']}/{q['id']}"]
@@ -219,18 +248,24 @@ def main() -> None:
                                   f"{short(mine[q['id']][s])}" for h, s in pairs))
         for block in results["systems"]:
             m = block["overall"]["metrics"]
-            summaries.append([f"{repo['name']} {block['label']}", f"{m['recall@5']:.3f}",
-                              f"{m['ndcg@5']:.3f}", f"{m['mrr']:.3f}",
-                              f"{m['context_tokens']:.0f}"])
+            summaries.append([f"{repo['name']} {block['label']}", *(
+                "-" if m[k] is None else f"{m[k]:.3f}"
+                for k in ("recall@5", "ndcg@5", "mrr", "acc@5", "faithfulness")),
+                f"{m['context_tokens']:.0f}"])
     print()
     print(table(["question", "ripgrep / grep", "embedding-rag / embedding",
                  "ripgrep / grep on the harness's files"], rows))
     print()
     for (h, s), n in agree.items():
         print(f"{h} vs {s}: agree on {n} of {total} questions ({n / max(total, 1):.0%})")
+    if args.budget:
+        print(f"rankings with --budget {args.budget} = without: "
+              f"{'all' if not changed else 'NOT ' + ', '.join(changed)}")
     print()
-    print(table(["repository system", "recall@5", "nDCG@5", "MRR@5", "context tokens"],
-                summaries))
+    print(table(["repository system", "recall@5", "nDCG@5", "MRR@5", "acc@5", "faithfulness",
+                 "context tokens"], summaries))
+    if args.budget:
+        print(f"(every system at --budget {args.budget})")
     print(f"\n(work folder {work})")
 
 

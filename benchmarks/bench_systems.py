@@ -16,9 +16,11 @@ The ranking table gives nDCG@5 / recall@5 / MRR per system and suite.
 ``--repeat N`` repeats the cold NeuralMind build N times (median).
 
 ``--cli`` instead runs the real command line twice on a git checkout of click, cold each
-time: ``evaluate`` and ``evaluate --systems neuralmind,bm25``, and prints the wall-time ratio
-and the same-process estimate ``total_s / (total_s − systems_s)`` of the second run (the
-load of a shared machine slows both parts of one run alike).
+time: ``evaluate`` and ``evaluate --systems neuralmind,bm25`` (``--systems`` and
+``--budget`` set the second run's), and prints the wall-time and CPU-time ratios (CPU: the
+child process's user + system time, less sensitive than wall time to the other load of a
+shared machine) and the same-process estimate ``total_s / (total_s − systems_s)`` of the
+second run (the load of a shared machine slows both parts of one run alike).
 """
 
 from __future__ import annotations
@@ -61,10 +63,11 @@ def metrics(rankings: dict[str, tuple[str, ...]], gt: GroundTruth) -> str:
             f"{statistics.fmean(rr):.3f}")
 
 
-def cli_ratio(cache: Path, systems: str = "neuralmind,bm25") -> None:
-    """NeuralMind-only vs NeuralMind + the ``systems`` references through the CLI, each
-    cold."""
+def cli_ratio(cache: Path, systems: str = "neuralmind,bm25", budget: str | None = None) -> None:
+    """NeuralMind-only vs NeuralMind + the ``systems`` references (at ``budget`` when
+    given) through the CLI, each cold."""
     import json
+    import resource
     import subprocess
 
     from benchlib import child_env, cli_command, make_checkout
@@ -77,25 +80,31 @@ def cli_ratio(cache: Path, systems: str = "neuralmind,bm25") -> None:
         make_checkout(repo, "click")
         queries = SUITES / "click" / "retrieval_queries.json"
         rows = []
-        for label, extra in (("neuralmind", []), (systems, ["--systems", systems])):
+        second = ["--systems", systems, *(["--budget", budget] if budget else [])]
+        for label, extra in (("neuralmind", []), (" ".join(second), second)):
             out, cache_dir = work / f"out-{len(rows)}", work / f"cache-{len(rows)}"
             argv = [*cli_command(), "evaluate", str(repo), "--queries",
                     str(queries), "--cache-dir", str(cache_dir), "--output-dir", str(out),
                     "--quiet", *extra]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
             proc = subprocess.run(argv, cwd=REPO, env=child_env(keep_model=True),
                                   capture_output=True, text=True, check=False)
             wall = time.perf_counter() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             if proc.returncode not in (0, 1):
                 raise SystemExit(proc.stderr)
             timings = json.loads((out / "results.json").read_text())["run"]["timings"]
-            rows.append((label, wall, timings))
-        print("| run | wall s | total_s | build_s | systems_s |\n|---|---|---|---|---|")
-        for label, wall, t in rows:
-            print(f"| {label} | {wall:.1f} | {t['total_s']:.1f} | {t['build_s']:.1f} | "
-                  f"{t.get('systems_s', 0.0):.2f} |")
-        t2 = rows[1][2]
-        print(f"\nwall-time ratio: {rows[1][1] / rows[0][1]:.3f}×; same-process estimate: "
+            rows.append((label, wall, cpu, timings))
+        print("| run | wall s | CPU s | total_s | build_s | systems_s |\n"
+              "|---|---|---|---|---|---|")
+        for label, wall, cpu, t in rows:
+            print(f"| {label} | {wall:.1f} | {cpu:.1f} | {t['total_s']:.1f} | "
+                  f"{t['build_s']:.1f} | {t.get('systems_s', 0.0):.2f} |")
+        t2 = rows[1][3]
+        print(f"\nwall-time ratio: {rows[1][1] / rows[0][1]:.3f}×; CPU-time ratio: "
+              f"{rows[1][2] / rows[0][2]:.3f}×; same-process estimate: "
               f"{t2['total_s'] / (t2['total_s'] - t2['systems_s']):.3f}×")
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -108,11 +117,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cli", action="store_true")
     parser.add_argument("--systems", default="neuralmind,bm25",
                         help="with --cli: the systems of the second run")
+    parser.add_argument("--budget", metavar="N|neuralmind",
+                        help="with --cli: the second run's --budget")
     parser.add_argument("--suite", default="click",
                         help="the benchmarks/suites suite (and sdist) to run on, e.g. requests")
     args = parser.parse_args(argv)
     if args.cli:
-        cli_ratio(args.cache, args.systems)
+        cli_ratio(args.cache, args.systems, args.budget)
         return
     suite = load_suite(args.suite, args.cache)
     suites = {f"{args.suite} (hand-written, plain facts)": suite.ground_truth}
