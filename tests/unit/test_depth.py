@@ -83,3 +83,30 @@ def test_a_factory_without_depth_keeps_its_contract():
         return None
 
     assert depth_for(factory, 10) == {}
+
+
+def test_the_flag_and_the_depth_survive_results_json():
+    """``comment --results`` renders from the file: the flags and the depth are read back,
+    and a flag of the wrong type is refused with the field named."""
+    from dataclasses import replace
+
+    from evaluator.core.results import to_dict
+    from evaluator.core.results_reader import from_dict
+    from evaluator.core.systems import system_run
+    from evaluator.errors import InputError
+    from tests.factories import make_results
+
+    head = make_results(seed=4)
+    rows = tuple(replace(r, short_of_depth=i == 1) for i, r in enumerate(head.queries))
+    results = replace(head, run=replace(head.run, depth=10), queries=rows,
+                      systems=(system_run("neuralmind", rows, tuple(head.shapes)),))
+    doc = to_dict(results)
+    assert [q.get("short_of_depth", False) for q in doc["queries"]][:3] == [False, True, False]
+    back = from_dict(doc, "results.json")
+    assert back.run.depth == 10
+    assert [q.short_of_depth for q in back.queries] == [q.short_of_depth for q in rows]
+    assert [q.short_of_depth for q in back.systems[0].queries] == \
+        [q.short_of_depth for q in rows]
+    doc["systems"][0]["queries"][0]["short_of_depth"] = "yes"
+    with pytest.raises(InputError, match=r"systems\[0\]\.queries\[0\]\.short_of_depth"):
+        from_dict(doc, "results.json")
