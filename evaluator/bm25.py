@@ -73,7 +73,9 @@ def read_modules(root: Path, files: Sequence[str]) -> list[tuple[str, str]]:
 class BM25Index:
     """BM25 over the modules of a checkout (built once, asked many questions)."""
 
-    def __init__(self, root: Path, files: Sequence[str]) -> None:
+    def __init__(self, root: Path, files: Sequence[str], *, depth: int = 0) -> None:
+        # ranks at most MAX_RANKED modules, or the run's ranking depth when deeper
+        self.max_ranked = max(MAX_RANKED, depth)
         self.modules: list[str] = []
         self.texts: list[str] = []
         corpus: list[list[str]] = []
@@ -89,9 +91,9 @@ class BM25Index:
 
     def ask(self, question: str) -> Answer:
         """The modules holding a term of ``question``, best first (at most
-        :data:`MAX_RANKED`); the context is the text of the top :data:`CONTEXT_MODULES`,
-        which are also the documents; ``tokens`` counts the context's characters / 4
-        (NeuralMind's fallback estimate when tiktoken is absent)."""
+        :data:`MAX_RANKED`, or the ranking depth when deeper); the context is the text of
+        the top :data:`CONTEXT_MODULES`, which are also the documents; ``tokens`` counts the
+        context's characters / 4 (NeuralMind's fallback estimate when tiktoken is absent)."""
         started = time.perf_counter()
         ranked: list[tuple[float, str, int]] = []
         terms = tokens(question)
@@ -99,7 +101,7 @@ class BM25Index:
             scores = self._bm25.get_scores(terms)
             ranked = sorted(((float(s), m, i) for i, (s, m) in
                              enumerate(zip(scores, self.modules, strict=True)) if s > 0),
-                            key=lambda t: (-t[0], t[1]))[:MAX_RANKED]
+                            key=lambda t: (-t[0], t[1]))[:self.max_ranked]
         documents = tuple(self.texts[i] for _, _, i in ranked[:CONTEXT_MODULES])
         context = "\n\n".join(documents)
         return Answer(ranked_modules=tuple(m for _, m, _ in ranked), context=context,

@@ -25,6 +25,7 @@ from evaluator.core.budget import scaled
 from evaluator.core.comparability import SettingDifference
 from evaluator.core.compare import HIT_METRIC, BaselineComparison, MetricDelta
 from evaluator.core.compare import MOVER_METRIC as _ORDER_METRIC
+from evaluator.core.depth import Unmeasurable, at_k, unmeasurable
 from evaluator.core.floors import ZERO_MISS_METRIC, Floor, FloorPolicy
 from evaluator.core.judge import anchored_share
 from evaluator.core.measures import HEADLINE_K, PRIMARY_METRIC, label
@@ -33,6 +34,7 @@ from evaluator.core.results import Results, untracked_sentence
 from evaluator.core.scoring import QueryResult, retrieval_only
 from evaluator.core.stats import DEFAULT_TEST, SignificanceTest
 from evaluator.core.systems import (
+    SystemRun,
     SystemTable,
     short_rankings,
     system_tables,
@@ -226,15 +228,17 @@ def _section_rows(results: Results,
     return rows
 
 
-def _system_view(table: SystemTable) -> dict[str, Any]:
+def _system_view(table: SystemTable, results: Results) -> dict[str, Any]:
     unlike = unlike_sizes(table)
+    short = {s.label: {m.k for m in depth_marks(s, table.shape)} for s in results.systems}
     return {"shape": table.shape, "n": table.n, "columns": list(table.metrics),
-            "rows": [{"label": label, "unlike": unlike[i],
+            "rows": [{"label": name, "unlike": unlike[i],
                       "cells": [{"name": m, "mean": c.mean, "best": c.best, "marker": c.marker,
                                  "p": c.comparison.p_value if c.comparison else None,
-                                 "p_adjusted": c.p_adjusted}
+                                 "p_adjusted": c.p_adjusted,
+                                 "unmeasurable": at_k(label(m)) in short.get(name, ())}
                                 for m, c in zip(table.metrics, cells, strict=True)]}
-                     for i, (label, cells) in enumerate(zip(table.labels, table.cells,
+                     for i, (name, cells) in enumerate(zip(table.labels, table.cells,
                                                             strict=True))]}
 
 
@@ -256,6 +260,15 @@ def frontier_view(results: Results) -> dict[str, Any] | None:
                 for s in runs]}
 
 
+def depth_marks(run: SystemRun, shape: str | None = None) -> tuple[Unmeasurable, ...]:
+    """A system's not-measurable cut-offs (:mod:`evaluator.core.depth`) over its questions
+    (of ``shape`` when given)."""
+    queries = [q for q in run.queries if shape is None or q.shape == shape]
+    ks = {k for q in queries for m in q.metrics if (k := at_k(m)) is not None}
+    return unmeasurable(run.label, [(len(q.ranked_modules), q.short_of_depth)
+                                    for q in queries], sorted(ks))
+
+
 def systems_view(results: Results, *, test: SignificanceTest) -> list[dict[str, Any]]:
     """The ``--systems`` comparison: overall, then one table per shape (empty without it),
     tested with the run's own significance settings ``test`` (no default: a caller that
@@ -266,7 +279,7 @@ def systems_view(results: Results, *, test: SignificanceTest) -> list[dict[str, 
     # The registry's system columns (ranx-style: systems as rows, measures as columns).
     columns = measures.system_columns()
     lower = frozenset(m for m in columns if measures.lower_is_better(m))
-    return [_system_view(table) for table in system_tables(
+    return [_system_view(table, results) for table in system_tables(
         scores, columns, list(results.shapes), lower_is_better=lower, alpha=test.alpha,
         min_effect=test.min_effect, seed=test.seed)]
 
@@ -378,6 +391,8 @@ def report_view(results: Results, *, comparison: BaselineComparison | None,
         "systems": systems_view(results, test=test),
         "systems_short": [note for s in results.systems
                           if (note := short_rankings(s, HEADLINE_K)) is not None]
+        if len(results.systems) > 1 else [],
+        "systems_depth": [m for s in results.systems for m in depth_marks(s)]
         if len(results.systems) > 1 else [],
         "weak": _weak(results),
         "weak_below": WEAK_BELOW,

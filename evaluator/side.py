@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from evaluator import __version__
 from evaluator.core.budget import within_budget
+from evaluator.core.depth import depth_reach, ranking_depth, short_of_depth
 from evaluator.core.floors import check_floors
 from evaluator.core.giveaway import AnswerNames, answer_names, overlap
 from evaluator.core.groundtruth import (
@@ -172,7 +173,7 @@ def index_cache_key(source: Path, files: tuple[str, ...], setup: _Setup) -> str:
 def _ask_all(setup: _Setup, system: System, *,
              progress: Callable[[int, int], None] | None = None,
              answers: dict[str, Answer] | None = None,
-             ) -> tuple[dict[str, Retrieval], float]:
+             reach: int | None = None) -> tuple[dict[str, Retrieval], float]:
     """Every question, once: the system's answers, judged here (the one place every system's
     contexts are judged, alike), and the seconds the system took. Every ranking is over the
     module universe, here for every system (:meth:`Universe.split_ranking`, a base
@@ -181,7 +182,9 @@ def _ask_all(setup: _Setup, system: System, *,
     ``--budget`` each context is cut before it is judged (:func:`within_budget`).
     ``progress`` hears ``(asked, total)`` after each question; ``answers`` receives each
     answer as the system gave it (its ranking filtered, its context not cut), for the
-    frontier."""
+    frontier. ``reach``: how many modules of the universe a ranking must hold to reach the
+    run's depth (:func:`evaluator.core.depth.depth_reach`; ``None``: the system ranks
+    everything it has); a ranking with fewer is recorded as short of depth."""
     retrievals: dict[str, Retrieval] = {}
     seconds = 0.0
     queries = setup.ground_truth.queries
@@ -194,7 +197,8 @@ def _ask_all(setup: _Setup, system: System, *,
             answers[query.id] = given
         answer = within_budget(given, query.id, setup.options.budget, setup.limits)
         retrieval = judge_answer(query, answer, embed=judge, columns=columns)
-        retrievals[query.id] = replace(retrieval, filtered_out=filtered)
+        retrievals[query.id] = replace(retrieval, filtered_out=filtered,
+                                       short_of_depth=short_of_depth(len(ranked), reach))
         seconds += answer.seconds
         if progress is not None:
             progress(i, len(queries))
@@ -245,6 +249,7 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
         neuralmind_pins=dict(PINS),
         host_class=host_class(),
         budget=options.budget,
+        depth=ranking_depth(options.depth, effective_k(options.k)),
     )
 
 
@@ -281,8 +286,9 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
         progress(f"{label}: index {build.nodes} nodes, backend {resolved} ({how}) in "
                  f"{build.seconds:.1f}s")
         with heartbeat(progress, f"{label}: questions", pause=pause):
-            retrievals, query_seconds = _ask_all(setup, index, progress=_asked(label, progress),
-                                                 answers=answers)
+            retrievals, query_seconds = _ask_all(
+                setup, index, progress=_asked(label, progress), answers=answers,
+                reach=index_reach(setup, files))
     finally:
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,
@@ -301,6 +307,18 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
     results = Results(run=run, overall=overall, shapes=shapes, queries=rows,
                       violations=violations)
     return results, notes
+
+
+def index_reach(setup: _Setup, files: Sequence[str]) -> int | None:
+    """The depth a NeuralMind ranking must reach on ``files``' module universe (its registry
+    entry says how deep it ranks: what its query returns)."""
+    from evaluator.core.systems import SYSTEMS
+
+    entry = next(e for e in SYSTEMS.values() if e.evaluated)
+    options = setup.options
+    return depth_reach(ranking_depth(options.depth, effective_k(options.k)),
+                       sum(1 for f in files if setup.universe.admits(f)),
+                       ranks_all=entry.depth is None)
 
 
 def with_overlap(rows: Sequence[QueryResult], source: Path) -> tuple[QueryResult, ...]:

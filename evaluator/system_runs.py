@@ -4,12 +4,15 @@ module universe, judged and scored like the evaluated index."""
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import Any
 
 from evaluator.checkout_files import _on_wait
 from evaluator.core.budget import FRONTIER_SCALES, NEURALMIND, base_limit, cut, scaled
+from evaluator.core.depth import depth_reach, ranking_depth
 from evaluator.core.results import Results
 from evaluator.core.scoring import (
     ScoringOptions,
@@ -83,10 +86,13 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
         modules = tuple(f for f in files if setup.universe.admits(f))
         from evaluator.refsystems import provided
 
-        system = load_factory(entry)(setup.root, modules, **dict(spec.options), **provided(
+        depth = ranking_depth(setup.options.depth, effective_k(setup.options.k))
+        factory = load_factory(entry)
+        system = factory(setup.root, modules, **dict(spec.options), **provided(
             entry.needs, model=setup.model, cache_dir=setup.cache_dir,
-            ground_truth=setup.ground_truth))
-        retrievals, _seconds = _ask_all(setup, system, answers=answers)
+            ground_truth=setup.ground_truth), **depth_for(factory, depth))
+        retrievals, _seconds = _ask_all(setup, system, answers=answers, reach=depth_reach(
+            depth, len(modules), ranks_all=entry.depth is None))
         scoring = ScoringOptions(k_values=effective_k(setup.options.k),
                                  gain=setup.options.gain,
                                  threshold=setup.options.relevance_threshold)
@@ -109,6 +115,18 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
                                  label=spec.label, progress=progress, answers=answers)
     return replace(system_run(spec.label, side.queries, setup.ground_truth.shapes),
                    frontier=frontier(setup, answers))
+
+
+def depth_for(factory: Callable[..., Any], depth: int) -> dict[str, int]:
+    """``{"depth": depth}`` for a factory that takes the ranking depth (one that caps its
+    ranking), else nothing: a factory without the parameter keeps its contract."""
+    try:
+        parameters = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    takes = "depth" in parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD
+                                         for p in parameters.values())
+    return {"depth": depth} if takes else {}
 
 
 def frontier(setup: _Setup, answers: Mapping[str, Answer]) -> tuple[FrontierPoint, ...]:

@@ -288,7 +288,8 @@ def test_a_system_added_to_the_registry_appears_everywhere(with_echo, sample_rep
             "neuralmind:graph=graphify") in shown
     assert "echo:case=keep" in shown
     docs = "".join(optiondocs.generated_docs().values())
-    assert "| `echo` | `case` = fold\\|keep | the checkout only | the files whose path " in docs
+    assert ("| `echo` | `case` = fold\\|keep | the checkout only | every module it matches, "
+            "`--depth` deep or more | the files whose path ") in docs
     assert "echo:case=keep" in optiondocs.options_table()
     # … and an evaluation runs it beside the evaluated index, its answers judged and scored.
     run = settings.settings_for("evaluate", {

@@ -63,3 +63,12 @@ def test_the_budgeted_example_is_a_real_run(cli, tmp_path, request):
     report = _report(cli, tmp_path, "--budget", "neuralmind")
     assert "≠" not in _overall_table(report)
     _check(request, "example-budget", _overall_table(report) + "\n" + _frontier(report))
+
+
+def test_the_depth_notes_are_a_real_run(cli, tmp_path, request):
+    """Issue 23 item 1: NeuralMind's rankings short of the default depth (10) are said."""
+    report = _report(cli, tmp_path)
+    notes = "".join(line + "\n" for line in report.splitlines() if line.startswith("- † "))
+    assert "- † @10 not measurable: neuralmind returned fewer than 10 modules" in notes
+    assert "bm25" not in notes
+    _check(request, "depth-notes", notes)

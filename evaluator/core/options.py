@@ -183,6 +183,9 @@ OPTIONS: tuple[Option, ...] = (
        "NeuralMind index's own count for each question (neuralmind), before it is judged: "
        "whole passages in the system's ranking order, the last one truncated; every system "
        "counted alike, as characters / 4 (see docs/systems.md)", metavar="N|neuralmind"),
+    _o("depth", "int", "ranking depth: ask each system for at least N modules where it can "
+       "(default: the largest k reported); a metric at a k deeper than a system could rank "
+       "for a question is marked not measurable (see docs/systems.md)", metavar="N"),
     _o("fail_on_floors", "bool", "fail when a floor or gate is missed (false: report it and "
        "exit 0)", default=True, flag="--no-fail-on-floors", flag_sets=False,
        flag_help="report a missed floor or gate but exit 0 (fail-on-floors: false)",
@@ -367,6 +370,7 @@ class Settings(_SettingsBase):
     judge_check: bool = field(default_factory=_default("judge_check"))
     systems: str = field(default_factory=_default("systems"))
     budget: str | None = field(default_factory=_default("budget"))
+    depth: int | None = field(default_factory=_default("depth"))
     fail_on_floors: bool = field(default_factory=_default("fail_on_floors"))
     baseline: str | None = field(default_factory=_default("baseline"))
     comment: str = field(default_factory=_default("comment"))

@@ -10,7 +10,7 @@ refuses any other version with a message naming both. Layout::
      "queries": [{"id", "question", "shape", "ranked_modules", "expected", "metrics",
                   "facts_found", "facts_missing", "diagnostics", "latency_ms",
                   "overlap": {"names_answer", "named", "shared", "share"},
-                  "filtered_out": {reason: count}}, ...],
+                  "filtered_out": {reason: count}, "short_of_depth": true}, ...],
      "floors": {"passed": true, "violations": [{"scope", "metric", "value", "rule"}]},
      "judge_check": {"separation", "right_mean", "wrong_mean", "false_credit",
                      "retrieved_mean", "warning", "skipped",
@@ -18,7 +18,7 @@ refuses any other version with a message naming both. Layout::
                                   "false_versions", "false_credited"}]},
      "systems": [{"label", "overall", "by_shape",
                   "queries": [{"id", "shape", "ranked_modules", "metrics",
-                               "filtered_out"}],
+                               "filtered_out", "short_of_depth"}],
                   "frontier": [{"scale", "tokens", "quality"}]}]}
 
 ``judge_check`` (with ``--judge-check``) and ``systems`` (with ``--systems``, one block per
@@ -129,6 +129,9 @@ class RunInfo:
     #: ``--budget``: every system's context cut to N tokens or to NeuralMind's count
     #: (``"neuralmind"``) before judging, counted as characters / 4; ``None`` without one.
     budget: str | None = None
+    #: The ranking depth every system was asked for (``--depth``, default the largest k;
+    #: :mod:`evaluator.core.depth`); ``None`` in results from before it was recorded.
+    depth: int | None = None
 
 
 def untracked_sentence(untracked: Sequence[str]) -> str:
@@ -226,7 +229,8 @@ def _query_dict(row: QueryResult) -> dict[str, Any]:
         },
         "latency_ms": row.latency_ms,
     } | ({} if row.overlap is None else {"overlap": _overlap_dict(row.overlap)}) \
-        | ({"filtered_out": dict(row.filtered_out)} if row.filtered_out else {})
+        | ({"filtered_out": dict(row.filtered_out)} if row.filtered_out else {}) \
+        | ({"short_of_depth": True} if row.short_of_depth else {})
 
 
 def _overlap_dict(found: Overlap) -> dict[str, Any]:
@@ -252,6 +256,7 @@ def _system_dict(run: SystemRun) -> dict[str, Any]:
             "queries": [{"id": q.id, "shape": q.shape, "ranked_modules": list(q.ranked_modules),
                          "metrics": dict(q.metrics)}
                         | ({"filtered_out": dict(q.filtered_out)} if q.filtered_out else {})
+                        | ({"short_of_depth": True} if q.short_of_depth else {})
                         for q in run.queries]} \
         | ({"frontier": [asdict(p) for p in run.frontier]} if run.frontier else {})
 

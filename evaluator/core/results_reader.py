@@ -191,6 +191,7 @@ def _read_query(r: _Reader, value: Any, where: str) -> QueryResult:
         latency_ms=latency or 0.0,
         overlap=overlap,
         filtered_out=_read_filtered(r, data.get("filtered_out", {}), f"{where}.filtered_out"),
+        short_of_depth=r.flag(data.get("short_of_depth", False), f"{where}.short_of_depth"),
     )
 
 
@@ -217,6 +218,8 @@ def _run_field(r: _Reader, name: str, value: Any, prefix: str = "run") -> Any:
         return tuple(r.integer(k, where) for k in r.seq(value, where))
     if name == "threshold":
         return r.integer(value, where)
+    if name == "depth":
+        return None if value is None else r.integer(value, where)
     if name in ("draft", "tree_differs", "queries_differ"):
         return r.flag(value, where)
     if name == "index":
@@ -457,7 +460,9 @@ def _read_system(r: _Reader, value: Any, where: str) -> SystemRun:
                                    r.strs(q.get("ranked_modules", []), f"{w}.ranked_modules"),
                                    r.metrics(q.get("metrics"), f"{w}.metrics"),
                                    _read_filtered(r, q.get("filtered_out", {}),
-                                                  f"{w}.filtered_out")))
+                                                  f"{w}.filtered_out"),
+                                   r.flag(q.get("short_of_depth", False),
+                                          f"{w}.short_of_depth")))
     shapes = {r.text(s, f"{where}.by_shape"): r.aggregate(a, f"{where}.by_shape.{s}")
               for s, a in r.mapping(data.get("by_shape", {}), f"{where}.by_shape").items()}
     frontier = r.seq(data.get("frontier", []), f"{where}.frontier")

@@ -70,6 +70,8 @@ class Retrieval:
     columns: Mapping[str, float | None] = field(default_factory=dict)
     # The system's ranked entries outside the module universe, per reason (filtered out).
     filtered_out: Mapping[str, int] = field(default_factory=dict)
+    # The ranking stopped short of the run's depth (:mod:`evaluator.core.depth`).
+    short_of_depth: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,8 @@ class QueryResult:
     overlap: Overlap | None = None   # the question against its answer's names (give-away)
     # The system's ranked entries outside the module universe, per reason (filtered out).
     filtered_out: Mapping[str, int] = field(default_factory=dict)
+    # The ranking stopped short of the run's depth (:mod:`evaluator.core.depth`).
+    short_of_depth: bool = False
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ def score_query(query: Query, retrieval: Retrieval, options: ScoringOptions) -> 
         id=query.id, question=query.question, shape=query.shape, ranked_modules=ranking,
         expected=expected, metrics=metrics, faithfulness=faith, diagnostics=diagnostics,
         latency_ms=retrieval.latency_ms, filtered_out=dict(retrieval.filtered_out),
+        short_of_depth=retrieval.short_of_depth,
     )
 
 

@@ -93,7 +93,10 @@ class SystemEntry:
     whatever a ranking holds outside it is filtered out, alike for every system, and
     counted). ``options`` maps each option to its values, the
     first being the default. ``evaluated``: the entry may be the first, evaluated system
-    (without options)."""
+    (without options). ``depth``: how deep it ranks, ``None`` when it ranks every module of
+    the universe it has (a factory that caps its ranking takes the run's ranking depth as
+    ``depth``), else what bounds its ranking; a ranking of such a system may stop short of
+    the run's depth (:mod:`evaluator.core.depth`)."""
 
     name: str
     summary: str
@@ -101,6 +104,7 @@ class SystemEntry:
     options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     needs: frozenset[str] = frozenset()
     evaluated: bool = False
+    depth: str | None = None
 
     def __post_init__(self) -> None:
         unknown = sorted(self.needs - set(NEEDS))
@@ -136,7 +140,8 @@ register(SystemEntry(
     factory="evaluator.neuralmind_index:NeuralMindIndex",
     options={"graph": ("builtin", "graphify"), "backend": ("auto", "in_memory"),
              "synapses": ("on", "off")},
-    needs=frozenset({"model", "graph"}), evaluated=True))
+    needs=frozenset({"model", "graph"}), evaluated=True,
+    depth="what its query returns (`query()` has no top-k)"))
 register(SystemEntry(
     "bm25", "the module universe's files (those with a suffix NeuralMind indexes: code, "
     "Markdown, reST) ranked by Okapi BM25 over their text (`rank-bm25`, k1 = 1.5, b = 0.75, "
@@ -176,13 +181,15 @@ def systems_help() -> str:
 
 def systems_table() -> str:
     """The README's table of systems (Markdown), from the registry."""
-    rows = ["| system | options (default first) | needs | what it is |", "|---|---|---|---|"]
+    rows = ["| system | options (default first) | needs | ranks | what it is |",
+            "|---|---|---|---|---|"]
     bar = "\\|"  # a literal | inside a table cell
     for e in SYSTEMS.values():
         options = "; ".join(f"`{k}` = {bar.join(v)}" for k, v in e.options.items())
         needs = "; ".join(NEEDS[n] for n in sorted(e.needs))
+        ranks = (e.depth or "every module it matches, `--depth` deep or more").replace("|", bar)
         rows.append(f"| `{e.name}` | {options or 'none'} | {needs or 'the checkout only'} | "
-                    f"{e.summary.replace('|', bar)} |")
+                    f"{ranks} | {e.summary.replace('|', bar)} |")
     return "\n".join(rows)
 
 
@@ -391,6 +398,8 @@ class SystemQuery:
     metrics: Mapping[str, float | None]
     # its ranked entries outside the module universe, per reason (filtered out)
     filtered_out: Mapping[str, int] = field(default_factory=dict)
+    # its ranking stopped short of the run's depth (:mod:`evaluator.core.depth`)
+    short_of_depth: bool = False
 
 
 @dataclass(frozen=True)
@@ -442,4 +451,4 @@ def system_run(label: str, rows: Sequence[QueryResult], shapes: Sequence[str]) -
     """A system's block from its scored rows."""
     return SystemRun(label, aggregate(rows), by_shape(rows, shapes),
                      tuple(SystemQuery(r.id, r.shape, r.ranked_modules, dict(r.metrics),
-                                   dict(r.filtered_out)) for r in rows))
+                                   dict(r.filtered_out), r.short_of_depth) for r in rows))

@@ -23,10 +23,11 @@ TOP = ("10", "5", "20", "all")
 class FullFile:
     """bm25's ranking with the whole files of its top ``top`` modules as the context."""
 
-    def __init__(self, root: Path, files: Sequence[str], *, top: str = TOP[0]) -> None:
+    def __init__(self, root: Path, files: Sequence[str], *, top: str = TOP[0],
+                 depth: int = 0) -> None:
         if top not in TOP:
             raise ValueError(f"full-file: top must be one of {', '.join(TOP)}, not {top!r}")
-        self._bm25 = BM25Index(root, files)
+        self._bm25 = BM25Index(root, files, depth=depth)
         self._top = None if top == "all" else int(top)
 
     def ask(self, question: str) -> Answer:

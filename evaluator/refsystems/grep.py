@@ -51,13 +51,16 @@ def keywords(question: str) -> tuple[str, ...]:
 class GrepIndex:
     """Keyword matches over the modules of a checkout (read once, asked many questions)."""
 
-    def __init__(self, root: Path, files: Sequence[str]) -> None:
+    def __init__(self, root: Path, files: Sequence[str], *, depth: int = 0) -> None:
         self.modules = read_modules(root, files)
+        # at most MAX_RANKED modules, or the run's ranking depth when deeper
+        self.max_ranked = max(MAX_RANKED, depth)
         self._lowered = [m.text.lower() for m in self.modules]
 
     def ask(self, question: str) -> Answer:
         """The modules holding a keyword, most whole-word matches first (at most
-        :data:`MAX_RANKED`); the context is the text of the top :data:`CONTEXT_FILES`."""
+        :data:`MAX_RANKED`, or the ranking depth when deeper); the context is the text of
+        the top :data:`CONTEXT_FILES`."""
         started = time.perf_counter()
         patterns = [re.compile(rf"\b{re.escape(term)}\b") for term in keywords(question)]
         scored = []
@@ -68,6 +71,6 @@ class GrepIndex:
         scored.sort()
         documents = tuple(text for _, _, text in scored[:CONTEXT_FILES])
         context = "\n\n".join(documents)
-        return Answer(ranked_modules=tuple(path for _, path, _ in scored[:MAX_RANKED]),
+        return Answer(ranked_modules=tuple(path for _, path, _ in scored[:self.max_ranked]),
                       context=context, tokens=estimate_tokens(context),
                       seconds=time.perf_counter() - started, documents=documents)

@@ -357,3 +357,33 @@ def test_by_overlap_and_retrieval_only(request):
     rescored = replace(results, queries=tuple(rows), overall=aggregate(rows),
                        shapes=by_shape(rows, list(results.shapes)))
     _check(request, "by-overlap.md", render(view_of(rescored)))
+
+
+def test_systems_short_of_depth(request):
+    """Issue 23 item 1: where a system could not rank as deep as --depth (NeuralMind's query
+    returns what it returns), its @k cells beyond what it returned are marked † with a
+    footnote; a system that ranked everything it had is not marked."""
+    from dataclasses import replace
+
+    from evaluator.core.systems import system_run
+
+    head = make_results(quality=0.9, policy=LENIENT, seed=4)
+    other = make_results(quality=0.4, policy=LENIENT, seed=4)
+    shapes = tuple(head.shapes)
+    short = tuple(replace(r, ranked_modules=r.ranked_modules[:3], short_of_depth=True)
+                  if i in (0, 4, 7) else r for i, r in enumerate(head.queries))
+    # bm25 ranked everything it had: two modules on one question, not short of depth
+    bm25 = tuple(replace(r, ranked_modules=r.ranked_modules[:2]) if i == 0 else r
+                 for i, r in enumerate(other.queries))
+    results = replace(head, run=replace(head.run, depth=10), queries=short,
+                      systems=(system_run("neuralmind", short, shapes),
+                               system_run("bm25", bm25, shapes)))
+    text = render(view_of(results))
+    assert ("- † @5 not measurable: neuralmind returned fewer than 5 modules on 3 of 9 "
+            "questions and could not rank deeper (ranking depth 10)") in text
+    neuralmind_row = next(line for line in text.splitlines() if line.startswith("| neuralmind"))
+    bm25_row = next(line for line in text.splitlines() if line.startswith("| bm25"))
+    assert neuralmind_row.count("†") == 6  # the six @5 columns, not faithfulness or tokens
+    assert "not measurable: bm25" not in text
+    assert "†" not in bm25_row
+    _check(request, "systems-depth.md", text)
