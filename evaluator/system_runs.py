@@ -55,7 +55,7 @@ class IndexSearches:
     def __call__(self, index: Any) -> None:
         from evaluator.core.systems import SYSTEMS
 
-        t0 = time.perf_counter()  # (nothing to do without such a reference)
+        t0 = time.perf_counter()
         for spec in self.specs:
             system = _built(self._setup, self._files, spec, SYSTEMS[spec.name], index=index)
             self.answers[spec.label] = {q.question: system.ask(q.question)
