@@ -86,6 +86,8 @@ class FactReading:
     quoted: tuple[str, ...]
     quantities: frozenset[str]
     negated: bool
+    calls: tuple[str, ...] = ()  # calls with arguments, as code tokens (:func:`code_tokens`)
+    negated_terms: frozenset[str] = frozenset()  # the terms a negation cue of the fact governs
 
     @property
     def key_terms(self) -> frozenset[str]:
@@ -137,10 +139,46 @@ def read_fact(fact: str) -> FactReading:
             quantities.add(_QUANTIFIER_OF[low])
     ws = [w for line in text.splitlines() for w in words(line, prose=True)]
     sequence = tuple(w.term for w in ws if w.term)
+    cues = [i for i, w in enumerate(ws) if w.cue]
+    governed = frozenset(w.term for i, w in enumerate(ws) if w.term
+                         and any(0 < i - c <= NEGATION_WINDOW for c in cues))
     return FactReading(text=fact, sequence=sequence, wanted=frozenset(sequence),
                        names=tuple(dict.fromkeys(names)), numbers=frozenset(numbers),
                        quoted=tuple(quoted), quantities=frozenset(quantities),
+                       calls=fact_calls(text), negated_terms=governed,
                        negated=any(w.cue for w in ws))
+
+
+_CALL_START = re.compile(r"(?<![\w.])[^\W\d][\w.]*\(", re.UNICODE)
+_QUOTES_AS_ONE = str.maketrans(dict.fromkeys(_QUOTE_MARKS, "'"))
+_CODE_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def code_tokens(text: str) -> str:
+    """Text as code tokens (words, numbers and each punctuation character), one space
+    apart and one space around, every quote mark read as ``'``: ``f( a,"b" )`` and
+    ``f(a, 'b')`` read alike."""
+    return " " + " ".join(_CODE_TOKEN.findall(text.translate(_QUOTES_AS_ONE))) + " "
+
+
+def fact_calls(text: str) -> tuple[str, ...]:
+    """The calls *with arguments* a fact quotes (``escape(None)``,
+    ``hmac.new(JWT_SECRET.encode(), data``: from the name to its closing bracket, or to the
+    end of the fact when it is cut off), as :func:`code_tokens`. A call without arguments
+    (``Markup()``) names a function and is read as a name."""
+    out: list[str] = []
+    end = 0
+    for m in _CALL_START.finditer(text):
+        if m.start() < end:
+            continue  # inside a call already taken
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        end = i
+        if text[m.end():i].strip(") \t"):
+            out.append(code_tokens(text[m.start():i]).strip())
+    return tuple(dict.fromkeys(out))
 
 
 def fact_terms(fact: str) -> tuple[frozenset[str], bool]:
