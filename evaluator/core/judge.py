@@ -262,14 +262,16 @@ def _stretch(context: PreparedContext, reading: FactReading, start: int, end: in
                                 for t in line.terms if t in reading.wanted)
     prose = [t for line in lines if line.kind != "code" for t in line.terms
              if t in reading.wanted]
-    ordered = (share(in_code) >= threshold - 1e-12
-               or _lcs(reading.sequence, tuple(dict.fromkeys(prose))) >= len(set(prose)))
-    governed = reading.negated_terms or reading.wanted
+    ordered = share(in_code) >= threshold - 1e-12 or all(
+        _lcs(clause, held) >= len(held)
+        for clause in reading.clauses or (reading.sequence,)
+        if (held := tuple(t for t in dict.fromkeys(prose) if t in clause)))
     flags = [(t, neg, neg_any) for line in lines
              for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
              if t in reading.wanted]
-    polarity = (any(a for t, _, a in flags if t in governed) if reading.negated
-                else not any(n for _, n, _ in flags))
+    polarity = (all(any(a for t, _, a in flags if t in (governed or reading.wanted))
+                    for governed in reading.negated_terms or (frozenset(),))
+                if reading.negated else not any(n for _, n, _ in flags))
     return Stretch(start, end, coverage, present, exact, ordered, polarity)
 
 

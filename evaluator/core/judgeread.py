@@ -87,7 +87,9 @@ class FactReading:
     quantities: frozenset[str]
     negated: bool
     calls: tuple[str, ...] = ()  # calls with arguments, as code tokens (:func:`code_tokens`)
-    negated_terms: frozenset[str] = frozenset()  # the terms a negation cue of the fact governs
+    # per negation cue of the fact, the terms it governs (at most the window's words after)
+    negated_terms: tuple[frozenset[str], ...] = ()
+    clauses: tuple[tuple[str, ...], ...] = ()  # the terms of each clause (:func:`clauses`)
 
     @property
     def key_terms(self) -> frozenset[str]:
@@ -139,13 +141,14 @@ def read_fact(fact: str) -> FactReading:
             quantities.add(_QUANTIFIER_OF[low])
     ws = [w for line in text.splitlines() for w in words(line, prose=True)]
     sequence = tuple(w.term for w in ws if w.term)
-    cues = [i for i, w in enumerate(ws) if w.cue]
-    governed = frozenset(w.term for i, w in enumerate(ws) if w.term
-                         and any(0 < i - c <= NEGATION_WINDOW for c in cues))
+    governed = tuple(dict.fromkeys(
+        frozenset(w.term for w in ws[c + 1:c + 1 + NEGATION_WINDOW] if w.term)
+        for c, cue in enumerate(ws) if cue.cue))
     return FactReading(text=fact, sequence=sequence, wanted=frozenset(sequence),
                        names=tuple(dict.fromkeys(names)), numbers=frozenset(numbers),
                        quoted=tuple(quoted), quantities=frozenset(quantities),
                        calls=fact_calls(text), negated_terms=governed,
+                       clauses=fact_clauses(text),
                        negated=any(w.cue for w in ws))
 
 
@@ -179,6 +182,20 @@ def fact_calls(text: str) -> tuple[str, ...]:
         if text[m.end():i].strip(") \t"):
             out.append(code_tokens(text[m.start():i]).strip())
     return tuple(dict.fromkeys(out))
+
+
+CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|while|where)\b",
+                       re.IGNORECASE)
+
+
+def fact_clauses(text: str) -> tuple[tuple[str, ...], ...]:
+    """The fact's terms, in order, per clause: a condition word (when, if, unless, with, …)
+    starts a new clause, which code and docstrings often state first ("if s is a plain
+    str, skip the check" for "escape skips the check when s is a plain str")."""
+    pieces = CONDITION.split(text)
+    out = [tuple(w.term for line in piece.splitlines() for w in words(line, prose=True)
+                 if w.term) for piece in pieces]
+    return tuple(c for c in out if c)
 
 
 def fact_terms(fact: str) -> tuple[frozenset[str], bool]:

@@ -2,7 +2,9 @@
 team's suites, never the held-out packages): prose order read by the first appearance of
 each term, so a repeated word gives a shuffled bag no slack; a call with arguments quoted by
 a fact must be in the stretch verbatim (which name is the function and which the argument);
-two names of the fact in a row must be named in that order (roles);
+two names of the fact in a row must be named in that order (roles); a condition clause
+(when, if, unless, …) is ordered on its own, since code and docstrings often state it first;
+each negation of the fact needs its negated word;
 a negated fact needs its negation on the word the fact negates. Judge 4 credits every case
 of the first test."""
 
@@ -12,6 +14,11 @@ import pytest
 
 from evaluator.core.judge import judge
 from evaluator.core.judgeread import fact_calls, read_fact
+
+STYLE = ("def style(text, stream):\n    # strip the styles when the stream is not a terminal\n"
+         "    if not isatty(stream):\n        return strip(text)")
+ESCAPE = ("def escape(value):\n    # If the value is already a plain string, skip the html check.\n"
+          "    if type(value) is str:\n        return Markup(value)")
 
 
 def supported(context: str, fact: str) -> bool:
@@ -39,6 +46,8 @@ def supported(context: str, fact: str) -> bool:
      "SignatureExpired raises TimestampSigner on an expired value"),
     ("cur.execute('INSERT INTO refunds (charge_id, refund_id, reason) VALUES (?, ?, ?)')",
      "INSERT INTO refunds (refund_id, charge_id, reason"),
+    # each negation of the fact needs its own negated word
+    (STYLE, "Styles are not stripped when the stream is not a terminal."),
     # the negation is elsewhere in the stretch, not on the word the fact negates
     ("def extract(jar, response):\n    if not response.raw:\n        return\n"
      "    jar.extract_cookies(response)",
@@ -70,6 +79,9 @@ def test_judge5_refuses(context, fact):
     # a quoted word is a value, not the name: escape before Markup
     ('def show(value):\n    """Returns the markup of a value.\n\n    >>> escape(None)\n'
      "    Markup('None')\n    \"\"\"", "escape(None) returns Markup('None')"),
+    (STYLE, "Styles are stripped when the stream is not a terminal."),
+    # a condition the source states first ("if …, skip"): each clause in its own order
+    (ESCAPE, "escape skips the html check when the value is a plain string"),
     # the negation on the word the fact negates
     ("def extract(jar, response):\n    # cookies are not extracted from the response\n"
      "    return jar", "Cookies are not extracted from the response into the jar."),
@@ -88,6 +100,8 @@ def test_a_call_without_arguments_is_a_name_not_a_call():
 
 def test_the_negated_terms_are_those_at_most_three_words_after_the_cue():
     reading = read_fact("Cookies are not extracted from the response into the jar.")
-    assert reading.negated and reading.negated_terms == frozenset({"extract"})
-    assert read_fact("A pool does not block by default").negated_terms == frozenset(
-        {"block", "default"})
+    assert reading.negated and reading.negated_terms == (frozenset({"extract"}),)
+    assert read_fact("A pool does not block by default").negated_terms == (
+        frozenset({"block", "default"}),)
+    assert read_fact("Styles are not stripped when the stream is not a terminal").negated_terms \
+        == (frozenset({"strip"}), frozenset({"termin"}))
