@@ -131,7 +131,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from evaluator.core.groundtruth import normalize_evidence
-from evaluator.core.judgeorder import calls_met, names_in_order
 from evaluator.core.judgeread import (
     NEGATION_WINDOW,
     QUANTIFIERS,
@@ -254,24 +253,19 @@ def _stretch(context: PreparedContext, reading: FactReading, start: int, end: in
     exact = (all(_name_met(n, lines, own, scope_names) for n in reading.names)
              and reading.numbers <= numbers
              and all(quoted_met(q, flat) for q in reading.quoted)
-             and calls_met(reading.calls, flat)
-             and names_in_order(reading.text, reading.names, lines)
              and all(_quantity_met(q, lowered, flat if code else "")
                      for q in reading.quantities))
     in_code = scope | frozenset(t for line in lines if line.kind == "code"
                                 for t in line.terms if t in reading.wanted)
     prose = [t for line in lines if line.kind != "code" for t in line.terms
              if t in reading.wanted]
-    ordered = share(in_code) >= threshold - 1e-12 or all(
-        _lcs(clause, held) >= len(held)
-        for clause in reading.clauses or (reading.sequence,)
-        if (held := tuple(t for t in dict.fromkeys(prose) if t in clause)))
-    flags = [(t, neg, neg_any) for line in lines
+    ordered = (share(in_code) >= threshold - 1e-12
+               or _lcs(reading.sequence, prose) >= len(set(prose)))
+    flags = [(neg, neg_any) for line in lines
              for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
              if t in reading.wanted]
-    polarity = (all(any(a for t, _, a in flags if t in (governed or reading.wanted))
-                    for governed in reading.negated_terms or (frozenset(),))
-                if reading.negated else not any(n for _, n, _ in flags))
+    polarity = (any(a for _, a in flags) if reading.negated
+                else not any(n for n, _ in flags))
     return Stretch(start, end, coverage, present, exact, ordered, polarity)
 
 

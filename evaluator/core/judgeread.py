@@ -86,10 +86,6 @@ class FactReading:
     quoted: tuple[str, ...]
     quantities: frozenset[str]
     negated: bool
-    calls: tuple[str, ...] = ()  # calls with arguments, as code tokens (:func:`code_tokens`)
-    # per negation cue of the fact, the terms it governs (at most the window's words after)
-    negated_terms: tuple[frozenset[str], ...] = ()
-    clauses: tuple[tuple[str, ...], ...] = ()  # the terms of each clause (:func:`clauses`)
 
     @property
     def key_terms(self) -> frozenset[str]:
@@ -141,61 +137,10 @@ def read_fact(fact: str) -> FactReading:
             quantities.add(_QUANTIFIER_OF[low])
     ws = [w for line in text.splitlines() for w in words(line, prose=True)]
     sequence = tuple(w.term for w in ws if w.term)
-    governed = tuple(dict.fromkeys(
-        frozenset(w.term for w in ws[c + 1:c + 1 + NEGATION_WINDOW] if w.term)
-        for c, cue in enumerate(ws) if cue.cue))
     return FactReading(text=fact, sequence=sequence, wanted=frozenset(sequence),
                        names=tuple(dict.fromkeys(names)), numbers=frozenset(numbers),
                        quoted=tuple(quoted), quantities=frozenset(quantities),
-                       calls=fact_calls(text), negated_terms=governed,
-                       clauses=fact_clauses(text),
                        negated=any(w.cue for w in ws))
-
-
-_CALL_START = re.compile(r"(?<![\w.])[^\W\d][\w.]*\(", re.UNICODE)
-_QUOTES_AS_ONE = str.maketrans(dict.fromkeys(_QUOTE_MARKS, "'"))
-_CODE_TOKEN = re.compile(r"\w+|[^\w\s]", re.UNICODE)
-
-
-def code_tokens(text: str) -> str:
-    """Text as code tokens (words, numbers and each punctuation character), one space
-    apart and one space around, every quote mark read as ``'``: ``f( a,"b" )`` and
-    ``f(a, 'b')`` read alike."""
-    return " " + " ".join(_CODE_TOKEN.findall(text.translate(_QUOTES_AS_ONE))) + " "
-
-
-def fact_calls(text: str) -> tuple[str, ...]:
-    """The calls *with arguments* a fact quotes (``escape(None)``,
-    ``hmac.new(JWT_SECRET.encode(), data``: from the name to its closing bracket, or to the
-    end of the fact when it is cut off), as :func:`code_tokens`. A call without arguments
-    (``Markup()``) names a function and is read as a name."""
-    out: list[str] = []
-    end = 0
-    for m in _CALL_START.finditer(text):
-        if m.start() < end:
-            continue  # inside a call already taken
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            i += 1
-        end = i
-        if text[m.end():i].strip(") \t"):
-            out.append(code_tokens(text[m.start():i]).strip())
-    return tuple(dict.fromkeys(out))
-
-
-CONDITION = re.compile(r"\b(?:when|whenever|if|unless|until|while|where)\b",
-                       re.IGNORECASE)
-
-
-def fact_clauses(text: str) -> tuple[tuple[str, ...], ...]:
-    """The fact's terms, in order, per clause: a condition word (when, if, unless, with, …)
-    starts a new clause, which code and docstrings often state first ("if s is a plain
-    str, skip the check" for "escape skips the check when s is a plain str")."""
-    pieces = CONDITION.split(text)
-    out = [tuple(w.term for line in piece.splitlines() for w in words(line, prose=True)
-                 if w.term) for piece in pieces]
-    return tuple(c for c in out if c)
 
 
 def fact_terms(fact: str) -> tuple[frozenset[str], bool]:
