@@ -75,7 +75,7 @@ class System(Protocol):
 # * ``index``: the evaluated index's own build, searched while it is open after the head's
 #   questions (its factory gets it as ``index``; nothing is built twice).
 NEEDS: Mapping[str, str] = {
-    "model": "the embedding model (unless backend=in_memory)",
+    "model": "the embedding model (a `backend` option: unless it is in_memory)",
     "graph": "a NeuralMind build on its own snapshot",
     "ground_truth": "the ground truth's grades",
     "index": "the evaluated index's build (searched, not built again)",
