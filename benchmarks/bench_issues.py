@@ -1,15 +1,18 @@
 """Every system on real issue descriptions, over the same candidate set (issue 23's first
 measured goal).
 
-The questions are SWE-bench issue descriptions (``issues_swebench.json``: instances of
+The questions are real issue descriptions (``issue_instances.json``): 16 instances of
 SWE-bench Lite and Verified for psf/requests and pallets/flask, whose fixes are in those
-projects' histories). Each question is the issue's title and its first prose paragraph as
-the user wrote it (fenced code, HTML comments and paragraphs under 8 words skipped;
-whitespace normalised by the evaluator). Its gold is the set of non-test source files the
-fix changed (the pull request's own commits, from the merge base to the branch head; a
-squashed fix, its one commit), each present at the evaluated commit: grade 3 the file with
-most changed lines, 2 the others. The repository is evaluated at the instance's
-``base_commit`` (SWE-bench's, or the merge's first parent where the data file says so).
+projects' histories, and 4 GitHub issues of the same projects fixed by a pull request that
+names them (the task's fallback, to reach 20). Each question is the issue's title and its
+first prose paragraph as the user wrote it (fenced code, HTML comments, headings and
+paragraphs under 8 words skipped; whitespace normalised). Its gold is the set of non-test
+source files the fix changed (a merge: its branch's changes, from the merge base of its
+parents to the second; a squashed fix: its one commit), each present at the evaluated
+commit: grade 3 the file with most changed lines, 2 the others. The repository is
+evaluated at the instance's ``base_commit`` (SWE-bench's, or the fix's first parent where
+the data file says so). The script recomputes every gold set from the clones' history and
+stops if one differs from the data file.
 
 For each instance it exports that commit of a local clone into a fresh git checkout, writes
 a one-question retrieval-only ground truth and runs::
@@ -55,7 +58,7 @@ sys.path.insert(0, str(REPO))
 from evaluator.core.universe import select_universe
 from evaluator.snapshot import checkout_files
 
-DATA = HERE / "issues_swebench.json"
+DATA = HERE / "issue_instances.json"
 SYSTEMS = "neuralmind,bm25,embedding,grep,full-file,oracle"
 MEASURES = ("recall@5", "ndcg@5", "mrr", "acc@5", "context_tokens")
 

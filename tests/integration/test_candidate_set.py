@@ -140,7 +140,7 @@ def test_split_ranking_keeps_order_and_counts_reasons():
 
 # ---------------------------------------------- real issue descriptions (bench_issues.py)
 
-ISSUES = Path(__file__).resolve().parents[2] / "benchmarks" / "issues_swebench.json"
+ISSUES = Path(__file__).resolve().parents[2] / "benchmarks" / "issue_instances.json"
 REFERENCE = "neuralmind,bm25,embedding,grep,full-file,oracle"
 
 
