@@ -24,7 +24,8 @@ a one-question retrieval-only ground truth and runs::
 stops if not, that every system's scored ranking holds only modules of the run's universe
 (the checkout's files through the default include/exclude), counts what each system's raw
 ranking had filtered out by reason, and prints per system the mean recall@5, nDCG@5, MRR,
-acc@5 and context tokens over the instances, per repository and overall. With
+acc@5 and context tokens over the instances, per repository and overall, and how many
+instances each system wins, ties and loses against the first (NeuralMind) on nDCG@5. With
 ``--unbudgeted`` each instance also runs without the budget (warm cache) and the table
 shows both. Asserts nothing about quality; nothing is tuned here.
 
@@ -156,6 +157,11 @@ def summary(rows: list[tuple[str, dict[str, Any]]], modes: list[str]) -> list[li
                 value = mean([e[mode][k] for e in entries])
                 line.append(value if k != "context_tokens" or value == "-"
                             else f"{float(value):.0f}")
+        first = by_system[next(iter(by_system))]
+        pairs = [(e["budget"]["ndcg@5"], f["budget"]["ndcg@5"])
+                 for e, f in zip(entries, first, strict=True)]
+        line.append(f"{sum(a > b for a, b in pairs)}/{sum(a == b for a, b in pairs)}/"
+                    f"{sum(a < b for a, b in pairs)}")
         filtered: Counter[str] = Counter()
         for e in entries:
             filtered.update(e["filtered"])
@@ -201,7 +207,7 @@ def main() -> None:
     tag = {"budget": " (budget)", "none": " (none)"} if args.unbudgeted else {"budget": ""}
     header = ["system", *(f"{k}{tag[m]}" for k in ("recall@5", "nDCG@5", "MRR", "acc@5",
                                                    "tokens") for m in modes),
-              "filtered out (all questions)"]
+              "nDCG@5 vs first: W/T/L", "filtered out (all questions)"]
     print()
     print("every system's scored ranking holds only modules of the run's universe: checked")
     for repo in sorted({r for r, _ in rows}):
@@ -210,7 +216,10 @@ def main() -> None:
         print(table(header, summary(part, modes)))
     print(f"\nall: {len(rows)} instances, --budget neuralmind")
     print(table(header, summary(rows, modes)))
-    print(f"\n(work folder {work})")
+    (work / "per-instance.json").write_text(json.dumps(
+        [{"id": i["id"], **r} for i, (_repo, r) in zip(instances, rows, strict=True)],
+        indent=1))
+    print(f"\n(work folder {work}: per-instance.json holds each instance's figures)")
 
 
 if __name__ == "__main__":
