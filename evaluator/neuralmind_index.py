@@ -38,11 +38,12 @@ from typing import Any
 
 import yaml
 
-from evaluator import atomic
+from evaluator import atomic, embedding_memo
 from evaluator.core import yamlfile
 from evaluator.core.systems import Answer
+from evaluator.embedding_memo import EmbeddingMemo
 from evaluator.errors import BuildError, InputError
-from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
+from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource, model_fingerprint
 
 BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
@@ -316,6 +317,7 @@ class NeuralMindIndex:
         # The synapse layer is switched at question time: the same build serves both.
         self._pins = SYNAPSES_OFF if synapses == "off" else {}
         self._mind: Any = None
+        self._memo: EmbeddingMemo | None = None
 
     @property
     def _stamp(self) -> Path:
@@ -332,9 +334,42 @@ class NeuralMindIndex:
 
     @contextlib.contextmanager
     def _library(self) -> Iterator[io.StringIO]:
-        """Quiet NeuralMind, with this index's model folder in its environment variable."""
+        """Quiet NeuralMind, with this index's model folder in its environment variable and
+        the run's vector memo as its embedder (:meth:`_embedding_memo`)."""
         with model_env(self.model.path, self._pins), _quiet_library() as printed:
-            yield printed
+            self._memo = self._embedding_memo()
+            if self._memo is None:
+                yield printed
+                return
+            from neuralmind.turbovec_backend import embed_fn_override
+
+            with embed_fn_override(self._memo):
+                yield printed
+
+    def _embedding_memo(self) -> EmbeddingMemo | None:
+        """The run's memo of this index's model (:mod:`evaluator.embedding_memo`), which the
+        turbovec backend embeds through (``embed_fn_override``; no other backend reads it),
+        or ``None``, leaving NeuralMind's own embedder: outside a run, for the ``in_memory``
+        backend (no model), for a model NeuralMind would download (no folder to key it by),
+        and where onnxruntime sessions cannot be reused (Python 3.14: NeuralMind then embeds
+        a large build in subprocesses, which only its own embedder does). Called inside
+        :func:`model_env`."""
+        memos = embedding_memo.current()
+        folder = self.model.path
+        if memos is None or self.backend == "in_memory" or folder is None:
+            return None
+        from neuralmind.onnx_embedder import OnnxMiniLMEmbedder, _session_reuse_safe
+
+        if not _session_reuse_safe():
+            return None
+        return memos.for_model(f"{model_fingerprint(self.model)} {folder}",
+                               lambda: OnnxMiniLMEmbedder(str(folder)))
+
+    def _counted_build(self, mind: Any) -> dict[str, Any]:
+        """``mind.build()``'s stats, with ``memo_reused``: the rows the memo served."""
+        before = embedding_memo.counters(self._memo)
+        stats: dict[str, Any] = mind.build()
+        return {**stats, "memo_reused": embedding_memo.reused_since(self._memo, before)}
 
     def build(self, *, user_config: Path | None = None,
               cache_key: str | None = None) -> BuildInfo:
@@ -378,11 +413,14 @@ class NeuralMindIndex:
             atomic.write_text(self._stamp, json.dumps({
                 "key": cache_key, "nodes": nodes, "backend": backend,
                 "graph_kind": graph.get("kind", "unknown")}))
+        # The memo's rows were not embedded again: they count as reused, like NeuralMind's
+        # skipped nodes (none after the from-scratch build; kept for the fallback's sake).
+        embedded = int(stats.get("nodes_added", 0) or 0) + int(stats.get("nodes_updated", 0) or 0)
+        memo_reused = min(int(stats.get("memo_reused", 0)), embedded)
         return BuildInfo(
             backend=backend, graph_source=self.graph_source, nodes=nodes,
-            nodes_embedded=int(stats.get("nodes_added", 0) or 0)
-            + int(stats.get("nodes_updated", 0) or 0),
-            nodes_reused=int(stats.get("nodes_skipped", 0) or 0),
+            nodes_embedded=embedded - memo_reused,
+            nodes_reused=int(stats.get("nodes_skipped", 0) or 0) + memo_reused,
             graph_kind=str(graph.get("kind", "unknown")),
             seconds=time.perf_counter() - started, fallback=fallback)
 
@@ -418,7 +456,7 @@ class NeuralMindIndex:
         with self._library():
             try:
                 mind = self._new_mind(notices)
-                stats = mind.build()
+                stats = self._counted_build(mind)
                 if not stats.get("success", False) and (self.tree / ".neuralmind").exists():
                     raise RuntimeError(stats.get("error") or "incremental build failed")
             except Exception as err:  # the library raises many kinds; all are a failed build
@@ -430,7 +468,7 @@ class NeuralMindIndex:
                 _write_project_config(self.tree, user_config, self.graph_source)
                 try:
                     mind = self._new_mind(notices)
-                    stats = mind.build()
+                    stats = self._counted_build(mind)
                 except Exception as err2:
                     raise self._build_error(err2) from None
         if not stats.get("success", False):
