@@ -380,7 +380,10 @@ class NeuralMindIndex:
           instead of rebuilt. The ``in_memory`` backend keeps nothing on disk, so it always
           builds.
         * Otherwise the index is built from scratch: nothing of an earlier build carries
-          over, so the result never depends on what was indexed before.
+          over, so the result never depends on what was indexed before. Only vectors that
+          are provably the same do: a node text this run has already embedded with this
+          model (the base's, for the head) is served by the run's memo
+          (:meth:`_embedding_memo`) and counted in ``nodes_reused``, not ``nodes_embedded``.
         """
         started = time.perf_counter()
         persistent = self.backend != "in_memory"
