@@ -318,6 +318,7 @@ class NeuralMindIndex:
         self._pins = SYNAPSES_OFF if synapses == "off" else {}
         self._mind: Any = None
         self._memo: EmbeddingMemo | None = None
+        self._memo_resolved = False
 
     @property
     def _stamp(self) -> Path:
@@ -337,7 +338,8 @@ class NeuralMindIndex:
         """Quiet NeuralMind, with this index's model folder in its environment variable and
         the run's vector memo as its embedder (:meth:`_embedding_memo`)."""
         with model_env(self.model.path, self._pins), _quiet_library() as printed:
-            self._memo = self._embedding_memo()
+            if not self._memo_resolved:  # once per index: every question enters here
+                self._memo, self._memo_resolved = self._embedding_memo(), True
             if self._memo is None:
                 yield printed
                 return
