@@ -10,12 +10,15 @@ What makes a served vector provably the same as a freshly computed one:
 
 * the key is the SHA-256 of the exact text (UTF-8), inside one memo per model key (the
   model folder and the fingerprint of its ``model.onnx``): two models never share a row;
-* the rows are the model's own output, kept as it returned them (float32); MiniLM pools
-  with the attention mask, so a text's row does not depend on the batch it was embedded
-  in (NeuralMind's ``onnx_embedder.embed`` relies on this when it sorts texts by length);
-* the memo lives for one run (:func:`run_scope`, entered by
-  :func:`evaluator.evaluate.evaluate`) and is never written anywhere: the next run, or a
-  head-only run, starts empty and embeds everything.
+* the rows are the model's own output (NeuralMind's embedder of the same folder, on the
+  process's one ONNX session of it), kept as returned (float32); MiniLM pools with the
+  attention mask, so a text's row does not depend on the batch it was embedded in
+  (NeuralMind's ``onnx_embedder.embed`` relies on this when it sorts texts by length; a
+  test checks it bit for bit);
+* the memo lives for one run (:func:`run_scope`, around each call of
+  :func:`evaluator.evaluate.evaluate`: the base, the head and the ``--systems`` NeuralMind
+  variants) and is never written anywhere: the next run, or a head-only run, starts empty
+  and embeds everything.
 
 Bounded: at most :data:`MAX_ENTRIES` rows per model (about 1.6 KB each for MiniLM's 384
 floats, so at most about 80 MB). Past the cap, new rows are embedded and returned but not
@@ -129,8 +132,9 @@ def current() -> RunMemos | None:
 
 @contextlib.contextmanager
 def run_scope() -> Iterator[RunMemos]:
-    """The block is one run: fresh memos, dropped at its end. Inside a run already (a
-    section of a sharded run), the run's memos stay in use."""
+    """The block is one run: fresh memos, dropped at its end; inside a run already, that
+    run's memos stay in use. (Each section of a run with sections is evaluated, base and
+    head, as a run of its own: its folder shares no files with the others.)"""
     memos = _CURRENT.get()
     if memos is not None:
         yield memos
