@@ -136,3 +136,70 @@ def test_split_ranking_keeps_order_and_counts_reasons():
     # a file of another commit (pkg/new.py) is judged by the same rules
     assert kept == ("pkg/b.py", "pkg/new.py", "pkg/a.py")
     assert filtered == {"docs": 2, "packaging": 1, "tests": 1}
+
+
+# ---------------------------------------------- real issue descriptions (bench_issues.py)
+
+ISSUES = Path(__file__).resolve().parents[2] / "benchmarks" / "issue_instances.json"
+REFERENCE = "neuralmind,bm25,embedding,grep,full-file,oracle"
+
+
+def issue_questions(*ids: str) -> dict[str, str]:
+    """Real SWE-bench issue descriptions of the benchmark's data file, asked the way
+    bench_issues.py asks them: the title and first prose paragraph, whitespace normalised."""
+    rows = {i["id"]: i for i in json.loads(ISSUES.read_text(encoding="utf-8"))["instances"]}
+    return {i: " ".join(f"{rows[i]['title']}\n{rows[i]['first_paragraph']}".split())
+            for i in ids}
+
+
+def issue_repo(path: Path) -> tuple[Path, dict[str, str]]:
+    """A small package whose changelog, docs and tests repeat two real issue descriptions
+    word for word (as a project's do once the issue is fixed), and its ground truth."""
+    asked = issue_questions("psf__requests-1963", "pallets__flask-5014")
+    every = "\n\n".join(list(asked.values()) * 3)
+    files = {
+        "web/sessions.py": "class Session:\n    def resolve_redirects(self, resp, req):\n"
+                           "        prepared = req.copy()\n        return prepared\n",
+        "web/blueprints.py": "class Blueprint:\n    def __init__(self, name):\n"
+                             "        self.name = name\n",
+        "web/helpers.py": "def join(*parts):\n    return '/'.join(parts)\n",
+        "CHANGELOG.md": f"# Changes\n\n{every}\n",
+        "docs/redirects.md": f"# Redirects and blueprints\n\n{every}\n",
+        "tests/test_issues.py": "".join(f"# {q}\n" for q in asked.values())
+                                + "def test_nothing():\n    pass\n",
+        "retrieval_queries.json": json.dumps({"queries": [
+            {"id": "requests-1963", "question": asked["psf__requests-1963"],
+             "shape": "focused", "relevance_grades": {"web/sessions.py": 3}},
+            {"id": "flask-5014", "question": asked["pallets__flask-5014"],
+             "shape": "focused", "relevance_grades": {"web/blueprints.py": 3}}]}),
+    }
+    return make_repo(path, files, sample=False), asked
+
+
+def test_every_system_ranks_the_same_universe_on_real_issue_texts(everything, cli, tmp_path):
+    repo, asked = issue_repo(tmp_path / "repo")
+    assert all(len(q.split()) > 20 for q in asked.values())  # real descriptions, not titles
+    out = tmp_path / "out"
+    run = cli("evaluate", str(repo), "--backend", "in_memory", "--output-dir", str(out),
+              "--systems", f"{REFERENCE},everything", "--quiet")
+    assert run.code in (EXIT_OK, EXIT_FLOORS), run.stderr
+    doc = run.results(out)
+    universe = {"web/sessions.py", "web/blueprints.py", "web/helpers.py"}
+    assert doc["run"]["universe"]["modules"] == len(universe)
+    blocks = {b["label"]: b for b in doc["systems"]}
+    assert list(blocks) == [*REFERENCE.split(","), "everything"]
+    for label, block in blocks.items():
+        assert [q["id"] for q in block["queries"]] == ["requests-1963", "flask-5014"], label
+        for q in block["queries"]:
+            assert set(q["ranked_modules"]) <= universe, (label, q["id"])
+    # the systems that are handed the universe's files find the fixed module, with
+    # nothing to filter ...
+    for label in ("bm25", "grep", "full-file", "oracle"):
+        assert [q["ranked_modules"][0] for q in blocks[label]["queries"]] == \
+            ["web/sessions.py", "web/blueprints.py"], label
+        assert all("filtered_out" not in q for q in blocks[label]["queries"]), label
+    # ... and one that reads the whole folder had the changelog, docs and tests taken out
+    for q in blocks["everything"]["queries"]:
+        assert q["filtered_out"] == {"docs": 2, "tests": 1}, q["id"]
+    # every system is scored on the same grades over the same modules: the oracle's ceiling
+    assert all(q["metrics"]["ndcg@5"] == 1.0 for q in blocks["oracle"]["queries"])
