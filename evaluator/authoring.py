@@ -262,16 +262,20 @@ def _source(commit: Commit) -> dict[str, str | int]:
 
 
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
-                 since: str | None, progress: Progress) -> tuple[list[Candidate], list[str]]:
+                 since: str | None, progress: Progress,
+                 decisions: dict[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
     """``count`` questions from the newest commits of the checkout (after ``since``), or
     fewer with the reason for the shortfall: every commit read that was skipped, by
     reason. The log's candidates are judged by their diffs, newest first, until ``count``
-    make a question (older ones are not read)."""
+    make a question (older ones are not read). ``decisions``, when given, receives each
+    decided commit's skip reason, or ``"drafted"`` (for benchmarks)."""
     log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
     mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
     names: dict[str, AnswerNames] = {}
     chosen: list[Candidate] = []
     counted = dict(mined.skipped)
+    decided = decisions if decisions is not None else {}
+    decided.update(mined.reasons)
     judged_n = 0
     for found in mined.candidates:
         if len(chosen) >= count:
@@ -287,6 +291,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
             # A subject that names its answer's file or symbol is found by keyword search.
             if overlaps(found.question, found.grades.items(), names).names_answer:
                 reason = SKIP_GIVEAWAY
+        decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
         else:

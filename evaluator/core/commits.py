@@ -34,7 +34,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
@@ -343,6 +343,7 @@ class Mined:
     candidates: tuple[HistoryCandidate, ...]
     skipped: Mapping[str, int]
     read: int
+    reasons: Mapping[str, str] = field(default_factory=dict)  # sha → why it was skipped
 
 
 def top_files(lines: Mapping[str, int]) -> set[str]:
@@ -411,6 +412,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
     present = frozenset(modules)
     renames = RenameMap()
     skipped: dict[str, int] = {}
+    reasons: dict[str, str] = {}
     out: list[HistoryCandidate] = []
     asked: set[str] = set()
     reverted: set[str] = set()   # subjects a newer commit reverts (git's "Revert "…"")
@@ -446,6 +448,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
         renames.record(commit)
         if reason is not None:
             skip(reason)
+            reasons[commit.sha] = reason
             continue
         asked.add(question.lower())
         if not any(lines.values()):       # only binary or mode changes: one file each
@@ -453,7 +456,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
         best = top_files(lines)
         grades = {path: 3 if path in best else 2 for path in sorted(lines)}
         out.append(HistoryCandidate(commit, question, grades, lines, then))
-    return Mined(tuple(out), skipped, len(commits))
+    return Mined(tuple(out), skipped, len(commits), reasons)
 
 
 # ----------------------------------------------------------------------------- facts
