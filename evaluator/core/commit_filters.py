@@ -32,6 +32,7 @@ moved (the same line deleted elsewhere in the diff) and are not version markers
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
@@ -42,8 +43,10 @@ SKIP_MIXED = "two topics in one subject (two sentences)"
 SKIP_NO_CODE = "a chore: docstrings, comments or type hints only"
 SKIP_REMOVAL = "removes code only (adds no new code line)"
 SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
+SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines (not "
+                          "imports or guards) are gone at the evaluated commit")
 FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_NO_CODE,
-                                   SKIP_REMOVAL, SKIP_SUPERSEDED)
+                                   SKIP_REMOVAL, SKIP_SUPERSEDED, SKIP_MOSTLY_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
 SURVIVE_SHARE = 0.75
@@ -55,6 +58,8 @@ _TESTS_SUBJECT = re.compile(
     r"^(?:(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
     r"increase[sd]?|write|refactor(?:s|ed)?|clean ?up)\s+(?:(?:more|some|a|the|unit|missing|"
     r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
+_TEST_TOOLING = re.compile(r"\btest(?:ing)?\s+(?:environments?|envs?|dependencies|deps|"
+                           r"requirements|matrix|setup|infrastructure|runner)\b", re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
                              r"versionremoved)\s*::", re.IGNORECASE)
@@ -67,7 +72,8 @@ _TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "
 def subject_reason(raw_subject: str, cleaned: str) -> str | None:
     """Why a subject cannot be a question whatever its diff: about tests, or two
     topics."""
-    if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned):
+    if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned) or \
+            _TEST_TOOLING.search(cleaned):
         return SKIP_TESTS_SUBJECT
     if _TWO_SENTENCES.search(cleaned):
         return SKIP_MIXED
@@ -125,17 +131,26 @@ class _Behaviour(ast.NodeTransformer):
         if _docstring_of(body) is not None:
             body = body[1:]
         out: list[ast.stmt] = []
+        imports: set[tuple[str, str, str]] = set()
         for stmt in body:
             if isinstance(stmt, ast.If) and _type_checking(stmt.test):
                 out.extend(stmt.orelse)
                 continue
-            if isinstance(stmt, ast.ImportFrom) and stmt.module in _TYPING_MODULES:
+            if isinstance(stmt, ast.Import | ast.ImportFrom):
+                imports |= _bindings(stmt)
                 continue
-            if isinstance(stmt, ast.Import) and \
-                    all(a.name in _TYPING_MODULES for a in stmt.names):
+            if _typing_only(stmt):
                 continue
             out.append(stmt)
-        return out
+        # Imports as the set of names they bind: a restyle or a reorder is no change.
+        return [ast.Expr(ast.Constant(f"import {m} {n} {a}")) for m, n, a in sorted(imports)] \
+            + out
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:  # cast(T, x) → x
+        self.generic_visit(node)
+        if _called(node.func) == "cast" and len(node.args) == 2 and not node.keywords:
+            return node.args[1]
+        return node
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         for name in ("body", "orelse", "finalbody"):
@@ -157,6 +172,43 @@ class _Behaviour(ast.NodeTransformer):
         if isinstance(node, ast.Subscript):  # Union[a, b] → a | b; Optional[a] → a | None
             return _union(node)
         return node
+
+
+def _called(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else ""
+
+
+_TYPE_MAKERS = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
+
+
+def _bindings(stmt: ast.Import | ast.ImportFrom) -> set[tuple[str, str, str]]:
+    """What an import binds, ``import x as x`` as ``import x``; typing imports none."""
+    module = ""
+    if isinstance(stmt, ast.ImportFrom):
+        module = "." * stmt.level + (stmt.module or "")
+        if stmt.module in _TYPING_MODULES:
+            return set()
+    out = set()
+    for alias in stmt.names:
+        if alias.name in _TYPING_MODULES:
+            continue
+        out.add((module, alias.name, alias.asname or alias.name.split(".")[0]))
+    return out
+
+
+def _typing_only(stmt: ast.stmt) -> bool:
+    """``__all__`` (what ``import *`` exports), ``T = TypeVar("T")`` and ``@overload``
+    stubs: statements only a type checker reads."""
+    if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return True
+        value = stmt.value
+        return isinstance(value, ast.Call) and _called(value.func) in _TYPE_MAKERS
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return any(_called(d) == "overload" for d in stmt.decorator_list)
+    return False
 
 
 def _union(node: ast.Subscript) -> ast.expr:
@@ -213,6 +265,17 @@ def _norm(line: str) -> str:
     return " ".join(line.split())
 
 
+def _words(line: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", line.lower())
+
+
+def _reflowed(line: str, stream: str) -> bool:
+    """An added line whose words, in order, run through the deleted lines (``stream``: their
+    words joined by spaces): text the commit only reflowed or punctuated, not new text."""
+    found = _words(line)
+    return len(found) >= 2 and f" {' '.join(found)} " in stream
+
+
 def tokens(line: str) -> list[str]:
     """A line's tokens: string literals (quotes normalised), numbers, and identifiers split
     into lower-case words (``urllib3_version_list`` → ``urllib``, ``3``, ``version``,
@@ -260,6 +323,21 @@ class _Today:
         return False
 
 
+_PLAIN = frozenset({"self", "cls", "None", "True", "False"})
+
+
+def generic(line: str) -> bool:
+    """A line any change could add, which says nothing of this one: an import, or a line
+    with at most one name besides keywords (``if x is None:``, ``except E:``,
+    ``return x``, ``else:``, ``)``)."""
+    text = line.strip()
+    if text.startswith(("import ", "from ")):
+        return True
+    names = {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+             if not keyword.iskeyword(w) and w not in _PLAIN}
+    return len(names) <= 1
+
+
 def _code_lines(diff: ModuleDiff, python: bool) -> list[str]:
     docs = docstring_lines(_parse(diff.after)) if python else set()
     out = []
@@ -296,19 +374,27 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     if _removal(diffs, code):
         return Judged(SKIP_REMOVAL, {}, {})
     surviving: dict[str, int] = {}
+    distinct = distinct_kept = 0
     for diff in diffs:
-        if diff.today is None or not code[diff.module]:
+        if not code[diff.module]:
             continue
         gone = {t for line in diff.deleted for t in tokens(line)}
-        today = _Today(diff.today)
-        surviving[diff.module] = sum(
-            1 for line in code[diff.module]
-            if today.holds(toks := tokens(line), set(toks) - gone))
+        today = _Today(diff.today) if diff.today is not None else None
+        kept = [line for line in code[diff.module] if today is not None and
+                today.holds(toks := tokens(line), set(toks) - gone)]
+        if today is not None:
+            surviving[diff.module] = len(kept)
+        distinct += sum(1 for line in code[diff.module] if not generic(line))
+        distinct_kept += sum(1 for line in kept if not generic(line))
     if not any(surviving.values()):
         return Judged(SKIP_SUPERSEDED, {}, {})
+    if distinct_kept * 2 < distinct:
+        return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
     moved = {_norm(line) for d in diffs for line in d.deleted}
+    stream = " " + " ".join(w for d in diffs for line in d.deleted for w in _words(line)) + " "
     facts = {d.module: tuple(text for _, text in d.added
-                             if _norm(text) not in moved and not is_version_marker(text))
+                             if _norm(text) not in moved and not is_version_marker(text)
+                             and not _reflowed(text, stream))
              for d in diffs}
     return Judged(None, {m: n for m, n in surviving.items() if n}, facts)
 

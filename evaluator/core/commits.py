@@ -32,6 +32,7 @@ surrogates), control characters become spaces, and a subject longer than
 from __future__ import annotations
 
 import heapq
+import keyword
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -58,11 +59,15 @@ SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
 SKIP_DUPLICATE = "same question as a newer commit"
-SKIP_CHORE = "a typo, formatting, lint or type-checker change"
+SKIP_CHORE = "a typo, formatting, lint, typing or clean-up change"
+SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
+SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
 SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
-                                 SKIP_DUPLICATE, SKIP_CHORE, SKIP_GIVEAWAY, *FILTER_REASONS)
+                                 SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
+                                 SKIP_GIVEAWAY,
+                                 *FILTER_REASONS)
 
 
 @dataclass(frozen=True)
@@ -194,8 +199,14 @@ _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNOREC
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
                     r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
-                    r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing)\b",
+                    r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing|typing|"
+                    r"type[- ]hint(?:s|ing|ed)?|type annotations?)\b|^clean(?:ed)? ?up\b",
                     re.IGNORECASE)
+#: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
+_PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"
+                          r"\bend[- ]of[- ]life python|\bpython\s*\d(?:\.\d+)?\+?\s+"
+                          r"(?:is\s+)?(?:dropped|removed|no longer supported)",
+                          re.IGNORECASE)
 _VERSION = re.compile(
     r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"
     r"|(?:release|releasing|prepare|preparing|bump(?:ed)?|tag(?:ged)?|version)\b.*\d+\.\d+"
@@ -346,9 +357,20 @@ class Mined:
     reasons: Mapping[str, str] = field(default_factory=dict)  # sha → why it was skipped
 
 
+_TYPING_EXAMPLE = re.compile(r"(?:^|/)typ(?:e|es|ing)[-_](?:tests?|examples?|checks?)/")
+
+
+def typing_example(path: str) -> bool:
+    """A file of examples a type checker reads (``typing-examples/``, ``typing_tests/``):
+    test data, never the answer to a question (never graded 3)."""
+    return _TYPING_EXAMPLE.search(path) is not None
+
+
 def top_files(lines: Mapping[str, int]) -> set[str]:
     """The fewest files, most changed lines first (ties by path), that hold more than half
-    of the changed lines: grade 3."""
+    of the changed lines: grade 3 (never a typing example while another file is there)."""
+    if any(not typing_example(p) for p in lines):
+        lines = {p: n for p, n in lines.items() if not typing_example(p)}
     ordered = sorted(lines, key=lambda p: (-lines[p], p))
     total = sum(lines.values())
     out: set[str] = set()
@@ -399,6 +421,8 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
         return SKIP_VERSION
     if _CHORE.search(cleaned):
         return SKIP_CHORE
+    if _PYTHON_DROP.search(cleaned):
+        return SKIP_PYTHON_DROP
     if not any(is_module_path(c.path) for c in commit.changes):
         return SKIP_NO_MODULE
     return subject_reason(commit.subject, cleaned)
@@ -440,6 +464,8 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
                         then[now] = change.path
                 if not lines:
                     reason = SKIP_GONE
+                elif all(typing_example(p) for p in lines):
+                    reason = SKIP_TYPING_EXAMPLES
         question = clean_subject(asked_text(commit))
         if reason is None and len(question.split()) < MIN_QUESTION_WORDS:
             reason = SKIP_VAGUE
@@ -484,6 +510,20 @@ def added_lines(patch: bytes) -> dict[str, list[str]]:
     return out
 
 
+_CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
+
+
+def fragment(line: str) -> bool:
+    """A line that is no statement of its own: it continues the one before (starts with a
+    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
+    keywords (``) or x is None:``, ``}, {``)."""
+    if _CONTINUED.match(line.strip()):
+        return True
+    names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
+             if not keyword.iskeyword(w) and w not in ("self", "cls")]
+    return sum(map(len, names)) * 2 < len("".join(line.split()))
+
+
 def _fact_score(line: str) -> tuple[int, int]:
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", line))
     return (-len(words), len(line))
@@ -500,7 +540,7 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
         if line not in present or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
             continue
         if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
-                fact_problem(line) is not None:
+                fact_problem(line) is not None or fragment(line):
             continue
         kept.append(line)
     return sorted(kept, key=_fact_score)[:limit]
