@@ -25,6 +25,7 @@ from typing import Any
 
 from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commit_filters import Judged
+from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
     Commit,
@@ -261,6 +262,10 @@ def _source(commit: Commit) -> dict[str, str | int]:
     return out
 
 
+def _grade3(grades: Mapping[str, int]) -> frozenset[str]:
+    return frozenset(m for m, g in grades.items() if g == 3)
+
+
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                  since: str | None, progress: Progress,
                  decisions: dict[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
@@ -277,6 +282,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
     decided = decisions if decisions is not None else {}
     decided.update(mined.reasons)
     judged_n = 0
+    asked: list[tuple[str, frozenset[str]]] = []
     for found in mined.candidates:
         if len(chosen) >= count:
             break
@@ -291,11 +297,16 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
             # A subject that names its answer's file or symbol is found by keyword search.
             if overlaps(found.question, found.grades.items(), names).names_answer:
                 reason = SKIP_GIVEAWAY
+            elif repeats(found.question, _grade3(found.grades), asked):
+                reason = SKIP_REPEAT
+            elif two_topics(found.question, {m: read_source(root, m) for m in found.grades}):
+                reason = SKIP_TWO_TOPICS
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
         else:
             chosen.append(history_candidate(root, found, judged))
+            asked.append((found.question, _grade3(found.grades)))
     skipped = ", ".join(f"{n} {reason}" for reason, n in
                         sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
     scope = f"after {since}" if since else "of HEAD"

@@ -237,9 +237,8 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
                 named.add(symbol)
             elif len(symbol) < 3:
                 continue
-            elif symbol in plain and (_distinctive(symbol) or symbol[0].isupper()):
-                named.add(symbol)
-            elif _coined(symbol, plain, answer.prose):
+            elif (symbol in plain and (_distinctive(symbol) or symbol[0].isupper())) or \
+                    _coined(symbol, plain, answer.prose):
                 named.add(symbol)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
                    len(shared) / len(own) if own else 0.0)
