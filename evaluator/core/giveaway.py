@@ -184,11 +184,17 @@ def _distinctive(name: str) -> bool:
         any(c.isupper() for c in name[1:])
 
 
+MIN_PROSE_WORDS = 10
+
+
 def _coined(symbol: str, plain: set[str], prose: frozenset[str]) -> bool:
     """A lower-case name written as a plain word (``asdict``) that is not a word of the
     answer's prose: its docstrings and comments never use it outside code, so it is the
-    name, not an English word (``redirect``, ``session`` are)."""
+    name, not an English word (``redirect``, ``session`` are). A module with under
+    :data:`MIN_PROSE_WORDS` words of prose says too little to tell."""
     low = symbol.lower()
+    if len(prose) < MIN_PROSE_WORDS:  # too little prose to tell a name from a word
+        return False
     return symbol.islower() and low in plain and len(low) >= 4 and low not in prose and \
         low not in QUESTION_WORDS and low not in GENERIC_WORDS
 
