@@ -138,6 +138,20 @@ def _doc_text(node: ast.AST) -> str:
         return ""
 
 
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The module's statements, and those of its ``if``/``try``/``with`` blocks
+    (``if sys.platform == "win32": def proxy_bypass_registry(…)``)."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If | ast.Try | ast.With):
+            for part in ("body", "orelse", "finalbody"):
+                out += _module_level(getattr(node, part, []))
+            for handler in getattr(node, "handlers", []):
+                out += _module_level(handler.body)
+    return out
+
+
 def _python_names(source: str) -> tuple[set[str], list[str]]:
     try:
         tree = ast.parse(source)
@@ -145,7 +159,7 @@ def _python_names(source: str) -> tuple[set[str], list[str]]:
         return set(), []
     names: set[str] = set()
     docs = [_doc_first_line(tree)]
-    for node in tree.body:
+    for node in _module_level(tree.body):
         names |= _assigned(node)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)

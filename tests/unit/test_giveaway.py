@@ -142,3 +142,13 @@ def test_round3_names_a_capitalised_first_word_a_short_backticked_name_and_a_coi
     # without prose to tell a name from a word, a plain word is not counted
     bare = answer_names("pkg/bare.py", "def asdict(record):\n    return record\n")
     assert not overlap("Improve performance of asdict", [bare]).names_answer
+
+
+def test_round3_names_defined_under_a_module_level_if_or_try_are_names():
+    source = ('import sys\n\nif sys.platform == "win32":\n\n    def proxy_bypass_registry(host):\n'
+              '        return False\n\ntry:\n    from fast import speedup\n'
+              'except ImportError:\n\n    def speedup(x):\n        return x\n')
+    answer = answer_names("pkg/utils.py", source)
+    assert {"proxy_bypass_registry", "speedup"} <= answer.symbols
+    assert overlap("Fix the proxy_bypass_registry function returning true",
+                   [answer]).named == ("proxy_bypass_registry",)
