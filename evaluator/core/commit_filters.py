@@ -12,21 +12,25 @@ A commit is **skipped** (each a counted reason) when
   topics): :func:`subject_reason` (a ``Merge …`` subject, ``Merge commit from fork`` with
   one parent included, is a merge of branches in :mod:`.commits` before this is asked);
 * it is a **chore**: every Python module it touched has the same syntax tree before and
-  after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks and
-  typing imports are dropped (docs wording, type hints, ``# type: ignore``);
+  after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks, typing
+  imports, ``@overload`` stubs, ``cast()``, ``TypeVar`` assignments and ``__all__`` are dropped and
+  imports are compared as the set of names they bind (docs wording, type hints,
+  ``# type: ignore``, an import restyle, ``import x as x``);
 * it only **removes** code: it adds no code line (blank, comment and docstring lines do
   not count), so the answer is the absence of code;
 * it is **superseded**: none of its added code lines survives today. A line survives when
   one to three consecutive lines of today's module hold at least 3/4 of its tokens
   (identifiers split into words, numbers, string literals) and every token the line
   brought that the diff's deleted lines of that file did not have: a rename or a reflow
-  keeps it, a later change of the value it set does not.
+  keeps it, a later change of the value it set does not;
+* it is **mostly superseded**: fewer than half of its *distinctive* added code lines survive
+  (imports and lines with at most one name, ``if x is None:``, ``except E:``, are not).
 
 Otherwise its **grades** follow the surviving added code lines (3 for the fewest modules
 holding more than half of them, 2 for the rest), not deletions or docstring rewrites, and
 its **facts** come only from added lines that still exist word for word, were not merely
-moved (the same line deleted elsewhere in the diff) and are not version markers
-(``.. versionadded::``).
+moved (the same line deleted elsewhere in the diff) or reflowed (its words, in order, run
+through the deleted lines) and are not version markers (``.. versionadded::``).
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ _TESTS_SUBJECT = re.compile(
     r"^(?:(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
     r"increase[sd]?|write|refactor(?:s|ed)?|clean ?up)\s+(?:(?:more|some|a|the|unit|missing|"
     r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
-_TEST_TOOLING = re.compile(r"\btest(?:ing)?\s+(?:environments?|envs?|dependencies|deps|"
+_TEST_TOOLING = re.compile(r"\btest(?:ing)?\s+(?:env\w*|dependencies|deps|"
                            r"requirements|matrix|setup|infrastructure|runner)\b", re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"

@@ -22,7 +22,8 @@ reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commi
   a pull request), a commit of a merged pull request, a revert or
   a commit reverted later (git's ``Revert "subject"``), a version bump, a
   change to tests/docs/CI only, a change over the size limit, files that no longer exist,
-  a subject that says too little.
+  a subject that says too little, a typo/lint/typing/clean-up subject, a Python-version
+  drop, a change to typing examples only (never graded 3 otherwise: :func:`typing_example`).
 
 Commit messages are hostile input: they are decoded with replacement characters (never
 surrogates), control characters become spaces, and a subject longer than
