@@ -195,7 +195,11 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 #: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
-_MERGE_TEXT = re.compile(r"^(?:merge|backport)\b", re.IGNORECASE)
+#: "Merge any number of slashes" is a feature's title, not a merge of branches.
+_MERGE_TEXT = re.compile(
+    r"^(?:backport\b|merge\s*$|merge\s+(?:(?:(?:remote-tracking\s+)?branch|tags?|pull|commit|"
+    r"remote|upstream|origin|from|changes|main|master|stable|develop|dev|release|trunk|"
+    r"latest|\d+\.\d+\S*)\b|['\"`])|merge\s+\S+\s+(?:into|to|with)\s)", re.IGNORECASE)
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"

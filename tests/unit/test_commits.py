@@ -178,3 +178,20 @@ def test_a_pull_request_that_merges_branches_is_a_merge(subject: str) -> None:
     commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 1, 1),))
     mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
     assert mined.skipped == {SKIP_MERGE: 1}
+
+
+@pytest.mark.parametrize("subject", ["Merge branch 'stable'", "Merge main into x",
+                                     "Merge 2.3.x", "Merge remote-tracking branch 'a/b'",
+                                     "Merge"])
+def test_subjects_that_merge_branches(subject: str) -> None:
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 1, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert mined.skipped == {SKIP_MERGE: 1}
+
+
+def test_a_title_that_starts_with_the_verb_merge_is_a_question() -> None:
+    # werkzeug's "Merge any number of slashes" (kept by the held-out review)
+    commit = Commit(A, (B,), "Merge any number of slashes (#2977)",
+                    (FileChange("pkg/a.py", 1, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert [c.question for c in mined.candidates] == ["Merge any number of slashes"]
