@@ -43,13 +43,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
+SKIP_DOCS_SUBJECT = "the subject is about documentation"
 SKIP_MIXED = "two topics in one subject (two sentences)"
 SKIP_NO_CODE = "a chore: docstrings, comments or type hints only"
 SKIP_REMOVAL = "removes code only (adds no new code line)"
+SKIP_IMPORTS_ONLY = "changes the modules' imports only (a re-export or a compat import)"
 SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
 SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines (not "
                           "imports or guards) are gone at the evaluated commit")
-FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_NO_CODE,
+FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
+                                   SKIP_NO_CODE, SKIP_IMPORTS_ONLY,
                                    SKIP_REMOVAL, SKIP_SUPERSEDED, SKIP_MOSTLY_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
@@ -64,6 +67,10 @@ _TESTS_SUBJECT = re.compile(
     r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
 _TEST_TOOLING = re.compile(r"\btest(?:ing)?\s+(?:env\w*|dependencies|deps|"
                            r"requirements|matrix|setup|infrastructure|runner)\b", re.IGNORECASE)
+_DOCS_SUBJECT = re.compile(
+    r"^(?:add(?:s|ed)?|create[sd]?|write|update[sd]?|improve[sd]?|rewrite|fix(?:es|ed)?|"
+    r"clarify|tweak|reword|expand)\s+(?:(?:a|an|the|new|more|some|missing|api)\s+)*"
+    r"(?:docs?|documentation|docstrings?|changelog|readme)\b", re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
                              r"versionremoved)\s*::", re.IGNORECASE)
@@ -79,6 +86,8 @@ def subject_reason(raw_subject: str, cleaned: str) -> str | None:
     if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned) or \
             _TEST_TOOLING.search(cleaned):
         return SKIP_TESTS_SUBJECT
+    if _DOCS_SUBJECT.match(cleaned):
+        return SKIP_DOCS_SUBJECT
     if _TWO_SENTENCES.search(cleaned):
         return SKIP_MIXED
     return None
@@ -229,13 +238,19 @@ def _union(node: ast.Subscript) -> ast.expr:
     return out
 
 
-def behaviour(source: str | None) -> str | None:
+def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     """The syntax tree of ``source`` without what does not change behaviour, as text; None
-    when it is not Python that parses."""
+    when it is not Python that parses. ``imports=False`` also drops the module's own
+    (top-level) imports."""
     tree = _parse(source)
     if tree is None:
         return None
-    return ast.dump(_Behaviour().visit(tree), include_attributes=False)
+    module = _Behaviour().visit(tree)
+    if not imports:
+        module.body = [s for s in module.body if not (
+            isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
+            str(s.value.value).startswith("import "))]
+    return ast.dump(module, include_attributes=False)
 
 
 # ----------------------------------------------------------------------------- the change
@@ -374,6 +389,9 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         shapes = [(behaviour(d.before), behaviour(d.after)) for d in diffs]
         if all(b is not None and b == a for b, a in shapes):
             return Judged(SKIP_NO_CODE, {}, {})
+        if all(behaviour(d.before, imports=False) == behaviour(d.after, imports=False)
+               is not None for d in diffs):
+            return Judged(SKIP_IMPORTS_ONLY, {}, {})
     code = {d.module: _code_lines(d, python[d.module]) for d in diffs}
     if _removal(diffs, code):
         return Judged(SKIP_REMOVAL, {}, {})

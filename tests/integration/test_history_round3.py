@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.core.commit_filters import SKIP_MOSTLY_SUPERSEDED, SKIP_NO_CODE
+from evaluator.core.commit_filters import (
+    SKIP_DOCS_SUBJECT,
+    SKIP_IMPORTS_ONLY,
+    SKIP_MOSTLY_SUPERSEDED,
+    SKIP_NO_CODE,
+)
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.commits import SKIP_GIVEAWAY, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES
 from tests.integration.test_init_history import commit, draft, new_repo, write
@@ -182,6 +187,14 @@ def derive_key(secret):
           "    chained_validators = chain_validators_for(validator)\n"
           "    return chained_validators")
     shas["mixed"] = commit(repo, "Chain the validators and switch the entity tag to base64")
+    # itsdangerous history-10: a documentation subject over a small code change
+    _edit(repo, "pkg/hashing.py", "    return lookup_algorithm(name)",
+          "    hasher_algorithm = lookup_algorithm(name)\n    return hasher_algorithm")
+    shas["docs"] = commit(repo, "Create a new doc for the hashing concepts")
+    # itsdangerous history-09/-15: a re-export, imports only
+    _edit(repo, "pkg/funcs.py", '"""Turning records into plain data."""\n',
+          '"""Turning records into plain data."""\n\nfrom pkg.keys import derive_key\n')
+    shas["reexport"] = commit(repo, "Add compat import for the key derivation helper")
     return repo, shas
 
 
@@ -196,13 +209,13 @@ def test_the_held_out_reviews_rejects_are_skipped_with_a_counted_reason(round3_r
     doc, stderr = draft(cli, repo, tmp_path, "--count", "20")
     asked = {q["source"]["commit"]: q for q in doc["queries"]}
     for name in ("ne", "safe_join", "asdict", "overloads", "restyle", "drop", "stub",
-                 "superseded", "repeat", "mixed"):
+                 "superseded", "repeat", "mixed", "docs", "reexport"):
         assert shas[name] not in asked, name
     line = _line(stderr)
     assert f"3 {SKIP_GIVEAWAY}" in line
     assert f"2 {SKIP_NO_CODE}" in line
     for reason in (SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES, SKIP_MOSTLY_SUPERSEDED,
-                   SKIP_REPEAT, SKIP_TWO_TOPICS):
+                   SKIP_REPEAT, SKIP_TWO_TOPICS, SKIP_DOCS_SUBJECT, SKIP_IMPORTS_ONLY):
         assert f"1 {reason}" in line, reason
     # the control cases: a plain domain word the prose uses, and the newer of two repeats
     assert shas["redirect"] in asked and shas["repeated"] in asked
