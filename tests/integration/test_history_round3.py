@@ -16,6 +16,7 @@ from evaluator.core.commit_filters import (
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.commits import SKIP_GIVEAWAY, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES
+from tests.integration.test_history_filters import _edit
 from tests.integration.test_init_history import commit, draft, new_repo, write
 
 FUNCS = '''"""Turning records into plain data."""
@@ -59,12 +60,6 @@ def make_hasher(name):
     name, as hashlib spells it."""
     return lookup_algorithm(name)
 '''
-
-
-def _edit(repo: Path, path: str, old: str, new: str) -> None:
-    text = (repo / path).read_text(encoding="utf-8")
-    assert old in text, old
-    write(repo, path, text.replace(old, new, 1))
 
 
 @pytest.fixture
