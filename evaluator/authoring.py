@@ -240,7 +240,8 @@ def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Ca
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
         lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
         if lines:
-            facts += [f for f in evidence_facts(lines, _today_lines(root, module))
+            facts += [f for f in evidence_facts(lines, _today_lines(root, module),
+                                                about=found.question)
                       if f not in facts]
     facts = facts[:4] if len(facts) >= 2 else []
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),

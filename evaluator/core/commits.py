@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
+from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
@@ -535,10 +536,12 @@ def _fact_score(line: str) -> tuple[int, int]:
 
 
 def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
-                   limit: int = MAX_FACTS) -> list[str]:
+                   limit: int = MAX_FACTS, about: str = "") -> list[str]:
     """Up to ``limit`` added lines that still exist, word for word (whitespace collapsed),
     in today's file: specific ones (a fact the judge can use, 12–120 characters, not a
-    comment marker or a lone bracket), the most distinct words first."""
+    comment marker or a lone bracket, not a fragment), those sharing the most words with
+    the question ``about`` first (a commit's other topic last), then the most distinct
+    words."""
     present = {" ".join(line.split()) for line in today_lines}
     kept: list[str] = []
     for line in dict.fromkeys(added):
@@ -548,4 +551,6 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
                 fact_problem(line) is not None or fragment(line):
             continue
         kept.append(line)
-    return sorted(kept, key=_fact_score)[:limit]
+    asked = words(about)
+    return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
+        :limit]
