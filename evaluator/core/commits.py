@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
+from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
 
@@ -69,7 +70,7 @@ SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVER
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
                                  SKIP_GIVEAWAY,
-                                 *FILTER_REASONS)
+                                 *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS)
 
 
 @dataclass(frozen=True)
