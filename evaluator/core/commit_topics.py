@@ -1,5 +1,7 @@
-"""Two more reasons a mined commit makes no question of its own (issue 24's held-out
-review), decided against the questions already drafted and the modules' sources:
+"""A mined commit that repeats a drafted question, or whose subject joins two unrelated
+changes (issue 24's held-out review).
+
+Decided against the questions already drafted and the modules' sources:
 
 * a **repeat**: its subject says what an already drafted question says (the content words
   of one hold the other's), or it has the same grade-3 modules as one and shares most of
