@@ -23,6 +23,9 @@ decoy credit and paraphrase recall, on the tuning part and on the held-out part)
 terms rule and the headline judge with the model; ``--before REF`` adds the judge as it was
 at git revision ``REF`` (e.g. the previous judge) for a before/after table.
 
+Per suite, also the false versions of the facts (the self-check's) and shuffled-word decoys
+credited, for this judge and the ``--before`` one.
+
 ``--grid`` adds the calibration grid (stretch lines × coverage threshold × idf weights).
 The judge's share of an evaluation's wall time is printed by ``bench_systems.py``.
 
@@ -102,7 +105,8 @@ def table(rows: Sequence[tuple[str, list[float], list[float]]], title: str) -> N
 
 
 def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]] | None,
-               grid: bool, columns: bool = True) -> list[tuple[str, list[float], list[float]]]:
+               grid: bool, columns: bool = True, before: tuple[str, ModuleType] | None = None,
+               ) -> list[tuple[str, list[float], list[float]]]:
     pairs = contexts(suite)
     scorers: dict[str, Scorer] = {
         "faithfulness_n15 (neuralmind.ragas)":
@@ -111,6 +115,10 @@ def suite_rows(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]
         "faithfulness, terms rule alone (in_memory)":
             lambda q, ctx, docs: judge(ctx, q.gold_facts).faithfulness,
     }
+    if before is not None:
+        ref, old = before
+        scorers[f"faithfulness, judge at {ref}, terms rule alone"] = (
+            lambda q, ctx, docs: old.judge(ctx, q.gold_facts).faithfulness)
     if embed is not None:
         similar = similarity_of(embed)
         scorers["faithfulness (headline: terms + similarity route)"] = (
@@ -186,6 +194,32 @@ def embed_rows(pairs: list[tuple[Query, tuple[str, list[str]], tuple[str, list[s
     return [(name, r, w) for name, (r, w) in cols.items()]
 
 
+DECOY_SEEDS = 8
+
+
+def adversarial(suite: Suite, judges: Sequence[tuple[str, Callable[..., object]]]) -> None:
+    """Per judge (terms rule), on the suite's facts each judge credits on their right
+    source: the self-check's false versions (:func:`evaluator.core.judgecheck.false_versions`)
+    credited on that source, and decoys (:func:`judge_agreement.decoy_of`, the fact's words
+    shuffled, :data:`DECOY_SEEDS` seeds each) credited as the context."""
+    from judge_agreement import decoy_of
+
+    from evaluator.core.judgecheck import false_versions
+
+    print(f"\n{suite.name}: false versions and decoys of the facts credited on the right source")
+    for name, judge_fn in judges:
+        def credited(context: str, fact: str, j: Callable[..., object] = judge_fn) -> bool:
+            return getattr(j(context, [fact]), "faithfulness", 0.0) == 1.0
+
+        facts = [(q, right[0], f) for q, right, _ in contexts(suite) for f in q.gold_facts]
+        true = [(ctx, f) for _, ctx, f in facts if credited(ctx, f)]
+        false = [credited(ctx, v) for ctx, f in true for v in false_versions(f)]
+        decoys = [credited(decoy_of(f, seed=n * 7919 + sum(map(ord, f))), f)
+                  for _, f in true for n in range(DECOY_SEEDS)]
+        print(f"  {name}: {len(true)} of {len(facts)} facts credited; false versions "
+              f"{sum(false)}/{len(false)}; decoys {sum(decoys)}/{len(decoys)}")
+
+
 def calibration(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]]) -> None:
     """The similarity threshold's calibration rule, shown on ``suite``: the highest cosine of
     a prose fact the route asks about with its candidate in *another* question's source;
@@ -207,13 +241,36 @@ def calibration(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]
           f"(in use: {FACT_SIMILARITY_THRESHOLD})")
 
 
+# The judge's modules, each importing only those before it (and the rest of the evaluator).
+JUDGE_MODULES = ("judgetext", "judgeread", "judgeorder", "judgevectors", "judge")
+
+
 def old_judge(ref: str) -> ModuleType:
-    """``evaluator/core/judge.py`` as it was at git revision ``ref``, loaded as a module."""
-    source = subprocess.run(["git", "-C", str(REPO), "show", f"{ref}:evaluator/core/judge.py"],
-                            check=True, capture_output=True, text=True).stdout
+    """``evaluator/core/judge.py`` as it was at git revision ``ref``, loaded as a module
+    with the judge's other modules (:data:`JUDGE_MODULES`) as they were there too: each is
+    put in ``sys.modules`` under its own name while the next ones load, then the current
+    ones are put back (the loaded modules keep their references to each other)."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-tree", "--name-only", ref,
+                             "evaluator/core/"], check=True, capture_output=True,
+                            text=True).stdout.split()
+    saved = {name: sys.modules.get(f"evaluator.core.{name}") for name in JUDGE_MODULES}
     module = ModuleType(f"judge_at_{ref}")
-    sys.modules[module.__name__] = module
-    exec(compile(source, f"{ref}:evaluator/core/judge.py", "exec"), module.__dict__)
+    try:
+        for name in JUDGE_MODULES:
+            path = f"evaluator/core/{name}.py"
+            if path not in listed:
+                continue
+            source = subprocess.run(["git", "-C", str(REPO), "show", f"{ref}:{path}"],
+                                    check=True, capture_output=True, text=True).stdout
+            module = ModuleType(f"evaluator.core.{name}")
+            sys.modules[module.__name__] = module
+            exec(compile(source, f"{ref}:{path}", "exec"), module.__dict__)
+    finally:
+        for name, current in saved.items():
+            if current is None:
+                sys.modules.pop(f"evaluator.core.{name}", None)
+            else:
+                sys.modules[f"evaluator.core.{name}"] = current
     return module
 
 
@@ -269,12 +326,16 @@ def main(argv: list[str] | None = None) -> None:
         print(f"({time.perf_counter() - t:.1f}s)")
     if args.agreement_only:
         return
+    before = (args.before, old_judge(args.before)) if args.before else None
     for name in args.suites.split(","):
         suite = load_suite(name, args.cache)
         t = time.perf_counter()
-        rows = suite_rows(suite, embed, args.grid, columns=not args.headline_only)
+        rows = suite_rows(suite, embed, args.grid, columns=not args.headline_only,
+                          before=before)
         table(rows, f"## {suite.name}: {len(suite.ground_truth.queries)} questions "
                     f"({time.perf_counter() - t:.1f}s)")
+        adversarial(suite, [(f"judge {JUDGE_VERSION} (this)", judge)]
+                    + ([(f"judge at {before[0]}", before[1].judge)] if before else []))
         if embed is not None:
             calibration(suite, embed)
 

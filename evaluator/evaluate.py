@@ -68,7 +68,7 @@ from evaluator.snapshot import (
     sync_tree,
     without_folders,
 )
-from evaluator.system_runs import _with_references
+from evaluator.system_runs import IndexSearches, _with_references
 
 
 @dataclass(frozen=True)
@@ -130,8 +130,7 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                    tree=snapshot / project_name(root, deps.env, deps.git),
                    started_at=started_at, deps=deps, universe=modules,
                    select_files=select_files, judge_model=judge_model_dir(options, model),
-                   own_names=own_file_names(root, own), untracked=untracked,
-                   warnings=thin)
+                   own_names=own_file_names(root, own), untracked=untracked, warnings=thin)
     backend = ("auto (NeuralMind picks it when it builds)" if options.backend == "auto"
                else options.backend)
     progress(f"index: backend {backend}, graph {options.graph_source}, "
@@ -142,12 +141,13 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
                                     texts=base_texts)
         head_commit_sha = deps.git.head_commit(root)
         answers: dict[str, Answer] = {}  # the head's, for the --budget frontier
+        searched = IndexSearches(setup, files)  # the references that search its build
         results, _head_notes = _run_side(setup, source=root, files=files,
                                          commit=head_commit_sha, ref=None, label="head",
-                                         progress=progress, answers=answers)
+                                         progress=progress, answers=answers, on_index=searched)
     results = _finished(setup, results, files=files, baseline=baseline, answers=answers,
                         base_texts=base_texts if base else None, head_commit=head_commit_sha,
-                        t0=t0, progress=progress, ignored=ignored)
+                        t0=t0, progress=progress, ignored=ignored, searched=searched)
     return Evaluation(results=results, ground_truth=ground_truth, baseline=baseline,
                       baseline_label=base.label if base else None, notes=tuple(notes))
 
@@ -157,11 +157,13 @@ def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
 def _finished(setup: _Setup, results: Results, *, files: tuple[str, ...],
               baseline: Results | None, base_texts: Mapping[str, str] | None,
               head_commit: str | None, t0: float, progress: Progress,
-              ignored: Sequence[str], answers: Mapping[str, Answer]) -> Results:
+              ignored: Sequence[str], answers: Mapping[str, Answer],
+              searched: IndexSearches | None = None) -> Results:
     """The head's results with the reference systems, the checkout's state against its
     commit, the whole run's timings and the evidence drift (``base_texts``: the base's
     needed modules, ``None`` without a base side)."""
-    results = _with_references(setup, files, results, progress, answers=answers)
+    results = _with_references(setup, files, results, progress, answers=answers,
+                               searched=searched)
     tree_differs, queries_differ = (setup.deps.git.worktree_state(setup.root, setup.qpath)
                                     if head_commit else (False, False))
     return replace(results, run=replace(results.run, timings=_timings(

@@ -226,6 +226,17 @@ def code_suffixes() -> frozenset[str]:
 
 
 @dataclass(frozen=True)
+class IndexHit:
+    """One hit of :meth:`NeuralMindIndex.search`: its node's file (checkout-relative, ``""``
+    when the node has none), the text NeuralMind embedded for it, and the line the node
+    starts on (``None`` when the graph does not say)."""
+
+    module: str
+    document: str
+    line: int | None
+
+
+@dataclass(frozen=True)
 class BuildInfo:
     backend: str
     graph_source: str
@@ -481,6 +492,33 @@ class NeuralMindIndex:
             documents=tuple(str(h.get("document", "")) for h in (result.top_search_hits or [])),
             token_reduction=float(reduction) if reduction else None,
         )
+
+    def search(self, question: str, n: int) -> tuple[IndexHit, ...]:
+        """NeuralMind's plain vector search of this build (``NeuralMind.search``: the top
+        ``n`` index nodes by similarity, no synapses, no disclosure), read-only; each hit's
+        file (NFC), embedded text and the line its node starts on (from the graph)."""
+        if self._mind is None:
+            raise RuntimeError("build() first")
+        from neuralmind.freshness import normalize_source_path  # as rank_files reads them
+
+        with self._library():
+            try:
+                hits = self._mind.search(question, n=n, learn=False)
+                lines = {str(node.get("id", "")): str(node.get("source_location", "") or "")
+                         for node in getattr(self._mind.embedder, "nodes", None) or ()}
+            except Exception as err:
+                raise BuildError(f"NeuralMind failed to search for {question!r}: "
+                                 f"{type(err).__name__}: {err}") from None
+        out = []
+        for hit in hits or ():
+            meta = hit.get("metadata") or {}
+            where = lines.get(str(meta.get("node_id") or hit.get("id") or ""), "")
+            out.append(IndexHit(
+                module=unicodedata.normalize("NFC", normalize_source_path(
+                    str(meta.get("source_file") or ""), Path("/"))),
+                document=str(hit.get("document") or ""),
+                line=int(where[1:]) if where[:1] == "L" and where[1:].isdigit() else None))
+        return tuple(out)
 
     def close(self) -> None:
         if self._mind is not None:

@@ -35,7 +35,7 @@ from evaluator.core.scoring import (
 from evaluator.core.stats import SignificanceTest
 from evaluator.core.systems import Answer, System
 from evaluator.core.universe import Universe
-from evaluator.deps import Deps
+from evaluator.deps import Deps, Index
 from evaluator.errors import BuildError
 from evaluator.host import host_class
 from evaluator.judging import judge_answer
@@ -66,7 +66,7 @@ def _needs_model(options: Settings) -> bool:
 
     if options.backend != "in_memory" or options.embed:
         return True
-    return any("model" in SYSTEMS[spec.name].needs
+    return any("model" in SYSTEMS[spec.name].needs_for(spec.options)
                and ("backend" not in SYSTEMS[spec.name].options  # it embeds whatever the run's
                     or dict(spec.options).get("backend", options.backend) != "in_memory")
                for spec in parse_systems(str(options.systems)))
@@ -255,9 +255,11 @@ def _run_info(setup: _Setup, build: BuildInfo, *, files: int, commit: str | None
 
 def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: str | None,
               ref: str | None, label: str, progress: Progress,
-              answers: dict[str, Answer] | None = None) -> tuple[Results, list[str]]:
+              answers: dict[str, Answer] | None = None,
+              on_index: Callable[[Index], None] | None = None) -> tuple[Results, list[str]]:
     """Snapshot ``source`` into the shared tree, build (incrementally), ask, score
-    (``answers``: see :func:`_ask_all`)."""
+    (``answers``: see :func:`_ask_all`; ``on_index`` is handed the built index after the
+    questions, before it is closed: the references that search it)."""
     t0 = time.perf_counter()
     options = setup.options
     pause = setup.deps.pause
@@ -289,6 +291,8 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
             retrievals, query_seconds = _ask_all(
                 setup, index, progress=_asked(label, progress), answers=answers,
                 reach=index_reach(setup, files))
+        if on_index is not None:
+            on_index(index)
     finally:
         index.close()
     scoring = ScoringOptions(k_values=effective_k(options.k), gain=options.gain,

@@ -8,7 +8,7 @@ import inspect
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from evaluator.checkout_files import _on_wait
 from evaluator.core.budget import FRONTIER_SCALES, NEURALMIND, base_limit, cut, scaled
@@ -19,7 +19,14 @@ from evaluator.core.scoring import (
     effective_k,
     score_all,
 )
-from evaluator.core.systems import Answer, FrontierPoint, SystemRun, SystemSpec
+from evaluator.core.systems import (
+    Answer,
+    FrontierPoint,
+    System,
+    SystemEntry,
+    SystemRun,
+    SystemSpec,
+)
 from evaluator.deps import load_factory
 from evaluator.judging import judge_answer
 from evaluator.progress import Progress, heartbeat
@@ -29,10 +36,64 @@ from evaluator.snapshot import (
 )
 
 
+class IndexSearches:
+    """The ``--systems`` references that search the evaluated index's own build (registry
+    need ``index``: ``embedding``), asked every question while the head's build is open
+    (:func:`evaluator.side._run_side`'s ``on_index``), so nothing is built twice; their
+    answers are judged and scored later, like every reference's (:func:`_reference_run`)."""
+
+    def __init__(self, setup: _Setup, files: tuple[str, ...]) -> None:
+        from evaluator.core.systems import SYSTEMS, parse_systems
+
+        self._setup = setup
+        self._files = tuple(f for f in files if setup.universe.admits(f))
+        self.specs = tuple(s for s in parse_systems(str(setup.options.systems))[1:]
+                           if "index" in SYSTEMS[s.name].needs_for(s.options))
+        self.answers: dict[str, dict[str, Answer]] = {}  # label -> question -> answer
+        self.seconds = 0.0
+
+    def __call__(self, index: Any) -> None:
+        from evaluator.core.systems import SYSTEMS
+
+        t0 = time.perf_counter()
+        for spec in self.specs:
+            system = _built(self._setup, self._files, spec, SYSTEMS[spec.name], index=index)
+            self.answers[spec.label] = {q.question: system.ask(q.question)
+                                        for q in self._setup.ground_truth.queries}
+        self.seconds += time.perf_counter() - t0
+
+
+class _Replay:
+    """A reference's answers given while the evaluated build was open, asked again."""
+
+    def __init__(self, answers: Mapping[str, Answer]) -> None:
+        self._answers = answers
+
+    def ask(self, question: str) -> Answer:
+        return self._answers[question]
+
+
+def _built(setup: _Setup, files: tuple[str, ...], spec: SystemSpec, entry: SystemEntry, *,
+           index: Any = None) -> System:
+    """A reference system from its entry's factory, on the universe's ``files``."""
+    from evaluator.refsystems import provided
+
+    factory = load_factory(entry)
+    return cast(System, factory(setup.root, files, **dict(spec.options), **provided(
+        entry.needs_for(spec.options), model=setup.model, cache_dir=setup.cache_dir,
+        ground_truth=setup.ground_truth, index=index), **depth_for(factory, _depth(setup))))
+
+
+def _depth(setup: _Setup) -> int:
+    return ranking_depth(setup.options.depth, effective_k(setup.options.k))
+
+
 def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
-                     progress: Progress, *, answers: Mapping[str, Answer]) -> Results:
+                     progress: Progress, *, answers: Mapping[str, Answer],
+                     searched: IndexSearches | None = None) -> Results:
     """``--judge-check`` (always with ``--example``) and the ``--systems`` references
-    (``answers``: the evaluated index's, for its frontier under ``--budget``)."""
+    (``answers``: the evaluated index's, for its frontier under ``--budget``; ``searched``:
+    the answers of those that searched its build)."""
     from evaluator import references
     from evaluator.core.judgecheck import with_retrieved
     from evaluator.core.systems import parse_systems, system_run
@@ -64,19 +125,22 @@ def _with_references(setup: _Setup, files: tuple[str, ...], results: Results,
         for spec in specs[1:]:
             progress(f"system {spec.label}: evaluating")
             with heartbeat(progress, f"system {spec.label}", pause=setup.deps.pause):
-                runs.append(_reference_run(setup, files, spec, progress))
-        extra["systems_s"] = round(time.perf_counter() - t0, 4)
+                runs.append(_reference_run(setup, files, spec, progress, searched=searched))
+        extra["systems_s"] = round(time.perf_counter() - t0
+                                   + (searched.seconds if searched else 0.0), 4)
     run = replace(results.run, timings={**results.run.timings, **extra})
     return replace(results, run=run, judge_check=check, systems=tuple(runs))
 
 
 def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
-                   progress: Progress) -> SystemRun:
+                   progress: Progress, *, searched: IndexSearches | None = None) -> SystemRun:
     """One reference system's block on the head checkout, built from its registry entry: a
     system that needs a NeuralMind build (``graph``) is built like the evaluated index on a
-    snapshot of its own, with its options over the run's; any other from the head
-    checkout's files in the module universe (the candidates that are scored), its answers
-    filtered, judged and scored like the evaluated index's (:func:`_ask_all`)."""
+    snapshot of its own, with its options over the run's; one that searches the evaluated
+    build (``index``) gives the answers it gave while that build was open (``searched``);
+    any other is built from the head checkout's files in the module universe (the
+    candidates that are scored). Its answers are filtered, judged and scored like the
+    evaluated index's (:func:`_ask_all`)."""
     from evaluator.core.systems import SYSTEMS, system_run
 
     entry = SYSTEMS[spec.name]
@@ -84,13 +148,13 @@ def _reference_run(setup: _Setup, files: tuple[str, ...], spec: SystemSpec,
     if "graph" not in entry.needs:
         # The universe's files: every system ranks the candidates that are scored.
         modules = tuple(f for f in files if setup.universe.admits(f))
-        from evaluator.refsystems import provided
-
-        depth = ranking_depth(setup.options.depth, effective_k(setup.options.k))
-        factory = load_factory(entry)
-        system = factory(setup.root, modules, **dict(spec.options), **provided(
-            entry.needs, model=setup.model, cache_dir=setup.cache_dir,
-            ground_truth=setup.ground_truth), **depth_for(factory, depth))
+        depth = _depth(setup)
+        if "index" in entry.needs_for(spec.options):
+            if searched is None or spec.label not in searched.answers:
+                raise RuntimeError(f"{spec.label} was not asked while the build was open")
+            system: System = _Replay(searched.answers[spec.label])
+        else:
+            system = _built(setup, modules, spec, entry)
         retrievals, _seconds = _ask_all(setup, system, answers=answers, reach=depth_reach(
             depth, len(modules), ranks_all=entry.depth is None))
         scoring = ScoringOptions(k_values=effective_k(setup.options.k),

@@ -145,7 +145,7 @@ def check_pairs(ground_truth: GroundTruth) -> tuple[list[CheckPair], list[str]]:
 
 _AUXILIARY = re.compile(
     r"\b(is|are|was|were|can|could|will|would|does|do|did|has|have|had|must|should|may)"
-    r"(\s+(?:not|never)\b)?", re.IGNORECASE)
+    r"(?:(?<=can)(not)\b|\b(\s+(?:not|never)\b)?)", re.IGNORECASE)
 _DIGITS = re.compile(r"(?<![\w.])(\d+)(?![\w.]*[^\W\d_])")
 
 
@@ -167,7 +167,8 @@ def false_versions(fact: str) -> tuple[str, ...]:
             out.append(swapped)
     aux = _AUXILIARY.search(fact)
     if aux:
-        flipped = aux.group(1) if aux.group(2) else f"{aux.group(1)} not"
+        negated = aux.group(2) or aux.group(3)
+        flipped = aux.group(1) if negated else f"{aux.group(1)} not"
         out.append(fact[:aux.start()] + flipped + fact[aux.end():])
     if not out:
         out.append(f"It is not true that {fact[:1].lower()}{fact[1:]}")

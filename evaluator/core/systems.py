@@ -71,11 +71,14 @@ class System(Protocol):
 # * ``graph``: a NeuralMind index built on the system's own snapshot of the checkout (with
 #   ``--graph-source`` and ``--backend`` unless its options set them), through the run's
 #   index factory; a system without it is built from the checkout's files directly;
-# * ``ground_truth``: the run's ground truth (its factory gets it as ``ground_truth``).
+# * ``ground_truth``: the run's ground truth (its factory gets it as ``ground_truth``);
+# * ``index``: the evaluated index's own build, searched while it is open after the head's
+#   questions (its factory gets it as ``index``; nothing is built twice).
 NEEDS: Mapping[str, str] = {
-    "model": "the embedding model (unless backend=in_memory)",
+    "model": "the embedding model (a `backend` option: unless it is in_memory)",
     "graph": "a NeuralMind build on its own snapshot",
     "ground_truth": "the ground truth's grades",
+    "index": "the evaluated index's build (searched, not built again)",
 }
 
 
@@ -96,7 +99,8 @@ class SystemEntry:
     (without options). ``depth``: how deep it ranks, ``None`` when it ranks every module of
     the universe it has (a factory that caps its ranking takes the run's ranking depth as
     ``depth``), else what bounds its ranking; a ranking of such a system may stop short of
-    the run's depth (:mod:`evaluator.core.depth`)."""
+    the run's depth (:mod:`evaluator.core.depth`). ``option_needs``: what the entry needs
+    instead of ``needs`` when an option has a value (``{"chunks=code": {"model"}}``)."""
 
     name: str
     summary: str
@@ -105,8 +109,21 @@ class SystemEntry:
     needs: frozenset[str] = frozenset()
     evaluated: bool = False
     depth: str | None = None
+    option_needs: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def needs_for(self, options: Mapping[str, str]) -> frozenset[str]:
+        """What the system with ``options`` needs (:attr:`option_needs` over ``needs``)."""
+        for key, value in options.items():
+            if f"{key}={value}" in self.option_needs:
+                return self.option_needs[f"{key}={value}"]
+        return self.needs
 
     def __post_init__(self) -> None:
+        settable = {f"{k}={v}" for k, values in self.options.items() for v in values}
+        if set(self.option_needs) - settable or any(
+                needs - set(NEEDS) or "graph" in needs for needs in self.option_needs.values()):
+            raise ValueError(f"system {self.name}: option_needs names an unknown option value "
+                             "or need (or graph)")
         unknown = sorted(self.needs - set(NEEDS))
         if unknown or ":" not in self.factory:
             raise ValueError(f"system {self.name}: unknown needs {unknown} or a factory that "
@@ -151,11 +168,18 @@ register(SystemEntry(
     factory="evaluator.bm25:BM25Index"))
 # The reference systems of evaluator/refsystems/ (docs/reference-systems.md).
 register(SystemEntry(
-    "embedding", "vector RAG: the modules cut into code chunks (functions, methods, class "
-    "heads, 40-line windows) embedded with the run's MiniLM model, ranked by cosine with the "
-    "question; the modules by their best chunk, the context its top 8 chunks; chunk vectors "
-    "cached by content", factory="evaluator.refsystems.embedding:EmbeddingIndex",
-    needs=frozenset({"model"})))
+    "embedding", "plain vector RAG. `chunks=index`: NeuralMind's public benchmark's "
+    "embedding-rag, `NeuralMind.search` over the run's own build (its nodes embed as "
+    "qualified name, module and docstring; no synapses, no disclosure): the files of the hits "
+    "in order, the context the source of the top 8 hits. `chunks=code`: the modules cut into "
+    "code chunks (functions, methods, class heads, 40-line windows) embedded with the run's "
+    "MiniLM model, ranked by cosine with the question; the modules by their best chunk, the "
+    "context its top 8 chunks; chunk vectors cached by content",
+    factory="evaluator.refsystems.embedding:embedding_system",
+    options={"chunks": ("index", "code")}, needs=frozenset({"index"}),
+    option_needs={"chunks=code": frozenset({"model"})},
+    depth="`chunks=index`: the hits it asks the build for, doubled until `--depth` modules "
+    "are ranked or the index has no more; `chunks=code`: every module"))
 register(SystemEntry(
     "grep", "keyword search as ripgrep-style tools do (pure Python): the question's words "
     "(3+ letters, no function words) counted as whole words, ignoring case; the modules by "
@@ -186,7 +210,9 @@ def systems_table() -> str:
     bar = "\\|"  # a literal | inside a table cell
     for e in SYSTEMS.values():
         options = "; ".join(f"`{k}` = {bar.join(v)}" for k, v in e.options.items())
-        needs = "; ".join(NEEDS[n] for n in sorted(e.needs))
+        needs = "; ".join([*(NEEDS[n] for n in sorted(e.needs)), *(
+            f"`{o}`: " + ", ".join(NEEDS[n] for n in sorted(v))
+            for o, v in e.option_needs.items())])
         ranks = (e.depth or "every module it matches, `--depth` deep or more").replace("|", bar)
         rows.append(f"| `{e.name}` | {options or 'none'} | {needs or 'the checkout only'} | "
                     f"{ranks} | {e.summary.replace('|', bar)} |")

@@ -1,4 +1,4 @@
-"""Code chunks for the ``embedding`` reference system: functions, classes and windows.
+"""Code chunks for ``embedding``: what ``chunks=code`` embeds, and the source its hits show.
 
 A Python module (one that parses) is cut at its definitions, as a code RAG cuts it: each
 function or method is a chunk (decorators included; a nested function stays in its

@@ -1,6 +1,11 @@
-"""The ``embedding`` reference system: code chunks embedded with the run's MiniLM model.
+"""The ``embedding`` reference system: plain vector RAG beside NeuralMind, in two variants.
 
-The plain vector-RAG baseline beside NeuralMind: every module is cut into chunks
+``embedding`` (``chunks=index``, the default) searches the run's own NeuralMind build, as
+NeuralMind's public benchmark's ``embedding-rag`` does (:mod:`evaluator.refsystems.indexsearch`).
+``embedding:chunks=code`` is :class:`EmbeddingIndex`, code chunks embedded here:
+:func:`embedding_system` is the registry entry's factory and picks one.
+
+``chunks=code``: every module is cut into chunks
 (:mod:`evaluator.refsystems.chunks`: functions, methods, class heads, windows), each chunk
 embedded as its path, its name and its source (the model reads the first 256 tokens) with
 the run's own all-MiniLM-L6-v2 (the one model session of the run, which the judge uses too:
@@ -23,7 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evaluator.core.systems import Answer
+from evaluator.core.systems import Answer, System
+from evaluator.errors import ConfigError
 from evaluator.model import ModelSource, model_fingerprint
 from evaluator.refsystems.chunks import chunks_of
 from evaluator.refsystems.texts import estimate_tokens, read_modules
@@ -71,3 +77,21 @@ class EmbeddingIndex:
         context = "\n\n".join(documents)
         return Answer(ranked_modules=ranked, context=context, tokens=estimate_tokens(context),
                       seconds=time.perf_counter() - started, documents=documents)
+
+
+def embedding_system(root: Path, files: Sequence[str], *, chunks: str = "index", depth: int,
+                     index: object = None, model: ModelSource | None = None,
+                     cache_dir: Path | None = None) -> System:
+    """The ``embedding`` entry's factory: ``chunks=index`` searches ``index`` (the run's
+    evaluated NeuralMind build), ``chunks=code`` embeds code chunks with ``model``."""
+    if chunks == "code":
+        if model is None or cache_dir is None:
+            raise ValueError("embedding:chunks=code needs the run's model and cache folder")
+        return EmbeddingIndex(root, files, model=model, cache_dir=cache_dir)
+    from evaluator.refsystems.indexsearch import IndexSearch, Searchable
+
+    if not isinstance(index, Searchable):
+        raise ConfigError("--systems embedding searches the run's NeuralMind build, and this "
+                          "run's index cannot be searched",
+                          hint="use embedding:chunks=code (code chunks embedded with the model)")
+    return IndexSearch(files, index=index, depth=depth)

@@ -1,4 +1,4 @@
-"""The ``embedding`` system's chunk vectors, kept in the cache directory between runs.
+"""The ``embedding:chunks=code`` system's chunk vectors, kept in the cache directory between runs.
 
 Keyed by content like the index (:func:`evaluator.evaluate.index_cache_key`): one file per
 checkout path and model (``<cache>/embedding/<checkout>-<key>.npz``, the key a hash of the

@@ -284,7 +284,7 @@ def test_embedding_with_the_real_model(model_dir, tmp_path):
 
 # ------------------------------------------------------------------- through evaluate
 
-ALL = "neuralmind,bm25,embedding,grep,full-file,oracle"
+ALL = "neuralmind,bm25,embedding,embedding:chunks=code,grep,full-file,oracle"
 
 
 def test_every_reference_system_through_evaluate(cli, sample_repo, tmp_path, model_dir,
@@ -309,7 +309,7 @@ def test_every_reference_system_through_evaluate(cli, sample_repo, tmp_path, mod
     assert "Traceback" not in run.stderr
     blocks = {s["label"]: s for s in doc["systems"]}
     assert list(blocks) == ALL.split(",")
-    # the embedding system and the judge share the run's one model session
+    # embedding:chunks=code and the judge share the run's one model session
     assert sessions == [model_dir]
     assert "minilm" in doc["run"]["judge"]  # the judge embeds with the same model
     modules = {p.relative_to(sample_repo).as_posix() for p in sample_repo.rglob("*.py")
@@ -326,9 +326,11 @@ def test_every_reference_system_through_evaluate(cli, sample_repo, tmp_path, mod
         assert mine["ranked_modules"] == theirs["ranked_modules"]
     rankings = {label: [q["ranked_modules"] for q in b["queries"]]
                 for label, b in blocks.items()}
-    assert rankings["embedding"] != rankings["bm25"] != rankings["grep"]
+    assert rankings["embedding:chunks=code"] != rankings["bm25"] != rankings["grep"]
+    assert rankings["embedding"] != rankings["embedding:chunks=code"]
     tokens = {label: b["overall"]["metrics"]["context_tokens"] for label, b in blocks.items()}
-    assert tokens["full-file"] > tokens["bm25"] > tokens["embedding"] > 0
+    assert tokens["full-file"] > tokens["bm25"] > tokens["embedding:chunks=code"] > 0
+    assert tokens["bm25"] > tokens["embedding"] > 0
     assert list((tmp_path / "cache" / "embedding").glob("*.npz"))  # the vectors, cached
     report = (out / "report.md").read_text(encoding="utf-8")
     # a row per system; ≠ marks a mean context more than 2x apart from NeuralMind's

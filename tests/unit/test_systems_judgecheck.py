@@ -226,6 +226,13 @@ def test_the_check_warns_below_its_limits(right, wrong, warned):
      ("SignatureExpired raises TimestampSigner after max_age",)),
     ("escape replaces the characters",
      ("It is not true that escape replaces the characters",)),
+    # an auxiliary is a whole word: not the start of "issue" or "hashed" (judge 4's check
+    # made "is notsue" and "has nothed"); "cannot" is un-negated to "can"
+    ("issue an access token pair", ("It is not true that issue an access token pair",)),
+    ("compares with the hashed password", (
+        "It is not true that compares with the hashed password",)),
+    ("Values that cannot be serialised raise an error",
+     ("Values that can be serialised raise an error",)),
 ])
 def test_false_versions_are_deterministic_and_differ_in_one_way(fact, expected):
     assert false_versions(fact) == expected
