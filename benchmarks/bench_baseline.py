@@ -11,7 +11,8 @@ default backend ``auto``:
   (iv)  warm re-run:      the same command again on the unchanged head, same cache (the
                           index is reused: ``run.index.cached`` is true);
   (ii)  base + head:      ``evaluate REPO --baseline ref:HEAD~1`` with a fresh cache (the
-                          base is built cold, then the same index is updated to the head);
+                          base is built cold, then the head from scratch, embedding only
+                          the node texts the base did not: the run's vector memo);
   (iii) naive:            two independent cold evaluations, of a base checkout and of the
                           head checkout, each with its own fresh cache.
 
@@ -19,6 +20,8 @@ Ratios per round, then the median over rounds: base+head / head-only (target <= 
 naive / head-only (expected >= 2x), warm / cold (target < 10%). The primary figure is the
 child's wall time (what a CI job waits for); the same ratios over the evaluator's own
 ``total_s`` (in-process, without process start and rendering) are shown beside it.
+Each round also checks that the head's results of (ii) equal (i)'s, value for value (every
+per-question value but the latency, and the aggregates): the memo must not move a number.
 Nothing is asserted on time: the script prints figures and exits 0.
 """
 
@@ -34,6 +37,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from benchlib import (
     CLICK_QUERIES,
@@ -89,23 +93,34 @@ def snapshot_counts(run: Run, side: str) -> str:
     return f"{found.group(1)} copied/{found.group(2)} unchanged" if found else "?"
 
 
+def differing(a: Run, b: Run) -> int:
+    """How many per-question values (all but the latency) and aggregates differ."""
+    def values(run: Run) -> dict[str, Any]:
+        doc = run.results
+        out = {f"{q['id']}.{k}": v for q in doc["queries"] for k, v in q.items()
+               if k != "latency_ms"}
+        return out | {"overall": doc["overall"], "by_shape": doc["by_shape"]}
+
+    va, vb = values(a), values(b)
+    return sum(1 for key in set(va) | set(vb) if va.get(key) != vb.get(key))
+
+
 def phases(both: Run) -> list[tuple[str, float]]:
-    """Where a base+head run's wall time goes (from results, baseline-results and progress)."""
+    """Where a base+head run's wall time goes (from results, baseline-results and progress).
+    With a baseline the head's ``overhead_s`` is the whole evaluate() call's: everything but
+    the four NeuralMind calls, the base side's evaluator work among it (shown on its own)."""
     assert both.baseline is not None
     b, h = both.baseline["run"]["timings"], both.timings
-    head_side = h["build_s"] + h["queries_s"] + h["overhead_s"]
-    evaluate_total = h["total_s"]  # with a baseline: the whole evaluate() call
-    rest = evaluate_total - b["total_s"] - head_side
     return [
         ("base: NeuralMind build (cold, every node embedded)", b["build_s"]),
         ("base: NeuralMind queries", b["queries_s"]),
         ("base: evaluator (snapshot sync, cache key, scoring)", b["overhead_s"]),
-        ("head: NeuralMind build (from scratch since issue 20)", h["build_s"]),
+        ("head: NeuralMind build (from scratch; the memo's vectors)", h["build_s"]),
         ("head: NeuralMind queries", h["queries_s"]),
-        ("head: evaluator (snapshot sync, cache key, scoring)", h["overhead_s"]),
-        ("evaluate(): setup, git archive of the base, clean-up", rest),
+        ("head: evaluator; setup, git archive of the base, clean-up",
+         h["overhead_s"] - b["overhead_s"]),
         ("CLI outside evaluate(): start, imports, comparison, render", both.wall_s
-         - evaluate_total),
+         - h["total_s"]),
     ]
 
 
@@ -235,10 +250,15 @@ def main() -> int:
                 "one": 1.0,
             })
             both_runs.append(both)
+            moved = differing(head, both)
+            if moved:
+                print(f"  WARNING: round {r + 1}: {moved} head value(s) of base+head differ "
+                      "from the head-only run")
             hi, bi = both.index, both.baseline["run"]["index"]
             print(f"  round {r + 1}: head-only {head.wall_s:.2f}s | base+head {both.wall_s:.2f}s "
                   f"(base {bi['nodes_embedded']} embedded; head {hi['nodes_embedded']} "
-                  f"embedded, {hi['nodes_reused']} reused; head snapshot "
+                  f"embedded, {hi['nodes_reused']} reused; head values = head-only: "
+                  f"{'yes' if not moved else 'NO'}; head snapshot "
                   f"{snapshot_counts(both, 'head')}) | naive {naive_base.wall_s:.2f}s + "
                   f"{naive_head.wall_s:.2f}s | warm {warm.wall_s:.2f}s "
                   f"(cached={warm.index['cached']}, total_s {warm.timings['total_s']:.3f}s) "

@@ -70,8 +70,8 @@ from benchlib import (
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaluator.authoring import universe_of  # noqa: E402
 from evaluator.snapshot import checkout_files  # noqa: E402
+from evaluator.validation import universe_of  # noqa: E402
 
 DEFAULT_PACKAGES = ("click==8.1.7", "requests==2.32.3")
 TARGET_RATIO = 1.2

@@ -3,7 +3,8 @@
 ``run_evaluate`` does baseline → evaluate → compare → gates and returns an :class:`Outcome`;
 ``run_comment`` loads a saved results file (and baseline) into the same shape, or fetches
 a workflow run's results artifact through :mod:`evaluator.artifact` (the fork-safe comment);
-``run_validate``, ``run_init`` and ``run_import`` return what they found or drafted. Nothing
+``run_init`` and ``run_import`` return what they drafted (``validate`` is
+:mod:`evaluator.validation`, which imports none of this). Nothing
 here prints the report, writes output files or posts to GitHub: :mod:`evaluator.publish`
 does that from the returned data, and :mod:`evaluator.cli` maps it to an exit code.
 """
@@ -18,10 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from evaluator import reporting, sharding
-from evaluator.authoring import (
-    giveaway_problems,
-    universe_of,
-)
 from evaluator.baseline import BaselinePlan, plan_baseline
 from evaluator.checkout_files import cache_dir_of, ensure_writable
 from evaluator.core.comparability import SettingDifference, host_note, require_comparable
@@ -31,32 +28,28 @@ from evaluator.core.compare import (
     compare_results,
     compare_sections,
 )
-from evaluator.core.evidence import missing_spans
 from evaluator.core.floors import FloorPolicy, Violation
-from evaluator.core.groundtruth import GroundTruth, Problem
-from evaluator.core.groundtruth_check import validation_summary
+from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.measures import compared, effective_k
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import ReportInputs, Results, combine_sections
 from evaluator.core.results_reader import from_dict
-from evaluator.core.universe import Universe, UniverseSpec
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.evaluate import Evaluation, evaluate
 from evaluator.ground_truth_file import (
     BOTH_SIDES,
     both_sides_note,
-    evidence_problems,
-    load_ground_truth_file,
 )
 from evaluator.neuralmind_index import example_root
-from evaluator.paths import EXAMPLE_QUERIES, check_not_root, confine, regular_file
+from evaluator.paths import EXAMPLE_QUERIES, check_not_root, regular_file
 from evaluator.progress import Progress
 from evaluator.report_views import ReportView
 from evaluator.reporting import Report
 from evaluator.side import model_for, planned_judge
 from evaluator.snapshot import mark_output_folder
+from evaluator.validation import resolve_queries
 
 if TYPE_CHECKING:
     from evaluator.artifact import RunResults
@@ -130,26 +123,6 @@ def _read_results(path: Path) -> Results:
         return from_dict(data, str(path))
     except RecursionError:
         raise ResultsError(f"results file {path} is nested too deeply") from None
-
-
-def resolve_queries(root: Path, settings: Settings) -> Path:
-    """``settings.queries`` under ``root``; the default name also finds ``.yaml``/``.yml``.
-
-    The default names are confined to ``root`` (a committed symlink must not make us read
-    a file outside the checkout); a value from the options file was confined when read, and
-    one typed on the command line is the user's own."""
-    path: Path = root / settings.queries
-    default = settings.queries == "retrieval_queries.json"
-    if not path.exists() and default:
-        for name in ("retrieval_queries.yaml", "retrieval_queries.yml"):
-            if (root / name).is_file():
-                path = root / name
-                break
-    if default and (path.exists() or path.is_symlink()):
-        confine(path, root, setting=f"ground-truth file {path.name}")
-    if path.exists():
-        regular_file(path, what="ground-truth file")
-    return path
 
 
 def compare_with_baseline(results: Results, baseline: Results | None, source: str,
@@ -466,58 +439,3 @@ def _fetch_run(settings: Settings, deps: Deps) -> RunResults:
         f"run {settings.run_id}: artifact {settings.artifact_name!r} checked (pull request "
         f"#{fetched.pr_number}, commit {fetched.head_sha[:12]})")
     return fetched
-
-
-@dataclass(frozen=True)
-class Validation:
-    queries: Path
-    ground_truth: GroundTruth | None
-    problems: tuple[Problem, ...]
-    summary: str  # FILE: N queries, E error(s), W warning(s) — every query counted
-
-
-def universe(settings: Settings, files: Sequence[str]) -> Universe:
-    """The module universe of ``files`` from the ``include``/``exclude`` settings."""
-    return universe_of(files, UniverseSpec(include=tuple(settings.include),
-                                           exclude=None if settings.exclude is None
-                                           else tuple(settings.exclude)))
-
-
-def _validation(queries: Path, files: tuple[str, ...], settings: Settings,
-                modules: Universe, tree: Path) -> Validation:
-    """The file checked, each anchored fact's span looked for in its question's grade >= 2
-    modules under ``tree`` (a span in none of them is an error), and each question that
-    names its answer (a warning)."""
-    ground_truth, problems = load_ground_truth_file(queries, present=files,
-                                                    strict=settings.strict, universe=modules)
-    if ground_truth is not None:
-        loaded = ground_truth
-        problems = (*problems, *giveaway_problems(loaded, tree, str(queries)))
-        missing = evidence_problems(loaded, tree, lambda texts: missing_spans(loaded, texts),
-                                    severity="error")
-        if missing:
-            problems = (*problems, *missing)
-            ground_truth = None
-    summary = validation_summary(queries.read_text(encoding="utf-8", errors="replace"),
-                                 str(queries), problems)
-    return Validation(queries, ground_truth, problems, summary)
-
-
-def run_validate(settings: Settings, deps: Deps) -> tuple[Validation, ...]:
-    """Read and check the ground truth against the checkout's files and the module universe:
-    the one file, or with sections each section's file against its own folder and universe."""
-    root = Path(settings.path or ".")
-    if not root.is_dir():
-        raise InputError(f"{root} is not a directory; give the checkout as PATH")
-    files = deps.git.checkout_files(root)
-    sections = sharding.sections_of(sharding.ShardingSettings.of(settings))
-    if not sections:
-        queries = resolve_queries(root, settings)
-        return (_validation(queries, files, settings, universe(settings, files), root),)
-    validations = []
-    for section in sections:
-        sharding.confine_section(root, section)
-        mine = section.files(files)
-        validations.append(_validation(root / section.queries, mine, settings,
-                                       universe(settings, mine), root / section.path))
-    return tuple(validations)

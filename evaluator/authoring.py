@@ -38,22 +38,16 @@ from evaluator.core.commits import (
     regraded,
 )
 from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
-from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth, Problem
-from evaluator.core.universe import Universe, UniverseSpec, select_universe
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth
+from evaluator.core.universe import Universe
 from evaluator.drafting import SHAPES, Candidate, Gate, Plan, all_candidates, anchored, plan
 from evaluator.errors import InputError
 from evaluator.git_repo import MAX_HISTORY_COMMITS
 from evaluator.history_changes import read_change
-from evaluator.neuralmind_index import code_suffixes
 from evaluator.progress import Progress
 from evaluator.snapshot import read_source
 
 # ----------------------------------------------------------------------------- init
-
-
-def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:
-    """The module universe of ``files`` with NeuralMind's code suffixes as the sources."""
-    return select_universe(files, spec or UniverseSpec(), source_suffixes=code_suffixes())
 
 
 def _named(question: str) -> set[str]:
@@ -193,28 +187,6 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
 def _today_lines(root: Path, module: str) -> list[str]:
     return (read_source(root, module) or "").splitlines()
 
-
-def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> list[Problem]:
-    """A warning per question that names its answer: a grade-3 module's file or a symbol
-    it defines (:mod:`evaluator.core.giveaway`). An ``identity`` question asks what or where
-    a named thing is, so naming it is its point: it is not warned about (the report's "By
-    overlap" table still counts it)."""
-    names: dict[str, AnswerNames] = {}
-    out = []
-    for query in ground_truth.queries:
-        if query.shape == "identity":
-            continue
-        for module, grade in query.grades.items():
-            if grade == 3 and module not in names:
-                names[module] = answer_names(module, read_source(root, module))
-        found = overlaps(query.question, query.grades.items(), names)
-        if found.names_answer:
-            out.append(Problem(
-                "warning", f"the question names its answer ({', '.join(found.named)}, of a "
-                "module graded 3): keyword search finds it by that name alone, so it scores "
-                "better than retrieval is; ask it as a teammate would, without the name",
-                source, query_id=query.id, field="question"))
-    return out
 
 
 def _history_reason(found: HistoryCandidate, module: str, surviving: Mapping[str, int]) \

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from evaluator.app import given, universe
+from evaluator.app import given
 from evaluator.authoring import ask_all, draft_document, draft_plan, explain, history_plan
 from evaluator.checkout_files import _own_folders, cache_dir_of, ensure_writable
 from evaluator.core import interop, yamlfile
@@ -30,6 +30,7 @@ from evaluator.judging import run_judge as judge_contexts
 from evaluator.paths import confine, regular_file
 from evaluator.progress import Progress, heartbeat
 from evaluator.side import judge_model_dir
+from evaluator.validation import universe
 
 
 @dataclass(frozen=True)

@@ -96,11 +96,11 @@ def cmd_merge(settings: Settings, deps: Deps, relative_to: Path | None = None) -
 
 
 def cmd_validate(settings: Settings, deps: Deps, relative_to: Path | None = None) -> int:
-    from evaluator import app, console
+    from evaluator import console, validation
 
-    validations = app.run_validate(settings, deps)
-    for validation in validations:
-        console.publish_validation(validation, deps, github_format=settings.format == "github")
+    validations = validation.run_validate(settings, deps)
+    for checked in validations:
+        console.publish_validation(checked, deps, github_format=settings.format == "github")
     return EXIT_OK if all(v.ground_truth is not None for v in validations) else EXIT_INPUT
 
 

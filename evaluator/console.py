@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator import atomic
-from evaluator.app import Validation
-from evaluator.authoring_commands import Drafted, Judged
 from evaluator.deps import Deps
 from evaluator.runner import Runner, neutralize
+from evaluator.validation import Validation
+
+if TYPE_CHECKING:
+    from evaluator.authoring_commands import Drafted, Judged
 
 
 def publish_validation(validation: Validation, deps: Deps, *, github_format: bool) -> None:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evaluator import embedding_memo
 from evaluator.checkout_files import (
     _list_checkout,
     _on_wait,
@@ -90,6 +91,7 @@ class Evaluation:
 
 
 
+@embedding_memo.per_run  # base, head and variants share one memo of vectors
 def evaluate(root: Path, options: Settings, *, progress: Progress, deps: Deps,
              queries_path: Path | None = None, base: BaseRequest | None = None,
              select_files: Callable[[str], bool] | None = None,

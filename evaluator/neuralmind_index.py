@@ -38,11 +38,12 @@ from typing import Any
 
 import yaml
 
-from evaluator import atomic
+from evaluator import atomic, embedding_memo
 from evaluator.core import yamlfile
 from evaluator.core.systems import Answer
+from evaluator.embedding_memo import EmbeddingMemo
 from evaluator.errors import BuildError, InputError
-from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource
+from evaluator.model import ENV, HOW_TO_PROVIDE, ModelSource, model_fingerprint
 
 BatchEmbed = Callable[[Sequence[str]], Sequence[Sequence[float]]]
 
@@ -327,6 +328,8 @@ class NeuralMindIndex:
         # The synapse layer is switched at question time: the same build serves both.
         self._pins = SYNAPSES_OFF if synapses == "off" else {}
         self._mind: Any = None
+        self._memo: EmbeddingMemo | None = None
+        self._memo_resolved = False
 
     @property
     def _stamp(self) -> Path:
@@ -343,9 +346,46 @@ class NeuralMindIndex:
 
     @contextlib.contextmanager
     def _library(self) -> Iterator[io.StringIO]:
-        """Quiet NeuralMind, with this index's model folder in its environment variable."""
+        """Quiet NeuralMind, with this index's model folder in its environment variable and
+        the run's vector memo as its embedder (:meth:`_embedding_memo`)."""
         with model_env(self.model.path, self._pins), _quiet_library() as printed:
-            yield printed
+            if not self._memo_resolved:  # once per index: every question enters here
+                self._memo, self._memo_resolved = self._embedding_memo(), True
+            if self._memo is None:
+                yield printed
+                return
+            from neuralmind.turbovec_backend import embed_fn_override
+
+            with embed_fn_override(self._memo):
+                yield printed
+
+    def _embedding_memo(self) -> EmbeddingMemo | None:
+        """The run's memo of this index's model (:mod:`evaluator.embedding_memo`), which the
+        turbovec backend embeds through (``embed_fn_override``; no other backend reads it),
+        or ``None``, leaving NeuralMind's own embedder: outside a run, for the ``in_memory``
+        backend (no model), for a model NeuralMind would download (no folder to key it by),
+        and where onnxruntime sessions cannot be reused (Python 3.14: NeuralMind then embeds
+        a large build in subprocesses, which only its own embedder does). Called inside
+        :func:`model_env`."""
+        memos = embedding_memo.current()
+        folder = self.model.path
+        if memos is None or self.backend == "in_memory" or folder is None:
+            return None
+        try:  # a NeuralMind without these names keeps its own embedder
+            from neuralmind.onnx_embedder import OnnxMiniLMEmbedder, _session_reuse_safe
+            from neuralmind.turbovec_backend import embed_fn_override  # noqa: F401
+        except ImportError:
+            return None
+        if not _session_reuse_safe():
+            return None
+        return memos.for_model(f"{model_fingerprint(self.model)} {folder}",
+                               lambda: OnnxMiniLMEmbedder(str(folder)))
+
+    def _counted_build(self, mind: Any) -> dict[str, Any]:
+        """``mind.build()``'s stats, with ``memo_reused``: the rows the memo served."""
+        before = embedding_memo.counters(self._memo)
+        stats: dict[str, Any] = mind.build()
+        return {**stats, "memo_reused": embedding_memo.reused_since(self._memo, before)}
 
     def build(self, *, user_config: Path | None = None,
               cache_key: str | None = None) -> BuildInfo:
@@ -356,7 +396,10 @@ class NeuralMindIndex:
           instead of rebuilt. The ``in_memory`` backend keeps nothing on disk, so it always
           builds.
         * Otherwise the index is built from scratch: nothing of an earlier build carries
-          over, so the result never depends on what was indexed before.
+          over, so the result never depends on what was indexed before. Only vectors that
+          are provably the same do: a node text this run has already embedded with this
+          model (the base's, for the head) is served by the run's memo
+          (:meth:`_embedding_memo`) and counted in ``nodes_reused``, not ``nodes_embedded``.
         """
         started = time.perf_counter()
         persistent = self.backend != "in_memory"
@@ -389,11 +432,15 @@ class NeuralMindIndex:
             atomic.write_text(self._stamp, json.dumps({
                 "key": cache_key, "nodes": nodes, "backend": backend,
                 "graph_kind": graph.get("kind", "unknown")}))
+        # The memo's rows were not embedded again: they count as reused, beside the nodes
+        # NeuralMind skipped (none in a from-scratch build). A build embeds node texts only
+        # (a test counts them); the bound keeps the split sound if a version embeds more.
+        embedded = int(stats.get("nodes_added", 0) or 0) + int(stats.get("nodes_updated", 0) or 0)
+        memo_reused = min(int(stats.get("memo_reused", 0)), embedded)
         return BuildInfo(
             backend=backend, graph_source=self.graph_source, nodes=nodes,
-            nodes_embedded=int(stats.get("nodes_added", 0) or 0)
-            + int(stats.get("nodes_updated", 0) or 0),
-            nodes_reused=int(stats.get("nodes_skipped", 0) or 0),
+            nodes_embedded=embedded - memo_reused,
+            nodes_reused=int(stats.get("nodes_skipped", 0) or 0) + memo_reused,
             graph_kind=str(graph.get("kind", "unknown")),
             seconds=time.perf_counter() - started, fallback=fallback)
 
@@ -429,7 +476,7 @@ class NeuralMindIndex:
         with self._library():
             try:
                 mind = self._new_mind(notices)
-                stats = mind.build()
+                stats = self._counted_build(mind)
                 if not stats.get("success", False) and (self.tree / ".neuralmind").exists():
                     raise RuntimeError(stats.get("error") or "incremental build failed")
             except Exception as err:  # the library raises many kinds; all are a failed build
@@ -441,7 +488,7 @@ class NeuralMindIndex:
                 _write_project_config(self.tree, user_config, self.graph_source)
                 try:
                     mind = self._new_mind(notices)
-                    stats = mind.build()
+                    stats = self._counted_build(mind)
                 except Exception as err2:
                     raise self._build_error(err2) from None
         if not stats.get("success", False):

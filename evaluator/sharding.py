@@ -24,7 +24,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator import __version__
 from evaluator.core.floors import FloorPolicy
@@ -37,9 +37,11 @@ from evaluator.core.shards import Shard, ShardInfo, fingerprint, plan, policy_to
 from evaluator.core.stats import SignificanceTest
 from evaluator.deps import Deps
 from evaluator.errors import InputError
-from evaluator.evaluate import BaseRequest, evaluate
 from evaluator.paths import confine
 from evaluator.progress import Progress
+
+if TYPE_CHECKING:  # validate reads the sections without the evaluation's imports
+    from evaluator.evaluate import BaseRequest
 
 PART_GLOBS = ("results.part-*-of-*.json", "baseline-results.part-*-of-*.json")
 # The settings that change what a part holds: parts to be merged must agree on all of them.
@@ -244,6 +246,8 @@ def evaluate_sections(root: Path, settings: Settings, sections: Sequence[Section
     """This job's sections, one after the other (each its own snapshot and index), pooled;
     with ``base`` each section's base side too (see :func:`evaluator.evaluate.evaluate`,
     which takes the whole ``settings``; planning reads :class:`ShardingSettings`)."""
+    from evaluator.evaluate import evaluate
+
     planning = ShardingSettings.of(settings)
     work = plan_sections(root, planning, sections, deps.git.checkout_files(root))
     if work.info is not None:

@@ -672,30 +672,59 @@ def _same_results(a: dict, b: dict) -> None:
 @pytest.mark.model
 def test_head_after_its_base_equals_a_fresh_build(sample_repo, cli, model_dir, tmp_path,
                                                monkeypatch):
+    """The head is built from scratch after its base (nothing of the base's index carries
+    over, issue 20), yet embeds only the node texts the base did not (the run's vector memo,
+    issue 21 item 7): its rankings, metrics and contexts are those of a head-only run from
+    a fresh cache, byte for byte."""
+    from evaluator.neuralmind_index import NeuralMindIndex
+
     monkeypatch.setenv(ENV, str(model_dir))
     invoices = sample_repo / "billing" / "invoices.py"
     invoices.write_text(invoices.read_text() + '\n\ndef invoice_total_cents(items):\n'
                         '    """Sum of the line items, in cents."""\n'
                         '    return sum(item["cents"] for item in items)\n')
     commit_all(sample_repo, "add invoice_total_cents")
+    asked: list[tuple[int, str, str, int]] = []  # (index, question, context, tokens)
+    real_ask = NeuralMindIndex.ask
+
+    def ask(self, question):
+        answer = real_ask(self, question)
+        asked.append((id(self), question, answer.context, answer.tokens))
+        return answer
+
+    monkeypatch.setattr(NeuralMindIndex, "ask", ask)
     out = tmp_path / "with-base"
-    run = evaluate(cli, sample_repo, "--baseline", "ref:HEAD~1", "--output-dir", str(out),
-                   "--quiet")
+    run = evaluate(cli, sample_repo, "--baseline", "ref:HEAD~1", "--output-dir", str(out))
     assert run.code == 0, run.stderr  # the real model meets the floors on the sample
+    with_base = [a[1:] for a in asked if a[0] == asked[-1][0]]  # the head's index
+    asked.clear()
     fresh_out = tmp_path / "fresh"
-    fresh = cli("evaluate", str(sample_repo), "--output-dir", str(fresh_out), "--quiet",
+    fresh = cli("evaluate", str(sample_repo), "--output-dir", str(fresh_out),
                 "--cache-dir", str(tmp_path / "new-cache"))
     assert fresh.code == 0, fresh.stderr
+    assert with_base == [a[1:] for a in asked]  # contexts and tokens, question by question
+    assert len(with_base) == len(queries_doc(sample_repo)["queries"])
     incremental, alone = load(out / "results.json"), load(fresh_out / "results.json")
     _same_results(incremental, alone)
-    index = incremental["run"]["index"]
+    assert values(incremental) == values(alone)
+    index, fresh_index = incremental["run"]["index"], alone["run"]["index"]
     assert index["cached"] is False
-    assert index["nodes"] == alone["run"]["index"]["nodes"] > 100
-    # Nothing of the base's build carries over (NeuralMind's incremental update kept stale
-    # cluster ids): a changed tree is embedded afresh.
-    assert index["nodes_embedded"] == index["nodes"] and index["nodes_reused"] == 0, index
+    assert index["nodes"] == fresh_index["nodes"] > 100
+    # A run starts with an empty memo: the head-only run and the base embed every node.
     base_index = load(out / "baseline-results.json")["run"]["index"]
-    assert base_index["nodes_embedded"] == base_index["nodes"]
+    for whole in (fresh_index, base_index):
+        assert whole["nodes_embedded"] == whole["nodes"] and whole["nodes_reused"] == 0
+    # The head's build embeds the new function's node and the module node that holds it.
+    assert (index["nodes_embedded"], index["nodes_reused"]) == (2, index["nodes"] - 2), index
+    assert (f"head: index {index['nodes']} nodes, backend turbovec (2 embedded, "
+            f"{index['nodes'] - 2} reused)") in run.stderr
+
+
+def values(doc: dict) -> dict:
+    """Every per-question value but the latency, and the aggregates."""
+    return {"queries": {q["id"]: {k: v for k, v in q.items() if k != "latency_ms"}
+                        for q in doc["queries"]},
+            "overall": doc["overall"], "by_shape": doc["by_shape"]}
 
 
 @pytest.mark.model

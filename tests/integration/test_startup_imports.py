@@ -42,6 +42,18 @@ def test_validate_imports_none_of_them(sample_repo):
     assert probe("validate", str(sample_repo)) == {"code": 0, "loaded": []}
 
 
+def test_validate_imports_neither_the_application_nor_the_evaluation(sample_repo):
+    """``validate`` reads and checks a file: it needs neither ``evaluator.app`` (reports,
+    comparisons, baselines) nor the evaluation or the authoring it imports."""
+    modules = ("evaluator.app", "evaluator.evaluate", "evaluator.authoring",
+               "evaluator.validation")
+    code = PROBE.replace("{m.split('.')[0] for m in sys.modules}", "set(sys.modules)") \
+        .replace(repr(HEAVY), repr(modules))
+    assert probe("validate", str(sample_repo), code=code) == {
+        "code": 0, "loaded": ["evaluator.validation"]}
+    assert probe("evaluate", "--help", code=code) == {"code": 0, "loaded": []}
+
+
 def test_the_probe_sees_an_import():
     """The check can fail: a module that renders or talks to GitHub brings them in."""
     code = PROBE.replace("from evaluator.cli import main", "import evaluator.publish\n"

@@ -16,6 +16,7 @@ from evaluator.deps import real_deps
 from evaluator.errors import ConfigError
 from evaluator.neuralmind_index import BuildInfo
 from evaluator.settings import settings_for
+from evaluator.validation import run_validate
 from tests.conftest import make_repo
 from tests.factories import example_answer
 
@@ -95,16 +96,16 @@ def test_validate_uses_the_same_universe(noisy_repo):
     doc["queries"][0]["relevance_grades"]["tests/test_auth.py"] = 2
     path.write_text(json.dumps(doc, indent=2))
     settings = settings_for("validate", {"path": str(noisy_repo)})
-    (validation,) = app.run_validate(settings, _deps())  # one file: no sections
+    (validation,) = run_validate(settings, _deps())  # one file: no sections
     assert validation.ground_truth is not None
     (problem,) = [p for p in validation.problems if "outside the module universe" in p.message]
     assert "(tests)" in problem.message and problem.line is not None
-    (strict,) = app.run_validate(settings.replace(strict=True), _deps())
+    (strict,) = run_validate(settings.replace(strict=True), _deps())
     assert strict.ground_truth is None
     # Excluding the auth folder leaves its graded modules out as well.
-    (narrowed,) = app.run_validate(settings_for("validate", {"path": str(noisy_repo),
-                                                          "exclude": "default,auth/"}),
-                                _deps())
+    (narrowed,) = run_validate(settings_for("validate", {"path": str(noisy_repo),
+                                                         "exclude": "default,auth/"}),
+                               _deps())
     assert any("auth/handlers.py" in p.message and "excluded by 'auth/'" in p.message
                for p in narrowed.problems)
 
