@@ -25,6 +25,7 @@ from typing import Any
 
 from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commit_filters import Judged
+from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
     Commit,
@@ -211,7 +212,8 @@ def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Ca
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
         lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
         if lines:
-            facts += [f for f in evidence_facts(lines, _today_lines(root, module))
+            facts += [f for f in evidence_facts(lines, _today_lines(root, module),
+                                                about=found.question)
                       if f not in facts]
     facts = facts[:4] if len(facts) >= 2 else []
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
@@ -233,18 +235,27 @@ def _source(commit: Commit) -> dict[str, str | int]:
     return out
 
 
+def _grade3(grades: Mapping[str, int]) -> frozenset[str]:
+    return frozenset(m for m, g in grades.items() if g == 3)
+
+
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
-                 since: str | None, progress: Progress) -> tuple[list[Candidate], list[str]]:
+                 since: str | None, progress: Progress,
+                 decisions: dict[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
     """``count`` questions from the newest commits of the checkout (after ``since``), or
     fewer with the reason for the shortfall: every commit read that was skipped, by
     reason. The log's candidates are judged by their diffs, newest first, until ``count``
-    make a question (older ones are not read)."""
+    make a question (older ones are not read). ``decisions``, when given, receives each
+    decided commit's skip reason, or ``"drafted"`` (for benchmarks)."""
     log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
     mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
     names: dict[str, AnswerNames] = {}
     chosen: list[Candidate] = []
     counted = dict(mined.skipped)
+    decided = decisions if decisions is not None else {}
+    decided.update(mined.reasons)
     judged_n = 0
+    asked: list[tuple[str, frozenset[str]]] = []
     for found in mined.candidates:
         if len(chosen) >= count:
             break
@@ -259,10 +270,16 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
             # A subject that names its answer's file or symbol is found by keyword search.
             if overlaps(found.question, found.grades.items(), names).names_answer:
                 reason = SKIP_GIVEAWAY
+            elif repeats(found.question, _grade3(found.grades), asked):
+                reason = SKIP_REPEAT
+            elif two_topics(found.question, {m: read_source(root, m) for m in found.grades}):
+                reason = SKIP_TWO_TOPICS
+        decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
         else:
             chosen.append(history_candidate(root, found, judged))
+            asked.append((found.question, _grade3(found.grades)))
     skipped = ", ".join(f"{n} {reason}" for reason, n in
                         sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
     scope = f"after {since}" if since else "of HEAD"

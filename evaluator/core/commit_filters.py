@@ -12,38 +12,48 @@ A commit is **skipped** (each a counted reason) when
   topics): :func:`subject_reason` (a ``Merge …`` subject, ``Merge commit from fork`` with
   one parent included, is a merge of branches in :mod:`.commits` before this is asked);
 * it is a **chore**: every Python module it touched has the same syntax tree before and
-  after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks and
-  typing imports are dropped (docs wording, type hints, ``# type: ignore``);
+  after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks, typing
+  imports, ``@overload`` stubs, ``cast()``, ``TypeVar`` assignments and ``__all__`` are dropped and
+  imports are compared as the set of names they bind (docs wording, type hints,
+  ``# type: ignore``, an import restyle, ``import x as x``);
 * it only **removes** code: it adds no code line (blank, comment and docstring lines do
   not count), so the answer is the absence of code;
 * it is **superseded**: none of its added code lines survives today. A line survives when
   one to three consecutive lines of today's module hold at least 3/4 of its tokens
   (identifiers split into words, numbers, string literals) and every token the line
   brought that the diff's deleted lines of that file did not have: a rename or a reflow
-  keeps it, a later change of the value it set does not.
+  keeps it, a later change of the value it set does not;
+* it is **mostly superseded**: fewer than half of its *distinctive* added code lines survive
+  (imports and lines with at most one name, ``if x is None:``, ``except E:``, are not).
 
 Otherwise its **grades** follow the surviving added code lines (3 for the fewest modules
 holding more than half of them, 2 for the rest), not deletions or docstring rewrites, and
 its **facts** come only from added lines that still exist word for word, were not merely
-moved (the same line deleted elsewhere in the diff) and are not version markers
-(``.. versionadded::``).
+moved (the same line deleted elsewhere in the diff) or reflowed (its words, in order, run
+through the deleted lines) and are not version markers (``.. versionadded::``).
 """
 
 from __future__ import annotations
 
 import ast
+import keyword
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
+SKIP_DOCS_SUBJECT = "the subject is about documentation"
 SKIP_MIXED = "two topics in one subject (two sentences)"
 SKIP_NO_CODE = "a chore: docstrings, comments or type hints only"
 SKIP_REMOVAL = "removes code only (adds no new code line)"
+SKIP_IMPORTS_ONLY = "changes the modules' imports only (a re-export or a compat import)"
 SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
-FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_NO_CODE,
-                                   SKIP_REMOVAL, SKIP_SUPERSEDED)
+SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines (not "
+                          "imports or guards) are gone at the evaluated commit")
+FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
+                                   SKIP_NO_CODE, SKIP_IMPORTS_ONLY,
+                                   SKIP_REMOVAL, SKIP_SUPERSEDED, SKIP_MOSTLY_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
 SURVIVE_SHARE = 0.75
@@ -55,6 +65,12 @@ _TESTS_SUBJECT = re.compile(
     r"^(?:(?:add(?:s|ed|ing)?|more|improve[sd]?|extend(?:s|ed)?|update[sd]?|fix(?:es|ed)?|"
     r"increase[sd]?|write|refactor(?:s|ed)?|clean ?up)\s+(?:(?:more|some|a|the|unit|missing|"
     r"regression|new|extra)\s+)*)?" + _TESTS_WORD, re.IGNORECASE)
+_TEST_TOOLING = re.compile(r"\btest(?:ing)?\s+(?:env\w*|dependencies|deps|"
+                           r"requirements|matrix|setup|infrastructure|runner)\b", re.IGNORECASE)
+_DOCS_SUBJECT = re.compile(
+    r"^(?:add(?:s|ed)?|create[sd]?|write|update[sd]?|improve[sd]?|rewrite|fix(?:es|ed)?|"
+    r"clarify|tweak|reword|expand)\s+(?:(?:a|an|the|new|more|some|missing|api)\s+)*"
+    r"(?:docs?|documentation|docstrings?|changelog|readme)\b", re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
                              r"versionremoved)\s*::", re.IGNORECASE)
@@ -67,8 +83,11 @@ _TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "
 def subject_reason(raw_subject: str, cleaned: str) -> str | None:
     """Why a subject cannot be a question whatever its diff: about tests, or two
     topics."""
-    if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned):
+    if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned) or \
+            _TEST_TOOLING.search(cleaned):
         return SKIP_TESTS_SUBJECT
+    if _DOCS_SUBJECT.match(cleaned):
+        return SKIP_DOCS_SUBJECT
     if _TWO_SENTENCES.search(cleaned):
         return SKIP_MIXED
     return None
@@ -125,17 +144,26 @@ class _Behaviour(ast.NodeTransformer):
         if _docstring_of(body) is not None:
             body = body[1:]
         out: list[ast.stmt] = []
+        imports: set[tuple[str, str, str]] = set()
         for stmt in body:
             if isinstance(stmt, ast.If) and _type_checking(stmt.test):
                 out.extend(stmt.orelse)
                 continue
-            if isinstance(stmt, ast.ImportFrom) and stmt.module in _TYPING_MODULES:
+            if isinstance(stmt, ast.Import | ast.ImportFrom):
+                imports |= _bindings(stmt)
                 continue
-            if isinstance(stmt, ast.Import) and \
-                    all(a.name in _TYPING_MODULES for a in stmt.names):
+            if _typing_only(stmt):
                 continue
             out.append(stmt)
-        return out
+        # Imports as the set of names they bind: a restyle or a reorder is no change.
+        return [ast.Expr(ast.Constant(f"import {m} {n} {a}")) for m, n, a in sorted(imports)] \
+            + out
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:  # cast(T, x) → x
+        self.generic_visit(node)
+        if _called(node.func) == "cast" and len(node.args) == 2 and not node.keywords:
+            return node.args[1]
+        return node
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
         for name in ("body", "orelse", "finalbody"):
@@ -159,6 +187,43 @@ class _Behaviour(ast.NodeTransformer):
         return node
 
 
+def _called(func: ast.expr) -> str:
+    return func.id if isinstance(func, ast.Name) else \
+        func.attr if isinstance(func, ast.Attribute) else ""
+
+
+_TYPE_MAKERS = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})
+
+
+def _bindings(stmt: ast.Import | ast.ImportFrom) -> set[tuple[str, str, str]]:
+    """What an import binds, ``import x as x`` as ``import x``; typing imports none."""
+    module = ""
+    if isinstance(stmt, ast.ImportFrom):
+        module = "." * stmt.level + (stmt.module or "")
+        if stmt.module in _TYPING_MODULES:
+            return set()
+    out = set()
+    for alias in stmt.names:
+        if alias.name in _TYPING_MODULES:
+            continue
+        out.add((module, alias.name, alias.asname or alias.name.split(".")[0]))
+    return out
+
+
+def _typing_only(stmt: ast.stmt) -> bool:
+    """``__all__`` (what ``import *`` exports), ``T = TypeVar("T")`` and ``@overload``
+    stubs: statements only a type checker reads."""
+    if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return True
+        value = stmt.value
+        return isinstance(value, ast.Call) and _called(value.func) in _TYPE_MAKERS
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        return any(_called(d) == "overload" for d in stmt.decorator_list)
+    return False
+
+
 def _union(node: ast.Subscript) -> ast.expr:
     name = node.value.id if isinstance(node.value, ast.Name) else \
         node.value.attr if isinstance(node.value, ast.Attribute) else ""
@@ -173,13 +238,19 @@ def _union(node: ast.Subscript) -> ast.expr:
     return out
 
 
-def behaviour(source: str | None) -> str | None:
+def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     """The syntax tree of ``source`` without what does not change behaviour, as text; None
-    when it is not Python that parses."""
+    when it is not Python that parses. ``imports=False`` also drops the module's own
+    (top-level) imports."""
     tree = _parse(source)
     if tree is None:
         return None
-    return ast.dump(_Behaviour().visit(tree), include_attributes=False)
+    module = _Behaviour().visit(tree)
+    if not imports:
+        module.body = [s for s in module.body if not (
+            isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
+            str(s.value.value).startswith("import "))]
+    return ast.dump(module, include_attributes=False)
 
 
 # ----------------------------------------------------------------------------- the change
@@ -211,6 +282,17 @@ class Judged:
 
 def _norm(line: str) -> str:
     return " ".join(line.split())
+
+
+def _words(line: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", line.lower())
+
+
+def _reflowed(line: str, stream: str) -> bool:
+    """An added line whose words, in order, run through the deleted lines (``stream``: their
+    words joined by spaces): text the commit only reflowed or punctuated, not new text."""
+    found = _words(line)
+    return len(found) >= 2 and f" {' '.join(found)} " in stream
 
 
 def tokens(line: str) -> list[str]:
@@ -260,6 +342,21 @@ class _Today:
         return False
 
 
+_PLAIN = frozenset({"self", "cls", "None", "True", "False"})
+
+
+def generic(line: str) -> bool:
+    """A line any change could add, which says nothing of this one: an import, or a line
+    with at most one name besides keywords (``if x is None:``, ``except E:``,
+    ``return x``, ``else:``, ``)``)."""
+    text = line.strip()
+    if text.startswith(("import ", "from ")):
+        return True
+    names = {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)
+             if not keyword.iskeyword(w) and w not in _PLAIN}
+    return len(names) <= 1
+
+
 def _code_lines(diff: ModuleDiff, python: bool) -> list[str]:
     docs = docstring_lines(_parse(diff.after)) if python else set()
     out = []
@@ -292,23 +389,34 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         shapes = [(behaviour(d.before), behaviour(d.after)) for d in diffs]
         if all(b is not None and b == a for b, a in shapes):
             return Judged(SKIP_NO_CODE, {}, {})
+        if all(behaviour(d.before, imports=False) == behaviour(d.after, imports=False)
+               is not None for d in diffs):
+            return Judged(SKIP_IMPORTS_ONLY, {}, {})
     code = {d.module: _code_lines(d, python[d.module]) for d in diffs}
     if _removal(diffs, code):
         return Judged(SKIP_REMOVAL, {}, {})
     surviving: dict[str, int] = {}
+    distinct = distinct_kept = 0
     for diff in diffs:
-        if diff.today is None or not code[diff.module]:
+        if not code[diff.module]:
             continue
         gone = {t for line in diff.deleted for t in tokens(line)}
-        today = _Today(diff.today)
-        surviving[diff.module] = sum(
-            1 for line in code[diff.module]
-            if today.holds(toks := tokens(line), set(toks) - gone))
+        today = _Today(diff.today) if diff.today is not None else None
+        kept = [line for line in code[diff.module] if today is not None and
+                today.holds(toks := tokens(line), set(toks) - gone)]
+        if today is not None:
+            surviving[diff.module] = len(kept)
+        distinct += sum(1 for line in code[diff.module] if not generic(line))
+        distinct_kept += sum(1 for line in kept if not generic(line))
     if not any(surviving.values()):
         return Judged(SKIP_SUPERSEDED, {}, {})
+    if distinct_kept * 2 < distinct:
+        return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
     moved = {_norm(line) for d in diffs for line in d.deleted}
+    stream = " " + " ".join(w for d in diffs for line in d.deleted for w in _words(line)) + " "
     facts = {d.module: tuple(text for _, text in d.added
-                             if _norm(text) not in moved and not is_version_marker(text))
+                             if _norm(text) not in moved and not is_version_marker(text)
+                             and not _reflowed(text, stream))
              for d in diffs}
     return Judged(None, {m: n for m, n in surviving.items() if n}, facts)
 

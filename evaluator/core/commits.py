@@ -22,7 +22,8 @@ reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commi
   a pull request), a commit of a merged pull request, a revert or
   a commit reverted later (git's ``Revert "subject"``), a version bump, a
   change to tests/docs/CI only, a change over the size limit, files that no longer exist,
-  a subject that says too little.
+  a subject that says too little, a typo/lint/typing/clean-up subject, a Python-version
+  drop, a change to typing examples only (never graded 3 otherwise: :func:`typing_example`).
 
 Commit messages are hostile input: they are decoded with replacement characters (never
 surrogates), control characters become spaces, and a subject longer than
@@ -32,11 +33,14 @@ surrogates), control characters become spaces, and a subject longer than
 from __future__ import annotations
 
 import heapq
+import keyword
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
+from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
+from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
@@ -58,11 +62,15 @@ SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
 SKIP_DUPLICATE = "same question as a newer commit"
-SKIP_CHORE = "a typo, formatting, lint or type-checker change"
+SKIP_CHORE = "a typo, formatting, lint, typing or clean-up change"
+SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
+SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
 SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
-                                 SKIP_DUPLICATE, SKIP_CHORE, SKIP_GIVEAWAY, *FILTER_REASONS)
+                                 SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
+                                 SKIP_GIVEAWAY,
+                                 *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS)
 
 
 @dataclass(frozen=True)
@@ -189,13 +197,23 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
 _EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 #: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
-_MERGE_TEXT = re.compile(r"^(?:merge|backport)\b", re.IGNORECASE)
+#: "Merge any number of slashes" is a feature's title, not a merge of branches.
+_MERGE_TEXT = re.compile(
+    r"^(?:backport\b|merge\s*$|merge\s+(?:(?:(?:remote-tracking\s+)?branch|tags?|pull|commit|"
+    r"remote|upstream|origin|from|changes|main|master|stable|develop|dev|release|trunk|"
+    r"latest|\d+\.\d+\S*)\b|['\"`])|merge\s+\S+\s+(?:into|to|with)\s)", re.IGNORECASE)
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
                     r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
-                    r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing)\b",
+                    r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing|typing|"
+                    r"type[- ]hint(?:s|ing|ed)?|type annotations?)\b|^clean(?:ed)? ?up\b",
                     re.IGNORECASE)
+#: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
+_PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"
+                          r"\bend[- ]of[- ]life python|\bpython\s*\d(?:\.\d+)?\+?\s+"
+                          r"(?:is\s+)?(?:dropped|removed|no longer supported)",
+                          re.IGNORECASE)
 _VERSION = re.compile(
     r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"
     r"|(?:release|releasing|prepare|preparing|bump(?:ed)?|tag(?:ged)?|version)\b.*\d+\.\d+"
@@ -343,11 +361,23 @@ class Mined:
     candidates: tuple[HistoryCandidate, ...]
     skipped: Mapping[str, int]
     read: int
+    reasons: Mapping[str, str] = field(default_factory=dict)  # sha → why it was skipped
+
+
+_TYPING_EXAMPLE = re.compile(r"(?:^|/)typ(?:e|es|ing)[-_](?:tests?|examples?|checks?)/")
+
+
+def typing_example(path: str) -> bool:
+    """A file of examples a type checker reads (``typing-examples/``, ``typing_tests/``):
+    test data, never the answer to a question (never graded 3)."""
+    return _TYPING_EXAMPLE.search(path) is not None
 
 
 def top_files(lines: Mapping[str, int]) -> set[str]:
     """The fewest files, most changed lines first (ties by path), that hold more than half
-    of the changed lines: grade 3."""
+    of the changed lines: grade 3 (never a typing example while another file is there)."""
+    if any(not typing_example(p) for p in lines):
+        lines = {p: n for p, n in lines.items() if not typing_example(p)}
     ordered = sorted(lines, key=lambda p: (-lines[p], p))
     total = sum(lines.values())
     out: set[str] = set()
@@ -398,6 +428,8 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
         return SKIP_VERSION
     if _CHORE.search(cleaned):
         return SKIP_CHORE
+    if _PYTHON_DROP.search(cleaned):
+        return SKIP_PYTHON_DROP
     if not any(is_module_path(c.path) for c in commit.changes):
         return SKIP_NO_MODULE
     return subject_reason(commit.subject, cleaned)
@@ -411,6 +443,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
     present = frozenset(modules)
     renames = RenameMap()
     skipped: dict[str, int] = {}
+    reasons: dict[str, str] = {}
     out: list[HistoryCandidate] = []
     asked: set[str] = set()
     reverted: set[str] = set()   # subjects a newer commit reverts (git's "Revert "…"")
@@ -438,6 +471,8 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
                         then[now] = change.path
                 if not lines:
                     reason = SKIP_GONE
+                elif all(typing_example(p) for p in lines):
+                    reason = SKIP_TYPING_EXAMPLES
         question = clean_subject(asked_text(commit))
         if reason is None and len(question.split()) < MIN_QUESTION_WORDS:
             reason = SKIP_VAGUE
@@ -446,6 +481,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
         renames.record(commit)
         if reason is not None:
             skip(reason)
+            reasons[commit.sha] = reason
             continue
         asked.add(question.lower())
         if not any(lines.values()):       # only binary or mode changes: one file each
@@ -453,7 +489,7 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
         best = top_files(lines)
         grades = {path: 3 if path in best else 2 for path in sorted(lines)}
         out.append(HistoryCandidate(commit, question, grades, lines, then))
-    return Mined(tuple(out), skipped, len(commits))
+    return Mined(tuple(out), skipped, len(commits), reasons)
 
 
 # ----------------------------------------------------------------------------- facts
@@ -481,23 +517,41 @@ def added_lines(patch: bytes) -> dict[str, list[str]]:
     return out
 
 
+_CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
+
+
+def fragment(line: str) -> bool:
+    """A line that is no statement of its own: it continues the one before (starts with a
+    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
+    keywords (``) or x is None:``, ``}, {``)."""
+    if _CONTINUED.match(line.strip()):
+        return True
+    names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
+             if not keyword.iskeyword(w) and w not in ("self", "cls")]
+    return sum(map(len, names)) * 2 < len("".join(line.split()))
+
+
 def _fact_score(line: str) -> tuple[int, int]:
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", line))
     return (-len(words), len(line))
 
 
 def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
-                   limit: int = MAX_FACTS) -> list[str]:
+                   limit: int = MAX_FACTS, about: str = "") -> list[str]:
     """Up to ``limit`` added lines that still exist, word for word (whitespace collapsed),
     in today's file: specific ones (a fact the judge can use, 12–120 characters, not a
-    comment marker or a lone bracket), the most distinct words first."""
+    comment marker or a lone bracket, not a fragment), those sharing the most words with
+    the question ``about`` first (a commit's other topic last), then the most distinct
+    words."""
     present = {" ".join(line.split()) for line in today_lines}
     kept: list[str] = []
     for line in dict.fromkeys(added):
         if line not in present or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
             continue
         if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
-                fact_problem(line) is not None:
+                fact_problem(line) is not None or fragment(line):
             continue
         kept.append(line)
-    return sorted(kept, key=_fact_score)[:limit]
+    asked = words(about)
+    return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
+        :limit]

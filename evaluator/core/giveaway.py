@@ -55,6 +55,8 @@ class AnswerNames:
     files: frozenset[str]     # "utils.py", "utils" (lower case)
     symbols: frozenset[str]   # names it defines, as written ("Session", "merge_setting")
     words: frozenset[str]     # every word of its path, names and first docstring lines
+    #: the lower-case words its docstrings and comments use as prose (not spelled as code)
+    prose: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,49 @@ def _assigned(node: ast.stmt) -> set[str]:
     return {t.id for t in targets if isinstance(t, ast.Name)}
 
 
+_PROSE_CODE = re.compile(r"``[^`]*``|`[^`\n]*`|:\w+:`[^`]*`|[A-Za-z_][\w.]*\(|\w*[_.]\w+|\*\w+\*")
+_COMMENT = re.compile(r"#([^\n]*)")
+
+
+def prose_words(source: str) -> set[str]:
+    """The lower-case words ``source``'s docstrings and comments use as prose: code spans
+    (backticks, roles, calls, dotted or ``_`` names, ``*emphasis*``) left out."""
+    texts = [m.group(1) for m in _COMMENT.finditer(source)]
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef |
+                      ast.AsyncFunctionDef):
+            texts.append(_doc_text(node))
+    out: set[str] = set()
+    for text in texts:
+        out.update(w.lower() for w in re.findall(r"[A-Za-z]+", _PROSE_CODE.sub(" ", text)))
+    return out
+
+
+def _doc_text(node: ast.AST) -> str:
+    try:
+        return ast.get_docstring(node) or ""  # type: ignore[arg-type]
+    except TypeError:
+        return ""
+
+
+def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The module's statements, and those of its ``if``/``try``/``with`` blocks
+    (``if sys.platform == "win32": def proxy_bypass_registry(…)``)."""
+    out: list[ast.stmt] = []
+    for node in body:
+        out.append(node)
+        if isinstance(node, ast.If | ast.Try | ast.With):
+            for part in ("body", "orelse", "finalbody"):
+                out += _module_level(getattr(node, part, []))
+            for handler in getattr(node, "handlers", []):
+                out += _module_level(handler.body)
+    return out
+
+
 def _python_names(source: str) -> tuple[set[str], list[str]]:
     try:
         tree = ast.parse(source)
@@ -114,7 +159,7 @@ def _python_names(source: str) -> tuple[set[str], list[str]]:
         return set(), []
     names: set[str] = set()
     docs = [_doc_first_line(tree)]
-    for node in tree.body:
+    for node in _module_level(tree.body):
         names |= _assigned(node)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
@@ -142,13 +187,30 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     symbols = {s for s in symbols if not s.startswith("__")}
     parts = [p for p in module.split("/") if posixpath.splitext(p)[0] not in _SKIP_PARTS]
     vocabulary = words(" ".join([*parts, *symbols, *docs]))
-    return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary))
+    prose = prose_words(source) if source is not None and module.endswith(".py") else set()
+    return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary),
+                       frozenset(prose))
 
 
 def _distinctive(name: str) -> bool:
     """A name that reads as code, not as a word: ``_``, a digit, or inner capitals."""
     return "_" in name.strip("_") or any(c.isdigit() for c in name) or \
         any(c.isupper() for c in name[1:])
+
+
+MIN_PROSE_WORDS = 10
+
+
+def _coined(symbol: str, plain: set[str], prose: frozenset[str]) -> bool:
+    """A lower-case name written as a plain word (``asdict``) that is not a word of the
+    answer's prose: its docstrings and comments never use it outside code, so it is the
+    name, not an English word (``redirect``, ``session`` are). A module with under
+    :data:`MIN_PROSE_WORDS` words of prose says too little to tell."""
+    low = symbol.lower()
+    if len(prose) < MIN_PROSE_WORDS:  # too little prose to tell a name from a word
+        return False
+    return symbol.islower() and low in plain and len(low) >= 4 and low not in prose and \
+        low not in QUESTION_WORDS and low not in GENERIC_WORDS
 
 
 _BRACES = re.compile(r"([A-Za-z0-9_.]*)\{([A-Za-z0-9_]+(?:\s*,\s*[A-Za-z0-9_]+)+)\}"
@@ -181,6 +243,9 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
                                          for a in answers)) if answers else set()
     shared = own & vocabulary
     code, plain = _stated(question)
+    first = re.match(r"\s*([A-Za-z_][A-Za-z0-9_.]*)", question)
+    if first is not None:  # a subject's first word, capitalised by cleaning: "Safe_join"
+        plain.add(first.group(1)[:1].lower() + first.group(1)[1:])
     plain_lower = {p.lower().rstrip(".") for p in plain}
     named: set[str] = set()
     for answer in answers:
@@ -188,10 +253,12 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
             if f in code or (f in plain_lower and ("." in f or _distinctive(f))):
                 named.add(f)
         for symbol in answer.symbols:
-            if len(symbol) < 3:
+            if symbol in code or symbol.lower() in code:  # in backticks, any length
+                named.add(symbol)
+            elif len(symbol) < 3:
                 continue
-            if symbol in code or symbol.lower() in code or (
-                    symbol in plain and (_distinctive(symbol) or symbol[0].isupper())):
+            elif (symbol in plain and (_distinctive(symbol) or symbol[0].isupper())) or \
+                    _coined(symbol, plain, answer.prose):
                 named.add(symbol)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
                    len(shared) / len(own) if own else 0.0)

@@ -209,8 +209,11 @@ def test_facts_are_added_lines_that_still_exist(history_repo, cli, tmp_path):
     by_commit = {q["source"]["commit"]: q for q in doc["queries"]}
     retry = by_commit[shas["retry"]]
     assert 2 <= len(retry["gold_facts"]) <= 4
-    line = "remaining_attempts = max(0, self.max_retries - attempts)"
+    # the lines sharing words with the question ("retry budget") first
+    line = "budget_exhausted = remaining_attempts == 0"
     assert {"fact": line, "evidence": line} in retry["gold_facts"]
+    assert "remaining_attempts = max(0, self.max_retries - attempts)" not in \
+        [f["fact"] for f in retry["gold_facts"]]
     code = "".join((repo / m).read_text() for m in ("pkg/core.py", "pkg/helpers.py",
                                                       "pkg/config.py"))
     for q in doc["queries"]:

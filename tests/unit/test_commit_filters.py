@@ -181,3 +181,30 @@ def test_test_client_subject_is_a_question() -> None:
 def test_two_sentences_are_two_topics(raw, reason) -> None:
     from evaluator.core.commit_filters import SKIP_MIXED
     assert subject_reason(raw, raw) == (SKIP_MIXED if reason else None)
+
+
+def test_round3_typing_only_statements_and_import_restyles_are_no_behaviour_change():
+    from evaluator.core.commit_filters import behaviour
+
+    before = "import typing as t\nfrom a import b\n\n\nclass S:\n    def loads(self, d):\n" \
+             "        return self.u(d)\n"
+    after = "import typing as t\nfrom a import (\n    b as b,\n)\n\n__all__ = ['S']\n" \
+            "T = t.TypeVar('T')\n\n\nclass S:\n    @t.overload\n    def loads(self, d: str)" \
+            " -> str: ...\n\n    def loads(self, d):\n        return t.cast('T', self.u(d))\n"
+    assert behaviour(before) == behaviour(after)
+    assert behaviour(before) != behaviour(before.replace("self.u(d)", "self.v(d)"))
+    assert behaviour(before) != behaviour(before.replace("from a import b", "from c import b"))
+
+
+def test_round3_generic_lines_and_fragments():
+    from evaluator.core.commit_filters import generic
+    from evaluator.core.commits import fragment
+
+    for line in ("import hashlib", "if fallback is None:", "except SignatureExpired:",
+                 "return value", "else:", ")"):
+        assert generic(line), line
+    assert not generic("fallback = [make_signer(hashlib.sha512)]")
+    for line in (") or http_content_length is None:", "}, {", "and not self.closed:"):
+        assert fragment(line), line
+    assert not fragment("check_digest_size(name, digest_size)")
+    assert not fragment("The digest size is checked against the algorithm's own size.")

@@ -178,3 +178,34 @@ def test_a_pull_request_that_merges_branches_is_a_merge(subject: str) -> None:
     commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 1, 1),))
     mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
     assert mined.skipped == {SKIP_MERGE: 1}
+
+
+@pytest.mark.parametrize("subject", ["Merge branch 'stable'", "Merge main into x",
+                                     "Merge 2.3.x", "Merge remote-tracking branch 'a/b'",
+                                     "Merge"])
+def test_subjects_that_merge_branches(subject: str) -> None:
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 1, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert mined.skipped == {SKIP_MERGE: 1}
+
+
+def test_a_title_that_starts_with_the_verb_merge_is_a_question() -> None:
+    # werkzeug's "Merge any number of slashes" (kept by the held-out review)
+    commit = Commit(A, (B,), "Merge any number of slashes (#2977)",
+                    (FileChange("pkg/a.py", 1, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert [c.question for c in mined.candidates] == ["Merge any number of slashes"]
+
+
+def test_facts_about_the_question_come_before_the_commits_other_topic() -> None:
+    # werkzeug's "Deprecate storage_class attributes" also rewrote access_route's docstring
+    added = ["items = parse_forwarded_list(self.headers)",
+             "The route taken from the client to the application server.",
+             "parameter_storage_class: None = None",
+             "warn_storage_class_deprecated(type(self))"]
+    facts = evidence_facts(added, added, about="Deprecate `storage_class` attributes",
+                           limit=2)
+    assert facts == ["warn_storage_class_deprecated(type(self))",
+                     "parameter_storage_class: None = None"]
+    assert evidence_facts(added, added, limit=2)[0] == \
+        "The route taken from the client to the application server."

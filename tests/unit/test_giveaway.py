@@ -108,3 +108,47 @@ def test_module_level_names_and_brace_expansions_are_names(question, named) -> N
     answer = answer_names("src/requests/_types.py", TYPES)
     assert {"JsonType", "HeadersType", "CookiesType", "DEFAULT_POOLSIZE"} <= answer.symbols
     assert overlap(question, [answer]).named == named
+
+
+FUNCS = '''"""Turning records into plain data, and responses."""
+
+
+def asdict(record):
+    """Return the record's fields as a dict, one entry per field of the record."""
+
+
+def redirect(location):
+    """Create a redirect response that sends the client to the location."""
+
+
+def ne(value):
+    """Fail unless the value differs from the given one."""
+
+
+def safe_join(directory, *parts):
+    """Join the parts below a directory, or give up."""
+'''
+
+
+def test_round3_names_a_capitalised_first_word_a_short_backticked_name_and_a_coined_word():
+    answer = answer_names("pkg/funcs.py", FUNCS)
+    assert overlap("Safe_join prevents device names", [answer]).named == ("safe_join",)
+    assert overlap("Add `ne` validator", [answer]).named == ("ne",)
+    assert overlap("Improve performance of asdict in the common case",
+                   [answer]).named == ("asdict",)
+    # a name its prose uses as a word is a domain word; "ne" outside backticks is no name
+    assert not overlap("Redirect defaults to see other", [answer]).names_answer
+    assert not overlap("Add a ne validator", [answer]).names_answer
+    # without prose to tell a name from a word, a plain word is not counted
+    bare = answer_names("pkg/bare.py", "def asdict(record):\n    return record\n")
+    assert not overlap("Improve performance of asdict", [bare]).names_answer
+
+
+def test_round3_names_defined_under_a_module_level_if_or_try_are_names():
+    source = ('import sys\n\nif sys.platform == "win32":\n\n    def proxy_bypass_registry(host):\n'
+              '        return False\n\ntry:\n    from fast import speedup\n'
+              'except ImportError:\n\n    def speedup(x):\n        return x\n')
+    answer = answer_names("pkg/utils.py", source)
+    assert {"proxy_bypass_registry", "speedup"} <= answer.symbols
+    assert overlap("Fix the proxy_bypass_registry function returning true",
+                   [answer]).named == ("proxy_bypass_registry",)
