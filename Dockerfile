@@ -13,7 +13,7 @@
 # requirements.lock, the evaluator another of about a megabyte.
 
 # The base image, pinned by digest (the multi-arch index of the official python:3.11-slim:
-# a tag can be moved, a digest names exactly these bytes). To bump it, see README "Releases".
+# a tag can be moved, a digest names exactly these bytes). To bump it, see docs/releases.md.
 # The local end-to-end tests build against a stand-in and pass
 # `--build-arg PYTHON_IMAGE=python:3.11-slim`.
 ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7

@@ -6,7 +6,7 @@ with some history: an older commit and another branch) the same commit is evalua
 same ground truth under different surroundings, each compared with a cold run. Every
 per-question value is compared: every metric (faithfulness and tokens included), the facts
 found and missed, and the ranked modules. The figures are printed, never asserted; the test
-suite's matrix (tests/integration/test_hermetic_matrix.py) asserts the same cells on the
+suite's matrix (tests/integration/test_hermetic.py) asserts the same cells on the
 bundled sample project.
 
 The ground truth is drafted by ``retrieval-eval init --no-review`` (machine-written from the

@@ -167,7 +167,7 @@ def draft_plan(root: Path, universe: Universe, count: int, mix: Mapping[str, flo
     if not drafted.chosen:
         raise InputError(f"nothing to draft questions from in {root}: no documented public "
                          "Python functions or classes in the module universe",
-                         hint="write the ground truth by hand (see the README), or widen "
+                         hint="write the ground truth by hand (see docs/ground-truth.md), or widen "
                               "the universe with include")
     return code, drafted
 

@@ -109,7 +109,7 @@ def run_init(settings: Settings, deps: Deps) -> Drafted:
             shortfall += drafted.shortfall
         if not chosen:
             raise InputError(f"no commit of {root} makes a question", hint="; ".join(
-                shortfall) or "write the ground truth by hand (see the README)")
+                shortfall) or "write the ground truth by hand (see docs/ground-truth.md)")
         retrieved = ask_all(index, chosen, modules, progress=progress) \
             if index is not None else {}
     finally:

@@ -221,7 +221,7 @@ class GitHubClient(GitHubTransport):
     def publish(self, pr: int, body: str, *, key: str, mode: str = "always",
                 fingerprint: str, failed: bool = False, hide_previous: bool = False,
                 run_id: str | None = None) -> PublishResult:
-        """Post the report according to ``mode``; see the README's "Comment modes".
+        """Post the report according to ``mode``; see docs/github-action.md, "Comment controls".
 
         * ``always`` — update the sticky comment (or create it);
         * ``on-change`` — only when ``fingerprint`` differs from the one recorded in the

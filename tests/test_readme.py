@@ -393,3 +393,17 @@ def test_the_architecture_page_names_modules_and_functions_that_exist():
         if len(parts) > depth and not hasattr(module, parts[depth]):
             missing.append(token)
     assert not missing, missing
+
+
+def test_the_code_points_readers_at_pages_that_hold_the_subject():
+    """A hint, help text or comment that sends the reader to the documentation names the page
+    that holds the subject (``docs/<page>.md``), and that page exists: the README is a front
+    door now (issue 21 item 6), so "see the README" sends a user to a link, not an answer."""
+    named: set[str] = set()
+    sources = [*(ROOT / "evaluator").rglob("*.py"), ROOT / "Dockerfile", ROOT / "action.yml"]
+    vague = [str(p.relative_to(ROOT)) for p in sources
+             if re.search(r"see (the )?README\b(?!'s table of options)", p.read_text())]
+    for path in sources:
+        named |= set(re.findall(r"docs/[a-z0-9-]+\.md", path.read_text()))
+    assert not vague, f"name the docs/ page instead of the README: {vague}"
+    assert named and all((ROOT / page).is_file() for page in named), sorted(named)

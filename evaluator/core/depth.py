@@ -2,14 +2,14 @@
 metric at k is not measurable for a system.
 
 A system whose registry entry ranks every module of the universe it is given
-(:attr:`evaluator.core.systems.SystemEntry.depth` is ``None``: bm25, grep, embedding,
-full-file, oracle) is asked for at least ``depth`` modules; what it returns is everything it
+(:attr:`evaluator.core.systems.SystemEntry.depth` is ``None``: bm25, grep, full-file,
+oracle) is asked for at least ``depth`` modules; what it returns is everything it
 had (a module that shares no word with the question is not ranked), so its metrics are
 measured. A system that ranks only what its query returns (NeuralMind: ``query()`` has no
-top-k) may hand back fewer: on such a question its ranking is **short of depth** when it
-holds fewer modules of the universe than ``min(depth, universe size)``, and a metric at a k
-larger than what it returned is **not measurable** there (marked in the report, not left
-out of the means).
+top-k; ``embedding``: the hits it asks the build for) may hand back fewer: on such a
+question its ranking is **short of depth** when it holds fewer modules of the universe
+than ``min(depth, universe size)``, and a metric at a k larger than what it returned is
+**not measurable** there (marked in the report, not left out of the means).
 """
 
 from __future__ import annotations

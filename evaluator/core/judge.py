@@ -202,7 +202,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class JudgeConfig:
-    """The judge's thresholds (see the module docstring and the README)."""
+    """The judge's thresholds (see the module docstring and docs/judge.md)."""
 
     stretch_lines: int = STRETCH_LINES
     coverage_threshold: float = COVERAGE_THRESHOLD

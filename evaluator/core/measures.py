@@ -5,9 +5,9 @@ its direction (higher or lower is better), its definition and citation, where it
 (the report's headline table, the per-shape table, a step output) and the function that
 computes it for one query. Scoring (:mod:`evaluator.core.scoring`), floor and option
 validation, the comparison's direction of "better", the report's labels and columns, the
-Action's step outputs and the README's table of measures all read this registry, so adding
-a measure is one entry here (and, when its value comes from a new source, the field that
-carries it on :class:`Retrieval`).
+Action's step outputs and the table of measures in docs/measures.md all read this
+registry, so adding a measure is one entry here (and, when its value comes from a new
+source, the field that carries it on :class:`Retrieval`).
 
 Shared rules of the ranked measures are in :mod:`evaluator.core.metrics`.
 """

@@ -1,6 +1,6 @@
 """Ranked-retrieval metrics over graded relevance, matching trec_eval's definitions.
 
-Shared rules (every measure below follows them; see ``docs`` in the README):
+Shared rules (every measure below follows them; docs/measures.md):
 
 * **Ranking**: module paths best first. Duplicates count once — the first occurrence keeps
   its rank, later ones are dropped before anything is measured (trec_eval refuses

@@ -7,7 +7,7 @@
 Every system is an entry of the registry (:data:`SYSTEMS`, :func:`register`): its name,
 what it is, its options (``name:key=value``, several joined with ``:``; an option's first
 value is its default), what it needs (:data:`NEEDS`) and where its factory is. The
-``--systems`` parser, the option's help and the README's table of systems
+``--systems`` parser, the option's help and the table of systems in docs/
 (:func:`systems_table`) come from the registry, and the application builds each system from
 its factory. Every system answers :meth:`System.ask` with an :class:`Answer`; the evaluator
 judges every answer alike (:mod:`evaluator.judging`), so no system judges its own.
@@ -204,7 +204,8 @@ def systems_help() -> str:
 
 
 def systems_table() -> str:
-    """The README's table of systems (Markdown), from the registry."""
+    """The table of systems (Markdown) in docs/systems.md and docs/architecture.md, from
+    the registry."""
     rows = ["| system | options (default first) | needs | ranks | what it is |",
             "|---|---|---|---|---|"]
     bar = "\\|"  # a literal | inside a table cell
