@@ -1,7 +1,11 @@
 """The cold reviews of init's drafts (benchmarks/init_review, issue 24): every verdict file is
 complete, and the figures its README states are the ones the files hold. The first review
 (requests, click, flask) is the data the drafting rules were tuned on; the ``heldout-*`` files
-review repositories the rules never saw (attrs, werkzeug, itsdangerous)."""
+review repositories the rules never saw (attrs, werkzeug, itsdangerous); the ``fresh-*`` files are a
+third cold review, of three more repositories neither earlier review saw (jinja, httpx, pluggy);
+the ``fresh2-*`` files review the same three again, drafted by the tool after the round-3 rules,
+carrying a verdict over only where the question, its source commit, grades and facts are
+unchanged."""
 
 from __future__ import annotations
 
@@ -32,6 +36,13 @@ def _held_out(doc: dict[str, Any]) -> bool:
     return bool(doc.get("held_out", False))
 
 
+def _round(path: Path) -> str:
+    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh`` or ``fresh2`` (its name's
+    prefix)."""
+    prefix = path.name.split("-", 1)[0]
+    return prefix if prefix in ("heldout", "fresh", "fresh2") else "tuned"
+
+
 def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> None:
     routes = sorted((_load(p)["repository"], _load(p)["route"]) for p in FILES
                     if not _held_out(_load(p)))
@@ -40,15 +51,52 @@ def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> Non
 
 
 def test_the_held_out_review_covers_three_other_repositories() -> None:
-    held_out = {p.name: _load(p) for p in FILES if _held_out(_load(p))}
+    held_out = {p.name: _load(p) for p in FILES if _round(p) == "heldout"}
     assert sorted(held_out) == ["heldout-attrs.json", "heldout-itsdangerous.json",
                                 "heldout-werkzeug.json"]
-    assert all(p.name.startswith("heldout-") == _held_out(_load(p)) for p in FILES)
+    assert all((_round(p) != "tuned") == _held_out(_load(p)) for p in FILES)
     assert sorted((d["repository"], d["route"]) for d in held_out.values()) == [
         ("pallets/itsdangerous", "history"), ("pallets/werkzeug", "history"),
         ("python-attrs/attrs", "history")]
     tuned = {_load(p)["repository"] for p in FILES if not _held_out(_load(p))}
     assert not tuned & {d["repository"] for d in held_out.values()}
+
+
+def test_the_fresh_review_covers_three_repositories_neither_earlier_review_saw() -> None:
+    fresh = {p.name: _load(p) for p in FILES if _round(p) == "fresh"}
+    assert sorted(fresh) == ["fresh-httpx.json", "fresh-jinja.json", "fresh-pluggy.json"]
+    assert sorted(d["repository"] for d in fresh.values()) == [
+        "encode/httpx", "pallets/jinja", "pytest-dev/pluggy"]
+    assert all(d["held_out"] and d["route"] == "history" for d in fresh.values())
+    assert len({d["tool_commit"] for d in fresh.values()}) == 1
+    earlier = {_load(p)["repository"] for p in FILES if _round(p) not in ("fresh", "fresh2")}
+    assert not earlier & {d["repository"] for d in fresh.values()}
+
+
+def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_tool() -> None:
+    fresh = {_load(p)["repository"]: _load(p) for p in FILES if _round(p) == "fresh"}
+    fresh2 = {p.name: _load(p) for p in FILES if _round(p) == "fresh2"}
+    assert sorted(fresh2) == ["fresh2-httpx.json", "fresh2-jinja.json", "fresh2-pluggy.json"]
+    assert sorted(d["repository"] for d in fresh2.values()) == sorted(fresh)
+    assert all(d["held_out"] and d["route"] == "history" for d in fresh2.values())
+    assert len({d["tool_commit"] for d in fresh2.values()}) == 1
+    for doc in fresh2.values():
+        earlier = fresh[doc["repository"]]
+        assert doc["evaluated_commit"] == earlier["evaluated_commit"]
+        assert doc["tool_commit"] != earlier["tool_commit"]
+        assert doc["earlier_review"]["tool_commit"] == earlier["tool_commit"]
+        assert doc["figures"]["carried"] == sum(q["carried"] for q in doc["questions"])
+        by_id = {q["id"]: q for q in earlier["questions"]}
+        for q in doc["questions"]:
+            before = by_id.get(q["earlier_id"]) if q["earlier_id"] else None
+            if before is not None:  # the same source commit asks the same question
+                assert (before["source_commit"], before["question"]) == (
+                    q["source_commit"], q["question"]), q["id"]
+            if q["carried"]:  # a carried verdict is the earlier one, on an unchanged question
+                assert before is not None, q["id"]
+                assert (before["grades"], before["facts"]) == (q["grades"], q["facts"]), q["id"]
+                assert [before[k] for k in ("verdict", "tags", "edit")] == [
+                    q[k] for k in ("verdict", "tags", "edit")], q["id"]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
@@ -79,10 +127,15 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     for doc in docs:
         total, kept, edited, rejected = _counts([doc])
         expected.append((doc["repository"], doc["route"], total, kept, edited, rejected))
-    history = [doc for doc in docs if doc["route"] == "history" and not _held_out(doc)]
+    rounds = {p: _round(p) for p in FILES}
+    history = [_load(p) for p in FILES if rounds[p] == "tuned" and _load(p)["route"] == "history"]
     expected.append(("all three", "history", *_counts(history)))
-    held_out = [doc for doc in docs if _held_out(doc)]
+    held_out = [_load(p) for p in FILES if rounds[p] == "heldout"]
     expected.append(("all three held out", "history", *_counts(held_out)))
+    fresh = [_load(p) for p in FILES if rounds[p] == "fresh"]
+    expected.append(("all three fresh", "history", *_counts(fresh)))
+    fresh2 = [_load(p) for p in FILES if rounds[p] == "fresh2"]
+    expected.append(("all three fresh, round 3", "history", *_counts(fresh2)))
     stated = []
     for name, route, total, kept, edited, rejected, share in rows:
         assert int(share) == round(100 * int(kept) / int(total)), name
