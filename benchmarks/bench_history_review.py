@@ -29,10 +29,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evaluator.authoring import history_plan, universe_of
+from evaluator.authoring import history_plan
 from evaluator.core.commits import SKIP_IN_PULL
 from evaluator.git_repo import GitRepo
 from evaluator.progress import Progress
+from evaluator.validation import universe_of
 
 REVIEWS = Path(__file__).resolve().parent / "init_review"
 
