@@ -16,7 +16,7 @@ retrieval is. For a question and its grade-3 modules this module computes:
   ``HTTPAdapter``), or a CamelCase class name as written (``Session``); brace expansions
   count as what they expand to (``iter_{content,lines}``). A private name counts
   without its leading ``_`` (``ASGIApp`` states ``_ASGIApp``), and a run of the
-  question's words states the name they spell ("parse header links" states
+  question's words (three or more) states the name they spell ("parse header links" states
   ``_parse_header_links``, "subset hook caller" ``_SubsetHookCaller``). A plain word that
   happens to be a name (``session``) is a shared word, not a stated name.
 
@@ -239,7 +239,8 @@ def _stated(question: str) -> tuple[set[str], set[str]]:
 
 
 def _states(symbol: str, code: set[str], plain: set[str], prose: frozenset[str]) -> bool:
-    """The question spells ``symbol`` as code, or writes it as a name (see :func:`overlap`)."""
+    """The question spells ``symbol`` as code, or writes it as a name (see :func:`overlap`;
+    a coined word only given the answer's ``prose``: a private ``_sign`` is not "sign")."""
     if not symbol:
         return False
     if symbol in code or symbol.lower() in code:  # in backticks, any length
@@ -257,11 +258,12 @@ def _word_runs(question: str) -> str:
 
 def _spelt_as_words(symbol: str, runs: str) -> bool:
     """A name the question writes as a run of its words: ``_parse_header_links`` as "parse
-    header links", ``_SubsetHookCaller`` as "subset hook caller". The name has at least two
-    words of 3 letters or more, one of them neither a question word nor generic."""
+    header links", ``_SubsetHookCaller`` as "subset hook caller". The name has at least three
+    words, two of 3 letters or more and one neither a question word nor generic: two words
+    ("retry budget" for ``retry_budget``) read as a phrase, not as the name."""
     parts = [p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", symbol)]
     long = [p for p in parts if len(p) >= 3]
-    if len(parts) < 2 or len(long) < 2 or \
+    if len(parts) < 3 or len(long) < 2 or \
             all(p in QUESTION_WORDS or p in GENERIC_WORDS for p in long):
         return False
     return f" {' '.join(parts)} " in f" {runs}"
@@ -287,7 +289,7 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
                 named.add(f)
         for symbol in answer.symbols:
             if _states(symbol, code, plain, answer.prose) or \
-                    _states(symbol.lstrip("_"), code, plain, answer.prose) or \
+                    _states(symbol.lstrip("_"), code, plain, frozenset()) or \
                     _spelt_as_words(symbol, runs):
                 named.add(symbol)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
