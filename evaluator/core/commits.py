@@ -534,12 +534,13 @@ _CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for
 def fragment(line: str) -> bool:
     """A line that is no statement of its own: it continues the one before (starts with a
     closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
-    keywords (``) or x is None:``, ``}, {``)."""
+    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
+    (``self.writeline("finally: await agen.aclose()")``) is a statement."""
     if _CONTINUED.match(line.strip()):
         return True
     names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
              if not keyword.iskeyword(w) and w not in ("self", "cls")]
-    return sum(map(len, names)) * 2 < len("".join(line.split()))
+    return len(names) < 3 and sum(map(len, names)) * 2 < len("".join(line.split()))
 
 
 def _fact_score(line: str) -> tuple[int, int]:

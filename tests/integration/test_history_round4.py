@@ -121,3 +121,30 @@ def test_tidying_subjects_are_chores_but_a_plain_optimize_is_not(round4_repo, cl
         assert shas[name] not in asked, name
     assert f"4 {SKIP_CHORE}" in _line(stderr)
     assert shas["optimize"] in asked and shas["refactor"] in asked
+
+
+def test_a_call_that_writes_the_fix_is_a_fact(tmp_path, cli):
+    """jinja history-15: ``self.writeline("finally: await agen.aclose()")`` states the fix;
+    it was read as punctuation and keywords (a fragment) and lost from the facts."""
+    repo = new_repo(tmp_path / "repo")
+    write(repo, "pkg/__init__.py", "")
+    write(repo, "pkg/codegen.py", '''"""Generating the render function."""
+
+
+class CodeGenerator:
+    def visit_extends(self, node):
+        self.writeline("async for event in parent_template.root_render_func(context):")
+''')
+    commit(repo, "Initial import of the package")
+    _edit(repo, "pkg/codegen.py",
+          '        self.writeline("async for event in parent_template.root_render_func('
+          'context):")\n',
+          '        self.writeline("agen = parent_template.root_render_func(context)")\n'
+          '        self.writeline("try:")\n'
+          '        self.writeline("async for event in agen:")\n'
+          '        self.writeline("finally: await agen.aclose()")\n')
+    sha = commit(repo, "Fix all missing aclose related warnings")
+    doc, _stderr = draft(cli, repo, tmp_path, "--count", "5")
+    (query,) = [q for q in doc["queries"] if q["source"]["commit"] == sha]
+    facts = [f["fact"] for f in query["gold_facts"]]
+    assert 'self.writeline("finally: await agen.aclose()")' in facts

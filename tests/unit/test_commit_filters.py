@@ -207,4 +207,8 @@ def test_round3_generic_lines_and_fragments():
     for line in (") or http_content_length is None:", "}, {", "and not self.closed:"):
         assert fragment(line), line
     assert not fragment("check_digest_size(name, digest_size)")
+    # jinja history-15 (round 4): the lines that state the fix are calls writing code
+    assert not fragment('self.writeline("finally: await agen.aclose()")')
+    assert not fragment("f\"finally: {self.choose_async('await gen.aclose()', "
+                        "'gen.close()')}\"")
     assert not fragment("The digest size is checked against the algorithm's own size.")
