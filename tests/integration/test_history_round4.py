@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.commit_filters import SKIP_VERSION_ONLY
+from evaluator.core.commit_topics import SKIP_TWO_TOPICS
 from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY
 from tests.integration.test_history_filters import _edit
 from tests.integration.test_init_history import commit, draft, new_repo, write
@@ -148,3 +149,32 @@ class CodeGenerator:
     (query,) = [q for q in doc["queries"] if q["source"]["commit"] == sha]
     facts = [f["fact"] for f in query["gold_facts"]]
     assert 'self.writeline("finally: await agen.aclose()")' in facts
+
+
+def test_related_changes_and_lists_over_unrelated_modules_are_two_topics(tmp_path, cli):
+    """pluggy history-15 "X & related changes", httpx history-04: a subject listing
+    changes over modules none of which imports another."""
+    repo = new_repo(tmp_path / "repo")
+    write(repo, "pkg/__init__.py", "")
+    write(repo, "pkg/client.py", CLIENT)
+    write(repo, "pkg/cookies.py", "def load_jar(path):\n    return open(path).read()\n")
+    write(repo, "pkg/urls.py", "from pkg.cookies import load_jar\n\n\n"
+                               "def quote(text):\n    return text\n")
+    commit(repo, "Initial import of the package")
+    shas = {}
+    for name, subject in (("related", "Improve request sending & related changes"),
+                          ("list", "Fix retries, cookie loading and redirects"),
+                          ("control", "Fix quoting, cookie jar reads and path handling")):
+        _edit(repo, "pkg/client.py" if name != "control" else "pkg/urls.py",
+              "    return request\n" if name != "control" else "    return text\n",
+              f"    marker_{name} = request.tagged({name!r})\n    return request\n"
+              if name != "control" else "    quoted_text = text.replace(' ', '+')\n"
+              "    return quoted_text\n")
+        _edit(repo, "pkg/cookies.py", "    return open(path).read()\n",
+              f"    jar_{name} = open(path).read()\n    return open(path).read()\n")
+        shas[name] = commit(repo, subject)
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "5")
+    asked = {q["source"]["commit"] for q in doc["queries"]}
+    assert shas["related"] not in asked and shas["list"] not in asked
+    assert f"2 {SKIP_TWO_TOPICS}" in _line(stderr)
+    assert shas["control"] in asked   # urls.py imports cookies.py: one topic
