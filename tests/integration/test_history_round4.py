@@ -12,6 +12,7 @@ from evaluator.core.commit_filters import SKIP_VERSION_ONLY
 from evaluator.core.commit_topics import SKIP_TWO_TOPICS
 from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY
 from tests.integration.test_history_filters import _edit
+from tests.integration.test_history_round3 import _line
 from tests.integration.test_init_history import commit, draft, new_repo, write
 
 MODELS = '''"""Requests, responses and their headers."""
@@ -86,11 +87,6 @@ def round4_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
           "    request = request.through_proxy(resolve_proxies(request))\n    return request\n")
     shas["refactor"] = commit(repo, "Refactor sending to allow proxy resolution")
     return repo, shas
-
-
-def _line(stderr: str) -> str:
-    (line,) = [line for line in stderr.splitlines() if "history: read" in line]
-    return line
 
 
 def test_private_names_written_as_words_are_give_aways(round4_repo, cli, tmp_path):
