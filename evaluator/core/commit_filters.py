@@ -32,7 +32,8 @@ version file (``__version__.py``, ``_version.py``, ``version.py``, ``__about__.p
 only change is a version string is never graded (a commit changing nothing else is skipped:
 :data:`SKIP_VERSION_ONLY`), and
 its **facts** come only from added lines that still exist word for word, were not merely
-moved (the same line deleted elsewhere in the diff) or reflowed (its words, in order, run
+moved (the same line deleted elsewhere in the diff, or one whose tokens differ from it
+by one renamed name) or reflowed (its words, in order, run
 through the deleted lines) and are not version markers (``.. versionadded::``).
 """
 
@@ -403,6 +404,15 @@ def _removal(diffs: Sequence[ModuleDiff], code: Mapping[str, list[str]]) -> bool
     return added_n < deleted_n or added_n == 0
 
 
+def _one_name_out(line: str) -> set[tuple[str, ...]]:
+    """The line's tokens with each identifier in turn left out: an added line sharing one
+    with a deleted line differs from it by one renamed name (moved, not added)."""
+    toks = re.findall(r"[A-Za-z_]\w*|\S", line)
+    return {(*toks[:i], "\0", *toks[i + 1:]) for i, tok in enumerate(toks)
+            if (tok[0].isalpha() or tok[0] == "_") and not keyword.iskeyword(tok)} \
+        if len(toks) >= 2 else set()
+
+
 def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     """Judge a commit's change over the modules it touched (see the module's rules)."""
     ungraded = frozenset(d.module for d in diffs if version_string_only(d))
@@ -438,9 +448,11 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     if distinct_kept * 2 < distinct:
         return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
     moved = {_norm(line) for d in diffs for line in d.deleted}
+    renamed = {key for d in diffs for line in d.deleted for key in _one_name_out(line)}
     stream = " " + " ".join(w for d in diffs for line in d.deleted for w in _words(line)) + " "
     facts = {d.module: tuple(text for _, text in d.added
                              if _norm(text) not in moved and not is_version_marker(text)
+                             and not renamed & _one_name_out(text)
                              and not _reflowed(text, stream))
              for d in diffs}
     return Judged(None, {m: n for m, n in surviving.items() if n}, facts, ungraded)
