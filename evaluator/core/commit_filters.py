@@ -27,9 +27,13 @@ A commit is **skipped** (each a counted reason) when
   (imports and lines with at most one name, ``if x is None:``, ``except E:``, are not).
 
 Otherwise its **grades** follow the surviving added code lines (3 for the fewest modules
-holding more than half of them, 2 for the rest), not deletions or docstring rewrites, and
+holding more than half of them, 2 for the rest), not deletions or docstring rewrites; a
+version file (``__version__.py``, ``_version.py``, ``version.py``, ``__about__.py``) whose
+only change is a version string is never graded (a commit changing nothing else is skipped:
+:data:`SKIP_VERSION_ONLY`), and
 its **facts** come only from added lines that still exist word for word, were not merely
-moved (the same line deleted elsewhere in the diff) or reflowed (its words, in order, run
+moved (the same line deleted elsewhere in the diff, or one whose tokens differ from it
+by one renamed name) or reflowed (its words, in order, run
 through the deleted lines) and are not version markers (``.. versionadded::``).
 """
 
@@ -51,8 +55,9 @@ SKIP_IMPORTS_ONLY = "changes the modules' imports only (a re-export or a compat 
 SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
 SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines (not "
                           "imports or guards) are gone at the evaluated commit")
+SKIP_VERSION_ONLY = "changes only a version string (in a version file)"
 FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
-                                   SKIP_NO_CODE, SKIP_IMPORTS_ONLY,
+                                   SKIP_NO_CODE, SKIP_IMPORTS_ONLY, SKIP_VERSION_ONLY,
                                    SKIP_REMOVAL, SKIP_SUPERSEDED, SKIP_MOSTLY_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
@@ -278,6 +283,23 @@ class Judged:
     reason: str | None
     surviving: Mapping[str, int]
     fact_lines: Mapping[str, tuple[str, ...]]
+    #: modules the change touched that are never graded (a version string only)
+    ungraded: frozenset[str] = frozenset()
+
+
+VERSION_FILES = frozenset({"__version__.py", "_version.py", "version.py", "__about__.py"})
+_LITERAL = re.compile(r"""(?:[rbuf]{0,2})(?:"[^"\n]*"|'[^'\n]*')|\b\d[\w.]*""",
+                      re.IGNORECASE)
+
+
+def version_string_only(diff: ModuleDiff) -> bool:
+    """A version file whose changed lines differ only in their string and number literals
+    (``__version__ = "2.1.0"`` for ``"2.0.0"``)."""
+    if diff.module.rsplit("/", 1)[-1] not in VERSION_FILES:
+        return False
+    added = sorted(_LITERAL.sub('""', _norm(t)) for _, t in diff.added if t.strip())
+    deleted = sorted(_LITERAL.sub('""', _norm(t)) for t in diff.deleted if t.strip())
+    return bool(added) and added == deleted
 
 
 def _norm(line: str) -> str:
@@ -382,8 +404,21 @@ def _removal(diffs: Sequence[ModuleDiff], code: Mapping[str, list[str]]) -> bool
     return added_n < deleted_n or added_n == 0
 
 
+def _one_name_out(line: str) -> set[tuple[str, ...]]:
+    """The line's tokens with each identifier in turn left out: an added line sharing one
+    with a deleted line differs from it by one renamed name (moved, not added)."""
+    toks = re.findall(r"[A-Za-z_]\w*|\S", line)
+    return {(*toks[:i], "\0", *toks[i + 1:]) for i, tok in enumerate(toks)
+            if (tok[0].isalpha() or tok[0] == "_") and not keyword.iskeyword(tok)} \
+        if len(toks) >= 2 else set()
+
+
 def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     """Judge a commit's change over the modules it touched (see the module's rules)."""
+    ungraded = frozenset(d.module for d in diffs if version_string_only(d))
+    if diffs and len(ungraded) == len(diffs):
+        return Judged(SKIP_VERSION_ONLY, {}, {}, ungraded)
+    diffs = [d for d in diffs if d.module not in ungraded]
     python = {d.module: d.module.endswith(".py") for d in diffs}
     if diffs and all(python[d.module] for d in diffs):
         shapes = [(behaviour(d.before), behaviour(d.after)) for d in diffs]
@@ -413,12 +448,14 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     if distinct_kept * 2 < distinct:
         return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
     moved = {_norm(line) for d in diffs for line in d.deleted}
+    renamed = {key for d in diffs for line in d.deleted for key in _one_name_out(line)}
     stream = " " + " ".join(w for d in diffs for line in d.deleted for w in _words(line)) + " "
     facts = {d.module: tuple(text for _, text in d.added
                              if _norm(text) not in moved and not is_version_marker(text)
+                             and not renamed & _one_name_out(text)
                              and not _reflowed(text, stream))
              for d in diffs}
-    return Judged(None, {m: n for m, n in surviving.items() if n}, facts)
+    return Judged(None, {m: n for m, n in surviving.items() if n}, facts, ungraded)
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

@@ -25,8 +25,10 @@ SKIP_TWO_TOPICS = "two topics in one subject (\"X and Y\" over unrelated modules
 
 _VERBS = (r"add|allow|avoid|change|clean|deprecate|drop|fix|handle|improve|make|move|raise|"
           r"remove|rename|replace|return|set|support|switch|update|use|document|refactor")
-_JOIN = re.compile(r";\s+\S|\s(?:and|&)\s+(?:also\s+)?(?:" + _VERBS + r")(?:e?s|e?d|ing)?\b",
-                   re.IGNORECASE)
+_JOIN = re.compile(r";\s+\S|\s(?:and|&)\s+(?:also\s+)?(?:" + _VERBS + r")(?:e?s|e?d|ing)?\b"
+                   # "X & related changes", and a list "X, Y and Z"
+                   r"|\s(?:and|&)\s+(?:other\s+|some\s+)?related\s+changes?\b"
+                   r"|\S,\s+[^,]+?,?\s+(?:and|&)\s+\S", re.IGNORECASE)
 
 
 def repeats(question: str, grade3: frozenset[str],

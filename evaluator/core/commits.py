@@ -35,7 +35,7 @@ from __future__ import annotations
 import heapq
 import keyword
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
@@ -207,7 +207,14 @@ _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
                     r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
                     r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing|typing|"
-                    r"type[- ]hint(?:s|ing|ed)?|type annotations?)\b|^clean(?:ed)? ?up\b",
+                    r"type[- ]hint(?:s|ing|ed)?|type annotations?)\b|^clean(?:ed)? ?up\b"
+                    # tidying announced as such: a tool run, "cleanups", "simplifications",
+                    # "… a bit", or a refactor that states no purpose ("to allow …")
+                    r"|\b(?:clean-?ups|pyupgrade|autoflake|flynt|codespell|"
+                    r"(?:code-level )?simplifications?|tid(?:y|ied|ying)(?:-ups?)?)\b"
+                    r"|\b(?:a bit|a little)\s*$"
+                    r"|^refactor(?:s|ed|ing)?\b(?!.*\b(?:allow|support|fix|improv|custom|"
+                    r"enabl|handl|new|add))",
                     re.IGNORECASE)
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
 _PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"
@@ -390,10 +397,14 @@ def top_files(lines: Mapping[str, int]) -> set[str]:
     return out
 
 
-def regraded(found: HistoryCandidate, surviving: Mapping[str, int]) -> HistoryCandidate:
+def regraded(found: HistoryCandidate, surviving: Mapping[str, int],
+             ungraded: Collection[str] = ()) -> HistoryCandidate:
     """``found`` graded by its surviving added code lines (:mod:`.commit_filters`): 3 for
     the fewest modules holding more than half of them, 2 for the rest; unchanged when none
-    survive."""
+    survive. The ``ungraded`` modules (a version string only) are left out."""
+    if ungraded:
+        found = replace(found, grades={m: g for m, g in found.grades.items()
+                                       if m not in ungraded})
     kept = {m: n for m, n in surviving.items() if n and m in found.grades}
     if not kept:
         return found
@@ -523,12 +534,13 @@ _CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for
 def fragment(line: str) -> bool:
     """A line that is no statement of its own: it continues the one before (starts with a
     closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
-    keywords (``) or x is None:``, ``}, {``)."""
+    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
+    (``self.writeline("finally: await agen.aclose()")``) is a statement."""
     if _CONTINUED.match(line.strip()):
         return True
     names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
              if not keyword.iskeyword(w) and w not in ("self", "cls")]
-    return sum(map(len, names)) * 2 < len("".join(line.split()))
+    return len(names) < 3 and sum(map(len, names)) * 2 < len("".join(line.split()))
 
 
 def _fact_score(line: str) -> tuple[int, int]:

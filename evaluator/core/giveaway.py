@@ -14,7 +14,10 @@ retrieval is. For a question and its grade-3 modules this module computes:
   stem, or a symbol it defines, spelled as code (in backticks, called, dotted, or an
   identifier with ``_``, a digit or inner capitals such as ``merge_setting``,
   ``HTTPAdapter``), or a CamelCase class name as written (``Session``); brace expansions
-  count as what they expand to (``iter_{content,lines}``). A plain word that
+  count as what they expand to (``iter_{content,lines}``). A private name counts
+  without its leading ``_`` (``ASGIApp`` states ``_ASGIApp``), and a run of the
+  question's words (three or more) states the name they spell ("parse header links" states
+  ``_parse_header_links``, "subset hook caller" ``_SubsetHookCaller``). A plain word that
   happens to be a name (``session``) is a shared word, not a stated name.
 
 A question *names its answer* when it states one of those names.
@@ -235,6 +238,37 @@ def _stated(question: str) -> tuple[set[str], set[str]]:
     return code, plain
 
 
+def _states(symbol: str, code: set[str], plain: set[str], prose: frozenset[str]) -> bool:
+    """The question spells ``symbol`` as code, or writes it as a name (see :func:`overlap`;
+    a coined word only given the answer's ``prose``: a private ``_sign`` is not "sign")."""
+    if not symbol:
+        return False
+    if symbol in code or symbol.lower() in code:  # in backticks, any length
+        return True
+    if len(symbol) < 3:
+        return False
+    return (symbol in plain and (_distinctive(symbol) or symbol[0].isupper())) or \
+        _coined(symbol, plain, prose)
+
+
+def _word_runs(question: str) -> str:
+    """The question's words, lower case, each followed by one space (for run matching)."""
+    return "".join(f"{w} " for w in re.findall(r"[a-z]+|\d+", question.lower()))
+
+
+def _spelt_as_words(symbol: str, runs: str) -> bool:
+    """A name the question writes as a run of its words: ``_parse_header_links`` as "parse
+    header links", ``_SubsetHookCaller`` as "subset hook caller". The name has at least three
+    words, two of 3 letters or more and one neither a question word nor generic: two words
+    ("retry budget" for ``retry_budget``) read as a phrase, not as the name."""
+    parts = [p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", symbol)]
+    long = [p for p in parts if len(p) >= 3]
+    if len(parts) < 3 or len(long) < 2 or \
+            all(p in QUESTION_WORDS or p in GENERIC_WORDS for p in long):
+        return False
+    return f" {' '.join(parts)} " in f" {runs}"
+
+
 def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
     """The question's overlap with the names of its answers (its grade-3 modules)."""
     question = expand_braces(question)
@@ -248,17 +282,15 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
         plain.add(first.group(1)[:1].lower() + first.group(1)[1:])
     plain_lower = {p.lower().rstrip(".") for p in plain}
     named: set[str] = set()
+    runs = _word_runs(question)
     for answer in answers:
         for f in answer.files:
             if f in code or (f in plain_lower and ("." in f or _distinctive(f))):
                 named.add(f)
         for symbol in answer.symbols:
-            if symbol in code or symbol.lower() in code:  # in backticks, any length
-                named.add(symbol)
-            elif len(symbol) < 3:
-                continue
-            elif (symbol in plain and (_distinctive(symbol) or symbol[0].isupper())) or \
-                    _coined(symbol, plain, answer.prose):
+            if _states(symbol, code, plain, answer.prose) or \
+                    _states(symbol.lstrip("_"), code, plain, frozenset()) or \
+                    _spelt_as_words(symbol, runs):
                 named.add(symbol)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
                    len(shared) / len(own) if own else 0.0)

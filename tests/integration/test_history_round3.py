@@ -124,7 +124,7 @@ _T = t.TypeVar("_T")
     # werkzeug history-11: an import restyle and comments only
     _edit(repo, "pkg/signing.py", "from pkg.keys import derive_key as derive_key\n",
           "# Keys come from the key module.\nfrom pkg.keys import (\n    derive_key,\n)\n")
-    shas["restyle"] = commit(repo, "Tidy the signer module's import of its key helpers")
+    shas["restyle"] = commit(repo, "Restyle the signer module's import of its key helpers")
     # attrs history-02: a Python-version drop with a zip(strict=...)-style modernisation
     _edit(repo, "pkg/etag.py", "    return data.hex()",
           "    pairs = list(zip(data, data[1:], strict=False))\n    return data.hex()")

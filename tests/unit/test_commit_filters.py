@@ -115,6 +115,21 @@ def test_a_value_changed_since_is_superseded_a_rename_is_not() -> None:
     assert judged.reason is None and judged.surviving == {"pkg/m.py": 1}
 
 
+def test_round4_a_line_with_one_name_renamed_is_moved_not_a_fact() -> None:
+    before = ("def send(request):\n    result = transport.handle(request, timeout=5)\n"
+              "    return result\n")
+    after = ("def send(request):\n    response = transport.handle(request, timeout=5)\n"
+             "    response.close_on_error(timeout_budget=5)\n    return response\n")
+    change = _diff(before, after, after,
+                   [(2, "response = transport.handle(request, timeout=5)"),
+                    (3, "response.close_on_error(timeout_budget=5)"),
+                    (4, "return response")],
+                   ("result = transport.handle(request, timeout=5)", "return result"))
+    judged = judge([change])
+    assert judged.reason is None
+    assert judged.fact_lines["pkg/m.py"] == ("response.close_on_error(timeout_budget=5)",)
+
+
 def test_removals() -> None:
     before = "from x import (\n    extract,\n    read,\n)\n\n\ndef f(b):\n    return extract(b)\n"
     after = "from x import (\n    read,\n)\n\n\ndef f(b):\n    return b\n"
@@ -207,4 +222,8 @@ def test_round3_generic_lines_and_fragments():
     for line in (") or http_content_length is None:", "}, {", "and not self.closed:"):
         assert fragment(line), line
     assert not fragment("check_digest_size(name, digest_size)")
+    # jinja history-15 (round 4): the lines that state the fix are calls writing code
+    assert not fragment('self.writeline("finally: await agen.aclose()")')
+    assert not fragment("f\"finally: {self.choose_async('await gen.aclose()', "
+                        "'gen.close()')}\"")
     assert not fragment("The digest size is checked against the algorithm's own size.")

@@ -152,3 +152,45 @@ def test_round3_names_defined_under_a_module_level_if_or_try_are_names():
     assert {"proxy_bypass_registry", "speedup"} <= answer.symbols
     assert overlap("Fix the proxy_bypass_registry function returning true",
                    [answer]).named == ("proxy_bypass_registry",)
+
+
+PRIVATE = '''"""Transports and models."""
+
+
+class _ASGIApp:
+    """The app a transport calls."""
+
+
+def _parse_header_links(value):
+    """Links from a header value."""
+    return value
+
+
+class _SubsetHookCaller:
+    """Calls a subset of the plugins."""
+
+
+def is_async(value):
+    return value
+
+
+def get_name(value):
+    return value
+'''
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    # httpx history-16, -17 and pluggy history-15 (the fresh review, round 4)
+    ("Use more permissible types in ASGIApp", ("_ASGIApp",)),
+    ("Test `parse_header_links` via public api", ("_parse_header_links",)),
+    ("Test parse header links via public api", ("_parse_header_links",)),
+    ("Fix subset hook caller reuse", ("_SubsetHookCaller",)),
+    # not a run of the name's words, or a run of short / generic words only
+    ("Parse the header and links", ()),
+    ("Check is async for hooks", ()),
+    ("Get name of the hook", ()),
+    ("Use more permissible types in the asgi app", ()),   # two words read as a phrase
+])
+def test_round4_a_private_name_without_its_underscore_or_spelt_as_words_is_named(
+        question, named) -> None:
+    assert overlap(question, [answer_names("pkg/_models.py", PRIVATE)]).named == named
