@@ -5,7 +5,8 @@ review repositories the rules never saw (attrs, werkzeug, itsdangerous); the ``f
 third cold review, of three more repositories neither earlier review saw (jinja, httpx, pluggy);
 the ``fresh2-*`` files review the same three again, drafted by the tool after the round-3 rules,
 carrying a verdict over only where the question, its source commit, grades and facts are
-unchanged."""
+unchanged; the ``fresh3-*`` files are a fourth cold review, of three more repositories no earlier
+review saw (starlette, packaging, cattrs)."""
 
 from __future__ import annotations
 
@@ -37,10 +38,10 @@ def _held_out(doc: dict[str, Any]) -> bool:
 
 
 def _round(path: Path) -> str:
-    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh`` or ``fresh2`` (its name's
-    prefix)."""
+    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2`` or ``fresh3``
+    (its name's prefix)."""
     prefix = path.name.split("-", 1)[0]
-    return prefix if prefix in ("heldout", "fresh", "fresh2") else "tuned"
+    return prefix if prefix in ("heldout", "fresh", "fresh2", "fresh3") else "tuned"
 
 
 def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> None:
@@ -99,6 +100,19 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
                     q[k] for k in ("verdict", "tags", "edit")], q["id"]
 
 
+def test_the_third_fresh_review_covers_three_repositories_no_earlier_review_saw() -> None:
+    fresh3 = {p.name: _load(p) for p in FILES if _round(p) == "fresh3"}
+    assert sorted(fresh3) == ["fresh3-cattrs.json", "fresh3-packaging.json",
+                              "fresh3-starlette.json"]
+    assert sorted(d["repository"] for d in fresh3.values()) == [
+        "encode/starlette", "pypa/packaging", "python-attrs/cattrs"]
+    assert all(d["held_out"] and d["route"] == "history" for d in fresh3.values())
+    assert len({d["tool_commit"] for d in fresh3.values()}) == 1
+    earlier = [_load(p) for p in FILES if _round(p) != "fresh3"]
+    assert not {d["repository"] for d in earlier} & {d["repository"] for d in fresh3.values()}
+    assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in fresh3.values())
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_every_question_has_a_verdict_with_its_reason(path: Path) -> None:
     doc = _load(path)
@@ -136,6 +150,8 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     expected.append(("all three fresh", "history", *_counts(fresh)))
     fresh2 = [_load(p) for p in FILES if rounds[p] == "fresh2"]
     expected.append(("all three fresh, round 3", "history", *_counts(fresh2)))
+    fresh3 = [_load(p) for p in FILES if rounds[p] == "fresh3"]
+    expected.append(("all three, third fresh review", "history", *_counts(fresh3)))
     stated = []
     for name, route, total, kept, edited, rejected, share in rows:
         assert int(share) == round(100 * int(kept) / int(total)), name
