@@ -60,7 +60,7 @@ class AnswerNames:
     words: frozenset[str]     # every word of its path, names and first docstring lines
     #: the lower-case words its docstrings and comments use as prose (not spelled as code)
     prose: frozenset[str] = frozenset()
-    #: its functions' parameters and its classes' attributes: named only in backticks
+    #: the attributes its classes assign: named only in backticks
     members: frozenset[str] = frozenset()
 
 
@@ -158,16 +158,11 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _members(tree: ast.Module) -> set[str]:
-    """The parameters of every function and the names class bodies assign
-    (``spool_max_size = 1024 * 1024``, ``def __init__(self, *, max_part_size=…)``)."""
-    out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            out.update(a.arg for a in (*node.args.posonlyargs, *node.args.args,
-                                       *node.args.kwonlyargs))
-        elif isinstance(node, ast.ClassDef):
-            out.update(name for stmt in node.body for name in _assigned(stmt))
-    return out
+    """The names class bodies assign (``spool_max_size = 1024 * 1024``). Not function
+    parameters: a backticked parameter (`` `kw_only` ``, `` `field_transformer` ``) is how
+    kept questions state the behaviour they ask about (attrs, click reviews)."""
+    return {name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+            for stmt in node.body for name in _assigned(stmt)}
 
 
 def _python_names(source: str) -> tuple[set[str], list[str]]:

@@ -14,6 +14,7 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
 )
 from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY, SKIP_VERSION
+from evaluator.core.giveaway import answer_names, overlap
 from tests.integration.test_history_filters import _edit
 from tests.integration.test_history_round3 import _line
 from tests.integration.test_init_history import commit, draft, new_repo, write
@@ -148,3 +149,16 @@ def test_an_attribute_docstring_is_documentation(round5_repo, cli, tmp_path):
     doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
     assert shas["attr_doc"] not in {q["source"]["commit"] for q in doc["queries"]}
     assert f"1 {SKIP_NO_CODE}" in _line(stderr)
+
+
+def test_a_backticked_parameter_is_not_a_give_away():
+    """attrs history-16/-20 and click history-17, kept: "Make `kw_only=True` behavior
+    consistent …" states the behaviour asked about by its parameter, not the answer."""
+    source = "def define(cls, kw_only=False, field_transformer=None):\n    return cls\n"
+    names = answer_names("pkg/_make.py", source)
+    for question in ("Make `kw_only=True` behavior consistent with dataclasses",
+                     "Cope with `field_transformer` being a generator"):
+        assert not overlap(question, [names]).names_answer, question
+    attribute = answer_names("pkg/parsers.py", MIDDLEWARE)
+    assert overlap("Rename `max_file_size` to `spool_max_size`", [attribute]).named == \
+        ("spool_max_size",)
