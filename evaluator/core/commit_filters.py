@@ -142,7 +142,8 @@ def _type_checking(test: ast.expr) -> bool:
 
 
 class _Behaviour(ast.NodeTransformer):
-    """Drop what does not change behaviour: docstrings, annotations, typing imports and
+    """Drop what does not change behaviour: docstrings and every other bare string
+    statement (attribute docstrings), annotations, typing imports and
     ``if TYPE_CHECKING:`` blocks (comments are not in the tree)."""
 
     def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -151,6 +152,9 @@ class _Behaviour(ast.NodeTransformer):
         out: list[ast.stmt] = []
         imports: set[tuple[str, str, str]] = set()
         for stmt in body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
+                    isinstance(stmt.value.value, str):  # an attribute's docstring
+                continue
             if isinstance(stmt, ast.If) and _type_checking(stmt.test):
                 out.extend(stmt.orelse)
                 continue

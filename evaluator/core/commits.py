@@ -38,7 +38,12 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from evaluator.core.commit_filters import FILTER_REASONS, subject_reason
+from evaluator.core.commit_filters import (
+    FILTER_REASONS,
+    SKIP_DOCS_SUBJECT,
+    SKIP_TESTS_SUBJECT,
+    subject_reason,
+)
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
@@ -190,6 +195,21 @@ _TYPES = ("feat", "feature", "fix", "bugfix", "hotfix", "docs", "doc", "chore", 
           "perf", "test", "tests", "build", "ci", "style", "revert", "deps", "security")
 _CONVENTIONAL = re.compile(r"^(?:" + "|".join(_TYPES) + r")(?:\([^)]{0,60}\))?!?\s*:\s*",
                            re.IGNORECASE)
+#: Conventional-commit types that change no behaviour, read before the subject is cleaned.
+_TYPE_REASONS = {"refactor": SKIP_CHORE, "style": SKIP_CHORE, "chore": SKIP_CHORE,
+                 "ci": SKIP_CHORE, "build": SKIP_CHORE, "docs": SKIP_DOCS_SUBJECT,
+                 "doc": SKIP_DOCS_SUBJECT, "test": SKIP_TESTS_SUBJECT,
+                 "tests": SKIP_TESTS_SUBJECT}
+
+
+def _conventional_reason(text: str) -> str | None:
+    """Why a ``refactor:``, ``style:``, ``chore:``, ``ci:``, ``build:``, ``docs:`` or
+    ``test:`` subject is skipped (``fix:``, ``feat:``, ``perf:`` are asked)."""
+    match = _CONVENTIONAL.match(text.strip())
+    kind = re.match(r"[a-z]+", match.group(0).lower()) if match else None
+    return _TYPE_REASONS.get(kind.group(0)) if kind else None
+
+
 _BRACKET_TAG = re.compile(r"^\[[^\]]{1,30}\]\s*")
 _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|part of|"
                       r"related to)\s*:?\s+(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+",
@@ -225,7 +245,8 @@ _VERSION = re.compile(
     r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"
     r"|(?:release|releasing|prepare|preparing|bump(?:ed)?|tag(?:ged)?|version)\b.*\d+\.\d+"
     r"|bump(?:ed)?\s+(?:the\s+)?version|bump\s+\S+\s+from\s"   # dependabot
-    r"|(?:start|back to)\s+(?:the\s+)?(?:next\s+)?(?:dev(?:elopment)?\s+)?version)",
+    r"|(?:start|back to)\s+(?:the\s+)?(?:next\s+)?(?:dev(?:elopment)?\s+)?version"
+    r"|(?:back to|bump(?:ed)?\s+(?:for|to))\s+(?:the\s+)?(?:next\s+)?dev(?:elopment)?\b)",
     re.IGNORECASE)
 
 
@@ -443,7 +464,7 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
         return SKIP_PYTHON_DROP
     if not any(is_module_path(c.path) for c in commit.changes):
         return SKIP_NO_MODULE
-    return subject_reason(commit.subject, cleaned)
+    return _conventional_reason(text) or subject_reason(commit.subject, cleaned)
 
 
 def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],

@@ -60,6 +60,8 @@ class AnswerNames:
     words: frozenset[str]     # every word of its path, names and first docstring lines
     #: the lower-case words its docstrings and comments use as prose (not spelled as code)
     prose: frozenset[str] = frozenset()
+    #: the attributes its classes assign: named only in backticks
+    members: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,14 @@ def _module_level(body: list[ast.stmt]) -> list[ast.stmt]:
     return out
 
 
+def _members(tree: ast.Module) -> set[str]:
+    """The names class bodies assign (``spool_max_size = 1024 * 1024``). Not function
+    parameters: a backticked parameter (`` `kw_only` ``, `` `field_transformer` ``) is how
+    kept questions state the behaviour they ask about (attrs, click reviews)."""
+    return {name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+            for stmt in node.body for name in _assigned(stmt)}
+
+
 def _python_names(source: str) -> tuple[set[str], list[str]]:
     try:
         tree = ast.parse(source)
@@ -181,10 +191,13 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     stem = posixpath.splitext(base)[0]
     files = {base.lower(), stem.lower()} - _SKIP_PARTS
     symbols: set[str] = set()
+    members: set[str] = set()
     docs: list[str] = []
     if source is not None:
         if module.endswith(".py"):
             symbols, docs = _python_names(source)
+            tree = _parse(source)
+            members = {m for m in _members(tree) if _distinctive(m)} if tree else set()
         else:
             symbols = set(_OTHER_DEFS.findall(source))
     symbols = {s for s in symbols if not s.startswith("__")}
@@ -192,7 +205,14 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     vocabulary = words(" ".join([*parts, *symbols, *docs]))
     prose = prose_words(source) if source is not None and module.endswith(".py") else set()
     return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary),
-                       frozenset(prose))
+                       frozenset(prose), frozenset(members))
+
+
+def _parse(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _distinctive(name: str) -> bool:
@@ -266,7 +286,18 @@ def _spelt_as_words(symbol: str, runs: str) -> bool:
     if len(parts) < 3 or len(long) < 2 or \
             all(p in QUESTION_WORDS or p in GENERIC_WORDS for p in long):
         return False
-    return f" {' '.join(parts)} " in f" {runs}"
+    # the last word either way singular or plural: "pure python tag" spells pure_python_tags
+    stems = {" ".join(parts[:-1]) + " " + last for last in
+             {parts[-1], parts[-1].removesuffix("s"), parts[-1] + "s"}}
+    return any(f" {stem} " in f" {runs}" for stem in stems)
+
+
+def _loose(text: str) -> set[str]:
+    """A code-like token compared loosely: lower case, and without a trailing plural ``s``
+    (``BaseHttpMiddleware`` is ``BaseHTTPMiddleware``, ``configure_tagged_unions`` is
+    ``configure_tagged_union``)."""
+    low = text.lower().rstrip(".")
+    return {low, low.removesuffix("s")}
 
 
 def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
@@ -283,6 +314,7 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
     plain_lower = {p.lower().rstrip(".") for p in plain}
     named: set[str] = set()
     runs = _word_runs(question)
+    loose = {v for p in plain if _distinctive(p.rstrip(".")) for v in _loose(p)}
     for answer in answers:
         for f in answer.files:
             if f in code or (f in plain_lower and ("." in f or _distinctive(f))):
@@ -290,8 +322,10 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
         for symbol in answer.symbols:
             if _states(symbol, code, plain, answer.prose) or \
                     _states(symbol.lstrip("_"), code, plain, frozenset()) or \
-                    _spelt_as_words(symbol, runs):
+                    _spelt_as_words(symbol, runs) or \
+                    (_distinctive(symbol) and symbol.lower() in loose):
                 named.add(symbol)
+        named.update(m for m in answer.members if m in code)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
                    len(shared) / len(own) if own else 0.0)
 

@@ -321,8 +321,9 @@ def pull_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     git(repo, "merge", "-q", "--no-ff", "-m", "Merge branch 'stable'", "stable")
     # a squash merge
     write(repo, "pkg/utils.py", (repo / "pkg/utils.py").read_text() +
-          "\n\ndef cache_parsed_url(url, parsed_urls_cache):\n"
+          "\n\ndef remember_split_url(url, parsed_urls_cache):\n"
           "    return parsed_urls_cache.setdefault(url, url.split('/'))\n")
+    # (the title must not spell the function: "Cache parsed URLs" names cache_parsed_url)
     shas["pr9"] = commit(repo, "Cache parsed URLs between calls (#9)")
     # PR #11: GitHub's merge with the pull request's title as the merge's subject
     git(repo, "checkout", "-q", "-b", "retry")
