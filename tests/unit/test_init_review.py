@@ -6,7 +6,8 @@ third cold review, of three more repositories neither earlier review saw (jinja,
 the ``fresh2-*`` files review the same three again, drafted by the tool after the round-3 rules,
 carrying a verdict over only where the question, its source commit, grades and facts are
 unchanged; the ``fresh3-*`` files are a fourth cold review, of three more repositories no earlier
-review saw (starlette, packaging, cattrs)."""
+review saw (starlette, packaging, cattrs); the ``fresh4-*`` files are a fifth, of three more
+(structlog, tenacity, yarl)."""
 
 from __future__ import annotations
 
@@ -38,10 +39,10 @@ def _held_out(doc: dict[str, Any]) -> bool:
 
 
 def _round(path: Path) -> str:
-    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2`` or ``fresh3``
-    (its name's prefix)."""
+    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2``, ``fresh3``
+    or ``fresh4`` (its name's prefix)."""
     prefix = path.name.split("-", 1)[0]
-    return prefix if prefix in ("heldout", "fresh", "fresh2", "fresh3") else "tuned"
+    return prefix if prefix in ("heldout", "fresh", "fresh2", "fresh3", "fresh4") else "tuned"
 
 
 def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> None:
@@ -113,6 +114,18 @@ def test_the_third_fresh_review_covers_three_repositories_no_earlier_review_saw(
     assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in fresh3.values())
 
 
+def test_the_fourth_fresh_review_covers_three_repositories_no_earlier_review_saw() -> None:
+    fresh4 = {p.name: _load(p) for p in FILES if _round(p) == "fresh4"}
+    assert sorted(fresh4) == ["fresh4-structlog.json", "fresh4-tenacity.json", "fresh4-yarl.json"]
+    assert sorted(d["repository"] for d in fresh4.values()) == [
+        "aio-libs/yarl", "hynek/structlog", "jd/tenacity"]
+    assert all(d["held_out"] and d["route"] == "history" for d in fresh4.values())
+    assert len({d["tool_commit"] for d in fresh4.values()}) == 1
+    earlier = [_load(p) for p in FILES if _round(p) != "fresh4"]
+    assert not {d["repository"] for d in earlier} & {d["repository"] for d in fresh4.values()}
+    assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in fresh4.values())
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
 def test_every_question_has_a_verdict_with_its_reason(path: Path) -> None:
     doc = _load(path)
@@ -152,6 +165,8 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     expected.append(("all three fresh, round 3", "history", *_counts(fresh2)))
     fresh3 = [_load(p) for p in FILES if rounds[p] == "fresh3"]
     expected.append(("all three, third fresh review", "history", *_counts(fresh3)))
+    fresh4 = [_load(p) for p in FILES if rounds[p] == "fresh4"]
+    expected.append(("all three, fourth fresh review", "history", *_counts(fresh4)))
     stated = []
     for name, route, total, kept, edited, rejected, share in rows:
         assert int(share) == round(100 * int(kept) / int(total)), name
