@@ -101,29 +101,20 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
                     q[k] for k in ("verdict", "tags", "edit")], q["id"]
 
 
-def test_the_third_fresh_review_covers_three_repositories_no_earlier_review_saw() -> None:
-    fresh3 = {p.name: _load(p) for p in FILES if _round(p) == "fresh3"}
-    assert sorted(fresh3) == ["fresh3-cattrs.json", "fresh3-packaging.json",
-                              "fresh3-starlette.json"]
-    assert sorted(d["repository"] for d in fresh3.values()) == [
-        "encode/starlette", "pypa/packaging", "python-attrs/cattrs"]
-    assert all(d["held_out"] and d["route"] == "history" for d in fresh3.values())
-    assert len({d["tool_commit"] for d in fresh3.values()}) == 1
-    earlier = [_load(p) for p in FILES if _round(p) != "fresh3"]
-    assert not {d["repository"] for d in earlier} & {d["repository"] for d in fresh3.values()}
-    assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in fresh3.values())
-
-
-def test_the_fourth_fresh_review_covers_three_repositories_no_earlier_review_saw() -> None:
-    fresh4 = {p.name: _load(p) for p in FILES if _round(p) == "fresh4"}
-    assert sorted(fresh4) == ["fresh4-structlog.json", "fresh4-tenacity.json", "fresh4-yarl.json"]
-    assert sorted(d["repository"] for d in fresh4.values()) == [
-        "aio-libs/yarl", "hynek/structlog", "jd/tenacity"]
-    assert all(d["held_out"] and d["route"] == "history" for d in fresh4.values())
-    assert len({d["tool_commit"] for d in fresh4.values()}) == 1
-    earlier = [_load(p) for p in FILES if _round(p) != "fresh4"]
-    assert not {d["repository"] for d in earlier} & {d["repository"] for d in fresh4.values()}
-    assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in fresh4.values())
+@pytest.mark.parametrize(("review", "repositories"), [
+    ("fresh3", ["encode/starlette", "pypa/packaging", "python-attrs/cattrs"]),
+    ("fresh4", ["aio-libs/yarl", "hynek/structlog", "jd/tenacity"]),
+])
+def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
+        review: str, repositories: list[str]) -> None:
+    docs = {p.name: _load(p) for p in FILES if _round(p) == review}
+    assert sorted(docs) == sorted(f"{review}-{r.split('/')[1]}.json" for r in repositories)
+    assert sorted(d["repository"] for d in docs.values()) == repositories
+    assert all(d["held_out"] and d["route"] == "history" for d in docs.values())
+    assert len({d["tool_commit"] for d in docs.values()}) == 1
+    earlier = [_load(p) for p in FILES if _round(p) != review]
+    assert not {d["repository"] for d in earlier} & {d["repository"] for d in docs.values()}
+    assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in docs.values())
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
