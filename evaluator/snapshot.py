@@ -372,10 +372,14 @@ def tree_digest(root: Path, files: Sequence[str]) -> str:
 
 def read_source(root: Path, module: str) -> str | None:
     """The text of ``module`` under ``root`` (``None`` when it cannot be read as UTF-8
-    text of at most the indexed size, or is a link)."""
+    text of at most the indexed size, is a link, or lies outside ``root``: ``module`` may
+    come from a pull request's ground truth, and a folder on its way may be a link)."""
     path = root / module
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        base = root.resolve()
+        if base not in path.resolve().parents:
             return None
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):

@@ -336,3 +336,21 @@ def test_evaluate_warns_about_names_that_are_not_utf8_and_indexes_the_rest(tmp_p
         assert doc["run"]["index"]["files"] == len(checkout_files(
             repo, exclude_files=[repo / "retrieval_queries.json"]))
         assert all("latin" not in m for q in doc["queries"] for m in q["ranked_modules"])
+
+
+def test_read_source_stays_inside_its_root(tmp_path: Path) -> None:
+    """A module path from a pull request's ground truth never reads outside the checkout:
+    not through a linked folder, not with ``..``, not as an absolute path."""
+    from evaluator.snapshot import read_source
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("TOKEN = 'x'\n", encoding="utf-8")
+    root = tmp_path / "checkout"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "mod.py").write_text("A = 1\n", encoding="utf-8")
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    assert read_source(root, "pkg/mod.py") == "A = 1\n"
+    assert read_source(root, "linked/secret.py") is None
+    assert read_source(root, "../outside/secret.py") is None
+    assert read_source(root, str(outside / "secret.py")) is None
