@@ -328,6 +328,8 @@ class NeuralMindIndex:
         # The synapse layer is switched at question time: the same build serves both.
         self._pins = SYNAPSES_OFF if synapses == "off" else {}
         self._mind: Any = None
+        self._lines: dict[str, str] = {}
+        self._lines_of: Any = None  # the build ``_lines`` was read from
         self._memo: EmbeddingMemo | None = None
         self._memo_resolved = False
 
@@ -551,8 +553,7 @@ class NeuralMindIndex:
         with self._library():
             try:
                 hits = self._mind.search(question, n=n, learn=False)
-                lines = {str(node.get("id", "")): str(node.get("source_location", "") or "")
-                         for node in getattr(self._mind.embedder, "nodes", None) or ()}
+                lines = self._node_lines()
             except Exception as err:
                 raise BuildError(f"NeuralMind failed to search for {question!r}: "
                                  f"{type(err).__name__}: {err}") from None
@@ -566,6 +567,14 @@ class NeuralMindIndex:
                 document=str(hit.get("document") or ""),
                 line=int(where[1:]) if where[:1] == "L" and where[1:].isdigit() else None))
         return tuple(out)
+
+    def _node_lines(self) -> dict[str, str]:
+        """Each node's ``source_location`` (``L<line>``) by id, read once per build."""
+        if self._lines_of is not self._mind:
+            self._lines = {str(node.get("id", "")): str(node.get("source_location", "") or "")
+                           for node in getattr(self._mind.embedder, "nodes", None) or ()}
+            self._lines_of = self._mind
+        return self._lines
 
     def close(self) -> None:
         if self._mind is not None:
