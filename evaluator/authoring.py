@@ -250,6 +250,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
     log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
     mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
     names: dict[str, AnswerNames] = {}
+    texts: dict[str, str | None] = {}  # each graded module's text, read once
     chosen: list[Candidate] = []
     counted = dict(mined.skipped)
     decided = decisions if decisions is not None else {}
@@ -266,13 +267,14 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
             found = regraded(found, judged.surviving, judged.ungraded)
             for module in found.grades:
                 if module not in names:
-                    names[module] = answer_names(module, read_source(root, module))
+                    texts[module] = read_source(root, module)
+                    names[module] = answer_names(module, texts[module])
             # A subject that names its answer's file or symbol is found by keyword search.
             if overlaps(found.question, found.grades.items(), names).names_answer:
                 reason = SKIP_GIVEAWAY
             elif repeats(found.question, _grade3(found.grades), asked):
                 reason = SKIP_REPEAT
-            elif two_topics(found.question, {m: read_source(root, m) for m in found.grades}):
+            elif two_topics(found.question, {m: texts[m] for m in found.grades}):
                 reason = SKIP_TWO_TOPICS
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
