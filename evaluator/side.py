@@ -257,9 +257,9 @@ def _run_side(setup: _Setup, *, source: Path, files: tuple[str, ...], commit: st
               ref: str | None, label: str, progress: Progress,
               answers: dict[str, Answer] | None = None,
               on_index: Callable[[Index], None] | None = None) -> tuple[Results, list[str]]:
-    """Snapshot ``source`` into the shared tree, build (incrementally), ask, score
-    (``answers``: see :func:`_ask_all`; ``on_index`` is handed the built index after the
-    questions, before it is closed: the references that search it)."""
+    """Snapshot ``source`` into the shared tree, build (from scratch, or load the cached
+    build), ask, score (``answers``: see :func:`_ask_all`; ``on_index`` is handed the built
+    index after the questions, before it is closed: the references that search it)."""
     t0 = time.perf_counter()
     options = setup.options
     pause = setup.deps.pause
