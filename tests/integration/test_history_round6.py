@@ -1,0 +1,123 @@
+"""``init --from-history``, round 6 (issue 24's fourth fresh review of structlog, tenacity
+and yarl): each rule on a commit of a real git repository built here, modelled on a
+question that review edited or rejected (its repository and id in the comment)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.core.commits import SKIP_GIVEAWAY
+from tests.integration.test_history_filters import _edit
+from tests.integration.test_history_round3 import _line
+from tests.integration.test_init_history import commit, draft, new_repo, write
+
+DEV = '''"""Pretty console output for development."""
+
+
+class ConsoleRenderer:
+    """Renders an event dictionary for a terminal."""
+
+    def __init__(self, styles):
+        self._styles = styles
+
+    @property
+    def level_styles(self):
+        return self._styles
+
+    def render(self, event):
+        return event
+
+
+class AsyncRetrying:
+    """Retries a coroutine."""
+
+    def wrap(self, fn):
+        return fn
+'''
+RETRYING = '''"""Retrying calls."""
+
+
+class Retrying:
+    """Calls a function until a strategy stops it."""
+
+    def call(self, fn):
+        return fn()
+'''
+STRATEGIES = '''"""When to retry."""
+
+
+def retry_if_result(predicate):
+    """Retry while ``predicate`` holds for the result."""
+    return predicate
+'''
+
+
+@pytest.fixture
+def round6_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    repo = new_repo(tmp_path / "repo")
+    write(repo, "pkg/__init__.py", '__version__ = "1.0"\n')
+    write(repo, "pkg/dev.py", DEV)
+    write(repo, "pkg/retrying.py", RETRYING)
+    write(repo, "pkg/strategies.py", STRATEGIES)
+    commit(repo, "Initial import of the package")
+    shas: dict[str, str] = {}
+
+    def change(name: str, subject: str, path: str = "pkg/dev.py",
+               old: str = "        return event\n", lines: int = 1) -> None:
+        indent = old[:len(old) - len(old.lstrip())]
+        added = "".join(f"{indent}marker_{name}_{i} = {name!r}\n" for i in range(lines))
+        _edit(repo, path, old, f"{added}{old}")
+        if subject:
+            shas[name] = commit(repo, subject)
+
+    # wording the cleaning drops: yarl history-11/-15, structlog history-01, tenacity -13
+    change("emoji", "📦 Make release builds compile very optimized")
+    change("gitmoji", ":bug: Raises meaningful exception when the address is malformed")
+    change("issue", "Fix thread name in async methods (issue #710)")
+    change("retry", "Support Trio out-of-the-box, take 2")
+    change("again", "Allow salt=None again")  # itsdangerous history-08, kept as asked
+    # give-aways: tenacity history-19 (a class of a module graded 2), structlog history-06
+    # (hyphenated), tenacity history-17 (misspelt)
+    change("graded2", "", path="pkg/strategies.py", old="    return predicate\n", lines=3)
+    change("graded2", "Make `Retrying` picklable for multiprocessing", path="pkg/retrying.py",
+           old="        return fn()\n")
+    change("hyphen", "Add level-styles properties to the renderer")
+    change("misspelt", "Remove __iter__ from AsyncRetring", old="        return fn\n")
+    change("plain", "", path="pkg/strategies.py", old="    return predicate\n", lines=3)
+    change("plain", "Let the retry strategies of Retrying be pickled",
+           path="pkg/retrying.py", old="        return fn()\n")
+    return repo, shas
+
+
+def _asked(doc: dict) -> dict[str, str]:
+    return {q["source"]["commit"]: q["question"] for q in doc["queries"]}
+
+
+def test_emoji_emptied_references_and_retry_markers_are_dropped(round6_repo, cli,
+                                                                  tmp_path):
+    repo, shas = round6_repo
+    doc, _ = draft(cli, repo, tmp_path, "--count", "40")
+    asked = _asked(doc)
+    assert asked[shas["emoji"]] == "Make release builds compile very optimized"
+    assert asked[shas["gitmoji"]] == "Raises meaningful exception when the address is " \
+                                     "malformed"
+    assert asked[shas["issue"]] == "Fix thread name in async methods"
+    assert asked[shas["retry"]] == "Support Trio out-of-the-box"
+    assert asked[shas["again"]] == "Allow salt=None again"
+
+
+def test_public_names_of_grade_2_modules_hyphens_and_misspellings_are_give_aways(
+        round6_repo, cli, tmp_path):
+    repo, shas = round6_repo
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
+    asked = _asked(doc)
+    for name in ("graded2", "hyphen", "misspelt"):
+        assert shas[name] not in asked, name
+    assert f"3 {SKIP_GIVEAWAY}" in _line(stderr)
+    # the class as a word, not as code: starlette history-07, kept as asked
+    assert asked[shas["plain"]] == "Let the retry strategies of Retrying be pickled"
+    graded = next(q for q in doc["queries"] if q["source"]["commit"] == shas["plain"])
+    assert graded["relevance_grades"]["pkg/strategies.py"] == 3
+    assert graded["relevance_grades"]["pkg/retrying.py"] == 2
