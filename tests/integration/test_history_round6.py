@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.core.commit_chores import SKIP_PIN_OR_COMPAT
+from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT
 from evaluator.core.commits import SKIP_GIVEAWAY
 from tests.integration.test_history_filters import _edit
 from tests.integration.test_history_round3 import _line
@@ -28,6 +30,13 @@ class ConsoleRenderer:
 
     def render(self, event):
         return event
+
+    def statistics(self):
+        try:
+            return self._local.statistics
+        except AttributeError:
+            self._local.statistics = {}
+            return self._local.statistics
 
 
 class AsyncRetrying:
@@ -51,6 +60,12 @@ STRATEGIES = '''"""When to retry."""
 def retry_if_result(predicate):
     """Retry while ``predicate`` holds for the result."""
     return predicate
+
+
+def build_requires(settings):
+    """What building the extension needs."""
+    deps = ['Cython >= 3.0.12']
+    return deps
 '''
 
 
@@ -88,6 +103,25 @@ def round6_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     change("plain", "", path="pkg/strategies.py", old="    return predicate\n", lines=3)
     change("plain", "Let the retry strategies of Retrying be pickled",
            path="pkg/retrying.py", old="        return fn()\n")
+    # chores: tenacity history-10 (a compatibility swap), yarl history-16 (a dependency
+    # pin), structlog history-05 (a screenshot); a real version-dependent change is asked
+    _edit(repo, "pkg/dev.py", """        try:
+            return self._local.statistics
+        except AttributeError:
+            self._local.statistics = {}
+            return self._local.statistics
+""", """        if not hasattr(self._local, "statistics"):
+            self._local.statistics = {}
+        return self._local.statistics
+""")
+    shas["compat"] = commit(repo, "Support Python 3.14")
+    _edit(repo, "pkg/strategies.py", "Cython >= 3.0.12", "Cython >= 3.1.2")
+    shas["pin"] = commit(repo, "Use Cython 3.1 universally")
+    change("screenshot", "Update demo screenshot")
+    _edit(repo, "pkg/strategies.py", "    return deps\n",
+          "    if sys.version_info >= (3, 12):\n        deps.append(settings.fast_parser)\n"
+          "    return deps\n")
+    shas["feature"] = commit(repo, "Build the fast parser on new interpreters")
     return repo, shas
 
 
@@ -121,3 +155,14 @@ def test_public_names_of_grade_2_modules_hyphens_and_misspellings_are_give_aways
     graded = next(q for q in doc["queries"] if q["source"]["commit"] == shas["plain"])
     assert graded["relevance_grades"]["pkg/strategies.py"] == 3
     assert graded["relevance_grades"]["pkg/retrying.py"] == 2
+
+
+def test_pins_compatibility_swaps_and_screenshots_are_chores(round6_repo, cli, tmp_path):
+    repo, shas = round6_repo
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
+    asked = _asked(doc)
+    for name in ("compat", "pin", "screenshot"):
+        assert shas[name] not in asked, name
+    line = _line(stderr)
+    assert f"2 {SKIP_PIN_OR_COMPAT}" in line and f"1 {SKIP_DOCS_SUBJECT}" in line
+    assert asked[shas["feature"]] == "Build the fast parser on new interpreters"
