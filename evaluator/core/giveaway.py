@@ -205,7 +205,9 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     """The names of ``module`` (its path, and what ``source`` defines; none without it)."""
     base = posixpath.basename(module)
     stem = posixpath.splitext(base)[0]
-    files = {base.lower(), stem.lower()} - _SKIP_PARTS
+    # its folders named as code ("pep517_backend"), not plain words ("structlog", "src")
+    folders = {p.lower() for p in module.split("/")[:-1] if _distinctive(p.strip("_"))}
+    files = ({base.lower(), stem.lower()} | folders) - _SKIP_PARTS
     symbols: set[str] = set()
     members: set[str] = set()
     public: set[str] = set()

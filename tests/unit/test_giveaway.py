@@ -232,3 +232,13 @@ def get_name(value):
 def test_round4_a_private_name_without_its_underscore_or_spelt_as_words_is_named(
         question, named) -> None:
     assert overlap(question, [answer_names("pkg/_models.py", PRIVATE)]).named == named
+
+
+def test_a_folder_that_reads_as_code_is_named() -> None:
+    """yarl history-14 "Sync `pep517_backend` w/ upstream": a folder of the answer's path
+    spelt as code names it; a folder that is a plain word (the package, ``src``) does not."""
+    backend = answer_names("packaging/pep517_backend/_backend.py", "def build():\n    pass\n")
+    assert overlap("Sync `pep517_backend` w/ upstream", [backend]).named == ("pep517_backend",)
+    dev = answer_names("src/structlog/dev.py", "def render():\n    pass\n")
+    assert dev.files == {"dev.py", "dev"}
+    assert overlap("Make `structlog` output colourful in `src`", [dev]).named == ()
