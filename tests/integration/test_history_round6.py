@@ -13,7 +13,7 @@ from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT
 from evaluator.core.commits import SKIP_GIVEAWAY
 from tests.integration.test_history_filters import _edit
 from tests.integration.test_history_round3 import _line
-from tests.integration.test_init_history import commit, draft, new_repo, write
+from tests.integration.test_init_history import commit, draft, package_repo
 
 DEV = '''"""Pretty console output for development."""
 
@@ -71,12 +71,9 @@ def build_requires(settings):
 
 @pytest.fixture
 def round6_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo = new_repo(tmp_path / "repo")
-    write(repo, "pkg/__init__.py", '__version__ = "1.0"\n')
-    write(repo, "pkg/dev.py", DEV)
-    write(repo, "pkg/retrying.py", RETRYING)
-    write(repo, "pkg/strategies.py", STRATEGIES)
-    commit(repo, "Initial import of the package")
+    repo = package_repo(tmp_path, {"pkg/__init__.py": '__version__ = "1.0"\n',
+                                   "pkg/dev.py": DEV, "pkg/retrying.py": RETRYING,
+                                   "pkg/strategies.py": STRATEGIES})
     shas: dict[str, str] = {}
 
     def change(name: str, subject: str, path: str = "pkg/dev.py",
