@@ -6,6 +6,8 @@ fourth fresh review: structlog, tenacity, yarl), dropped by
   ``:name:`` not followed by a backtick, so a reST role such as ``:class:`Foo``` stays);
 * **emptied references**: what is left in brackets once the reference itself went,
   ``(issue )``, ``(#)``, ``(see )``, ``(PR )``;
+* (read, not dropped) a **component tag** leading the subject, ``Dev: refactor …``: the
+  chore rules read the subject after it too (:func:`untagged`);
 * **retry markers** ending the subject: ``…, take 2``, ``… (take 2)``. Not "again":
   "Allow salt=None again" restores a behaviour, and a review kept it as asked
   (itsdangerous history-08).
@@ -55,3 +57,11 @@ def drop_emptied(text: str) -> str:
 def drop_retry(text: str) -> str:
     """``text`` without a trailing retry marker (``, take 2``, ``(take 2)``)."""
     return _RETRY.sub("", text)
+
+
+_TAG = re.compile(r"^[A-Za-z][\w.-]{0,30}:\s+(?=\S)")
+
+
+def untagged(text: str) -> str:
+    """``text`` after a one-word component tag (``Dev: refactor …`` → ``refactor …``)."""
+    return _TAG.sub("", text, count=1)

@@ -44,7 +44,7 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
     subject_reason,
 )
-from evaluator.core.commit_subject import drop_emoji, drop_emptied, drop_retry
+from evaluator.core.commit_subject import drop_emoji, drop_emptied, drop_retry, untagged
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
@@ -460,7 +460,7 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     cleaned = clean_subject(text)
     if _VERSION.search(cleaned):
         return SKIP_VERSION
-    if _CHORE.search(cleaned):
+    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)):
         return SKIP_CHORE
     if _PYTHON_DROP.search(cleaned):
         return SKIP_PYTHON_DROP

@@ -10,7 +10,7 @@ import pytest
 
 from evaluator.core.commit_chores import SKIP_PIN_OR_COMPAT
 from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT
-from evaluator.core.commits import SKIP_GIVEAWAY
+from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY
 from tests.integration.test_history_filters import _edit
 from tests.integration.test_history_round3 import _line
 from tests.integration.test_init_history import commit, draft, package_repo
@@ -101,7 +101,8 @@ def round6_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     change("plain", "Let the retry strategies of Retrying be pickled",
            path="pkg/retrying.py", old="        return fn()\n")
     # chores: tenacity history-10 (a compatibility swap), yarl history-16 (a dependency
-    # pin), structlog history-05 (a screenshot); a real version-dependent change is asked
+    # pin), structlog history-05 (a screenshot) and -08 (a tagged refactor); a real
+    # version-dependent change is asked
     _edit(repo, "pkg/dev.py", """        try:
             return self._local.statistics
         except AttributeError:
@@ -115,6 +116,7 @@ def round6_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     _edit(repo, "pkg/strategies.py", "Cython >= 3.0.12", "Cython >= 3.1.2")
     shas["pin"] = commit(repo, "Use Cython 3.1 universally")
     change("screenshot", "Update demo screenshot")
+    change("tagged", "Dev: refactor default columns configuration into a method")  # -08
     _edit(repo, "pkg/strategies.py", "    return deps\n",
           "    if sys.version_info >= (3, 12):\n        deps.append(settings.fast_parser)\n"
           "    return deps\n")
@@ -158,8 +160,9 @@ def test_pins_compatibility_swaps_and_screenshots_are_chores(round6_repo, cli, t
     repo, shas = round6_repo
     doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
     asked = _asked(doc)
-    for name in ("compat", "pin", "screenshot"):
+    for name in ("compat", "pin", "screenshot", "tagged"):
         assert shas[name] not in asked, name
     line = _line(stderr)
     assert f"2 {SKIP_PIN_OR_COMPAT}" in line and f"1 {SKIP_DOCS_SUBJECT}" in line
+    assert f"1 {SKIP_CHORE}" in line  # a refactor behind a component tag
     assert asked[shas["feature"]] == "Build the fast parser on new interpreters"
