@@ -1,6 +1,8 @@
-"""Module changes that are chores however their subject reads (issue 24's fourth fresh
-review: tenacity history-10 "Support Python 3.14", yarl history-16 "Use Cython 3.1
-universally"), for :func:`evaluator.core.commit_filters.judge`:
+"""Module changes that are chores whatever their subject says: dependency pins and
+compatibility swaps.
+
+Issue 24's fourth fresh review rejected tenacity history-10 "Support Python 3.14" and yarl
+history-16 "Use Cython 3.1 universally"; :func:`evaluator.core.commit_filters.judge` skips:
 
 * a **dependency pin**: every added code line holds a requirement specifier
   (``'Cython >= 3.1.2'``, ``"urllib3<3"``), whatever else the change took out;

@@ -1,6 +1,8 @@
-"""Wording a commit subject carries that is no part of the question it asks (issue 24's
-fourth fresh review: structlog, tenacity, yarl), dropped by
-:func:`evaluator.core.commits.clean_subject`:
+"""Wording a commit subject carries that is no part of the question it asks: gitmoji,
+emptied references, retry markers.
+
+Found by issue 24's fourth fresh review (structlog, tenacity, yarl);
+:func:`evaluator.core.commits.clean_subject` drops:
 
 * **gitmoji and emoji** leading the subject: ``:bug: Raises …``, ``📦 Make …`` (a code is
   ``:name:`` not followed by a backtick, so a reST role such as ``:class:`Foo``` stays);
