@@ -7,7 +7,8 @@ Found by issue 24's fourth fresh review (structlog, tenacity, yarl);
 * **gitmoji and emoji** leading the subject: ``:bug: Raises …``, ``📦 Make …`` (a code is
   ``:name:`` not followed by a backtick, so a reST role such as ``:class:`Foo``` stays);
 * **emptied references**: what is left in brackets once the reference itself went,
-  ``(issue )``, ``(#)``, ``(see )``, ``(PR )``;
+  ``(issue )``, ``(#)``, ``(see )``, ``(PR )``, and a leading issue label with its verb,
+  ``Fix issue #288: …``, ``Issue 901: …``, ``For Issue #2286: …`` (the rest is the question);
 * (read, not dropped) a **component tag** leading the subject, ``Dev: refactor …``: the
   chore rules read the subject after it too (:func:`untagged`);
 * **retry markers** ending the subject: ``…, take 2``, ``… (take 2)``. Not "again":
@@ -54,6 +55,16 @@ def drop_emoji(text: str) -> str:
 def drop_emptied(text: str) -> str:
     """``text`` without brackets that held only a reference's introduction."""
     return _EMPTIED.sub("", text)
+
+
+_ISSUE_PREFIX = re.compile(r"^(?:(?:for|fix(?:e[sd]|ing)?|close[sd]?|resolve[sd]?)\s+)?"
+                           r"(?:issues?|pr|pull request|gh)[\s-]*#?\d+\s*[:,–—-]\s*(?=\S)",
+                           re.IGNORECASE)
+
+
+def drop_issue_prefix(text: str) -> str:
+    """``text`` without a leading issue label: ``Fix issue #288 : X`` → ``X``."""
+    return _ISSUE_PREFIX.sub("", text, count=1)
 
 
 def drop_retry(text: str) -> str:

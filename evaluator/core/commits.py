@@ -44,7 +44,13 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
     subject_reason,
 )
-from evaluator.core.commit_subject import drop_emoji, drop_emptied, drop_retry, untagged
+from evaluator.core.commit_subject import (
+    drop_emoji,
+    drop_emptied,
+    drop_issue_prefix,
+    drop_retry,
+    untagged,
+)
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
@@ -234,7 +240,7 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     # "… a bit", or a refactor that states no purpose ("to allow …")
                     r"|\b(?:clean-?ups|pyupgrade|autoflake|flynt|codespell|"
                     r"(?:code-level )?simplifications?|tid(?:y|ied|ying)(?:-ups?)?)\b"
-                    r"|\b(?:a bit|a little)\s*$"
+                    r"|\b(?:a bit|a little)\s*$|^(?:use\s+|more\s+|apply\s+)?f-?strings\b"
                     r"|^refactor(?:s|ed|ing)?\b(?!.*\b(?:allow|support|fix|improv|custom|"
                     r"enabl|handl|new|add))",
                     re.IGNORECASE)
@@ -261,7 +267,7 @@ def clean_subject(subject: str) -> str:
     text = drop_emoji(one_line(subject))
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
-    text = _CLOSING.sub("", text)
+    text = _CLOSING.sub("", drop_issue_prefix(text))
     text = drop_emptied(_REF.sub("", text))
     text = _EMPTY_BRACKETS.sub("", text)
     text = drop_retry(" ".join(text.split())).strip(" ,;:-–—")

@@ -85,11 +85,14 @@ def round6_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
             shas[name] = commit(repo, subject)
 
     # wording the cleaning drops: yarl history-11/-15, structlog history-01, tenacity -13
+    # (and, in tenacity's history, an issue label and an f-strings chore)
     change("emoji", "📦 Make release builds compile very optimized")
     change("gitmoji", ":bug: Raises meaningful exception when the address is malformed")
     change("issue", "Fix thread name in async methods (issue #710)")
     change("retry", "Support Trio out-of-the-box, take 2")
     change("again", "Allow salt=None again")  # itsdangerous history-08, kept as asked
+    change("label", "Fix issue #288 : name and other attributes for async functions")
+    change("fstrings", "Use f-strings instead of `str.format` as faster and easier to read")
     # give-aways: tenacity history-19 (a class of a module graded 2), structlog history-06
     # (hyphenated), tenacity history-17 (misspelt)
     change("graded2", "", path="pkg/strategies.py", old="    return predicate\n", lines=3)
@@ -139,6 +142,8 @@ def test_emoji_emptied_references_and_retry_markers_are_dropped(round6_repo, cli
     assert asked[shas["issue"]] == "Fix thread name in async methods"
     assert asked[shas["retry"]] == "Support Trio out-of-the-box"
     assert asked[shas["again"]] == "Allow salt=None again"
+    assert asked[shas["label"]] == "Name and other attributes for async functions"
+    assert shas["fstrings"] not in asked  # a chore (tenacity's history, unreviewed)
 
 
 def test_public_names_of_grade_2_modules_hyphens_and_misspellings_are_give_aways(
@@ -164,5 +169,5 @@ def test_pins_compatibility_swaps_and_screenshots_are_chores(round6_repo, cli, t
         assert shas[name] not in asked, name
     line = _line(stderr)
     assert f"2 {SKIP_PIN_OR_COMPAT}" in line and f"1 {SKIP_DOCS_SUBJECT}" in line
-    assert f"1 {SKIP_CHORE}" in line  # a refactor behind a component tag
+    assert f"2 {SKIP_CHORE}" in line  # a refactor behind a component tag, f-strings
     assert asked[shas["feature"]] == "Build the fast parser on new interpreters"
