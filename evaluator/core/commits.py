@@ -45,6 +45,7 @@ from evaluator.core.commit_filters import (
     subject_reason,
 )
 from evaluator.core.commit_subject import (
+    branch_title,
     drop_emoji,
     drop_emptied,
     drop_issue_prefix,
@@ -66,6 +67,7 @@ MAX_FACT_CHARS = 120
 SKIP_ROOT = "the repository's first commit (it adds everything)"
 SKIP_MERGE = "merge of branches"
 SKIP_IN_PULL = "a commit of a merged pull request (its title is asked instead)"
+SKIP_BRANCH_TITLE = "a pull request titled by its branch name (its commits are asked)"
 SKIP_REVERT = "revert, or reverted later"
 SKIP_VERSION = "version bump or release"
 SKIP_NO_MODULE = "changes only tests, docs, CI or other files outside the module universe"
@@ -79,7 +81,8 @@ SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
 SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
 SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a public "
                  "class or function of one graded 2)")
-SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVERT, SKIP_VERSION,
+SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANCH_TITLE,
+                                 SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
                                  SKIP_GIVEAWAY,
@@ -223,7 +226,12 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
                       r"related to)\s*:?\s+(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+",
                       re.IGNORECASE)
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
-_EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+#: Brackets emptied once their references went; a call's ``()`` (``string()``, ``key()``:
+#: no space before it) is kept (issue 24's fifth fresh review, tomlkit history-02, -15).
+_EMPTY_BRACKETS = re.compile(r"(?<![\w`'\"\]])\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+#: A reference in brackets of its own, ``foo(#12)``, ``(#12, #13)``: dropped whole.
+_BRACKETED_REFS = re.compile(r"\s*\((?:\s*[,;]?\s*(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b)+"
+                             r"\s*[,;]?\s*\)", re.IGNORECASE)
 #: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
 #: "Merge any number of slashes" is a feature's title, not a merge of branches.
 _MERGE_TEXT = re.compile(
@@ -233,9 +241,15 @@ _MERGE_TEXT = re.compile(
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
-                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
+                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre[- ]?commit|autoupdate|"
                     r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing|typing|"
-                    r"type[- ]hint(?:s|ing|ed)?|type annotations?)\b|^clean(?:ed)? ?up\b"
+                    r"type[- ]hint(?:s|ing|ed)?|type annotations?|type ?casts?)\b"
+                    r"|^clean(?:ed)? ?up\b"
+                    # "Improve types in …": annotations; "Remove unnecessary …": clean-up
+                    r"|^(?:improve|fix|add|update|tighten|refine)[sd]?\s+(?:the\s+|some\s+|more\s+)?"
+                    r"types\b(?!\s+(?:of|that|returned|when)\b)"
+                    r"|^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|the\s+|some\s+)?"
+                    r"(?:unnecessary|unneeded|needless|redundant|superfluous)\b"
                     # tidying announced as such: a tool run, "cleanups", "simplifications",
                     # "… a bit", or a refactor that states no purpose ("to allow …")
                     r"|\b(?:clean-?ups|pyupgrade|autoflake|flynt|codespell|"
@@ -261,14 +275,14 @@ _VERSION = re.compile(
 def clean_subject(subject: str) -> str:
     """The question a subject asks, cleaned deterministically: a conventional-commit
     prefix or a ``[tag]``, issue and pull-request references (``Fixes #12``, ``(#123)``,
-    ``GH-123``, ``owner/repo#5``) go, and what :mod:`evaluator.core.commit_subject` drops
-    (gitmoji, emptied references, retry markers); spaces collapse; the first letter is upper case; a
-    trailing period goes."""
+    ``GH-123``, ``owner/repo#5``) go (a call's ``()`` stays), and what
+    :mod:`evaluator.core.commit_subject` drops (gitmoji, emptied references, retry
+    markers); spaces collapse; the first letter is upper case; a trailing period goes."""
     text = drop_emoji(one_line(subject))
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
     text = _CLOSING.sub("", drop_issue_prefix(text))
-    text = drop_emptied(_REF.sub("", text))
+    text = drop_emptied(_REF.sub("", _BRACKETED_REFS.sub("", text)))
     text = _EMPTY_BRACKETS.sub("", text)
     text = drop_retry(" ".join(text.split())).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
@@ -326,7 +340,8 @@ def pull_request_commits(commits: Sequence[Commit]) -> set[str]:
     for commit in commits:
         pull = pull_request(commit)
         if len(commit.parents) < 2 or pull is None or not pull[1] or \
-                _MERGE_TEXT.match(clean_subject(pull[1])):
+                _MERGE_TEXT.match(clean_subject(pull[1])) or \
+                branch_title(commit.subject, pull[1]):
             continue
         flags: dict[str, int] = {}
         heap: list[tuple[int, str]] = []
@@ -457,6 +472,8 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     if (len(commit.parents) > 1 and (pull_request(commit) is None or not text)) or \
             _MERGE_TEXT.match(clean_subject(text)):
         return SKIP_MERGE
+    if len(commit.parents) > 1 and branch_title(commit.subject, text):
+        return SKIP_BRANCH_TITLE
     if commit.subject in reverted:
         return SKIP_REVERT
     if len(text) > MAX_SUBJECT_CHARS:
