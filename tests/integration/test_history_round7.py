@@ -145,13 +145,15 @@ def round7_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, shas
 
 
-def _asked(doc: dict) -> dict[str, str]:
-    return {q["source"]["commit"]: q["question"] for q in doc["queries"]}
+def _drafted(round7_repo, cli, tmp_path) -> tuple[dict[str, str], dict[str, str], str]:
+    """The fixture's shas, the draft's questions by source commit, its ``history:`` line."""
+    repo, shas = round7_repo
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
+    return shas, {q["source"]["commit"]: q["question"] for q in doc["queries"]}, _line(stderr)
 
 
 def test_a_call_keeps_its_parentheses(round7_repo, cli, tmp_path):
-    repo, shas = round7_repo
-    asked = _asked(draft(cli, repo, tmp_path, "--count", "40")[0])
+    shas, asked, _ = _drafted(round7_repo, cli, tmp_path)
     assert asked[shas["call"]] == \
         "Preserve leading newline of multiline string built with string()"
     # a reference in brackets of its own goes whole, even right after a name
@@ -160,22 +162,17 @@ def test_a_call_keeps_its_parentheses(round7_repo, cli, tmp_path):
 
 
 def test_chore_subjects_slots_and_sentinel_swaps_are_skipped(round7_repo, cli, tmp_path):
-    repo, shas = round7_repo
-    doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
-    asked = _asked(doc)
+    shas, asked, line = _drafted(round7_repo, cli, tmp_path)
     for name in ("precommit", "types", "casts", "needless", "slots", "sentinel"):
         assert shas[name] not in asked, name
-    line = _line(stderr)
     assert f"4 {SKIP_CHORE}" in line and f"2 {SKIP_LAYOUT}" in line
     assert asked[shas["types_of"]] == "Fix types of values returned by the loader"
     assert asked[shas["slots_feature"]] == "Compare comments ignoring case and spaces"
 
 
 def test_a_pull_request_titled_by_its_branch_asks_its_commits(round7_repo, cli, tmp_path):
-    repo, shas = round7_repo
-    doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
-    asked = _asked(doc)
+    shas, asked, line = _drafted(round7_repo, cli, tmp_path)
     assert shas["branch_pr"] not in asked
     assert asked[shas["pr_commit"]] == "Fix the default inheritance of nested partial schemas"
-    assert f"1 {SKIP_BRANCH_TITLE}" in _line(stderr)
+    assert f"1 {SKIP_BRANCH_TITLE}" in line
     assert asked[shas["sentence_pr"]] == "Fix logic for field both load_only and dump_only"
