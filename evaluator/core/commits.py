@@ -251,11 +251,13 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     r"|^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|the\s+|some\s+)?"
                     r"(?:unnecessary|unneeded|needless|redundant|superfluous)\b"
                     # tidying announced as such: a tool run, "cleanups", "simplifications",
-                    # "… a bit", or a refactor that states no purpose ("to allow …")
+                    # "… a bit", or a refactor or "Simplify …" that states no purpose
+                    # ("to allow …")
                     r"|\b(?:clean-?ups|pyupgrade|autoflake|flynt|codespell|"
                     r"(?:code-level )?simplifications?|tid(?:y|ied|ying)(?:-ups?)?)\b"
                     r"|\b(?:a bit|a little)\s*$|^(?:use\s+|more\s+|apply\s+)?f-?strings\b"
-                    r"|^refactor(?:s|ed|ing)?\b(?!.*\b(?:allow|support|fix|improv|custom|"
+                    r"|^(?:refactor(?:s|ed|ing)?|simplif(?:y|ies|ied|ying))\b"
+                    r"(?!.*\b(?:allow|support|fix|improv|custom|"
                     r"enabl|handl|new|add))",
                     re.IGNORECASE)
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.

@@ -80,6 +80,9 @@ def round7_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     change("casts", "Drop the typecasts around the validators (#1500)")
     change("needless", "Remove unnecessary inheritance complexity (#1406)")
     change("types_of", "Fix types of values returned by the loader")  # a behaviour: asked
+    # marshmallow's history (unreviewed), as packaging history-04: a refactor, no purpose
+    change("simplify", "Simplify tuple-keyed hook name and config dicts")
+    change("simplify_for", "Simplify the loader to allow partial nested loads")  # asked
     # anyio history-11: __slots__ declared, class defaults moved into __init__
     _edit(repo, "pkg/items.py", '''    """A table; the document asks it to render itself."""
 
@@ -163,10 +166,11 @@ def test_a_call_keeps_its_parentheses(round7_repo, cli, tmp_path):
 
 def test_chore_subjects_slots_and_sentinel_swaps_are_skipped(round7_repo, cli, tmp_path):
     shas, asked, line = _drafted(round7_repo, cli, tmp_path)
-    for name in ("precommit", "types", "casts", "needless", "slots", "sentinel"):
+    for name in ("precommit", "types", "casts", "needless", "simplify", "slots", "sentinel"):
         assert shas[name] not in asked, name
-    assert f"4 {SKIP_CHORE}" in line and f"2 {SKIP_LAYOUT}" in line
+    assert f"5 {SKIP_CHORE}" in line and f"2 {SKIP_LAYOUT}" in line
     assert asked[shas["types_of"]] == "Fix types of values returned by the loader"
+    assert asked[shas["simplify_for"]] == "Simplify the loader to allow partial nested loads"
     assert asked[shas["slots_feature"]] == "Compare comments ignoring case and spaces"
 
 
