@@ -132,12 +132,14 @@ from dataclasses import dataclass, replace
 
 from evaluator.core.groundtruth import normalize_evidence
 from evaluator.core.judgeread import (
+    GENERIC_TERMS,
     NEGATION_WINDOW,
     QUANTIFIERS,
     ContextLine,
     FactReading,
     PreparedContext,
     is_prose_fact,
+    opposed,
     quoted_met,
     read_fact,
 )
@@ -152,6 +154,8 @@ ROUTE_MIN_COVERAGE = 0.3
 # The judge's identity as results record it: a change of definition bumps the number, and a
 # baseline judged otherwise is refused (:mod:`evaluator.core.comparability`).
 JUDGE_VERSION = 4
+GENERIC_WEIGHT = 1.0
+RULES = {"siblings", "compounds", "quantity_terms", "exact_terms", "opposites", "first_order"}
 
 
 @dataclass(frozen=True)
@@ -237,12 +241,24 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
 def _stretch(context: PreparedContext, reading: FactReading, start: int, end: int,
              weight: Callable[[str], float], total: float, threshold: float) -> Stretch:
     lines = context.lines[start:end]
+    held = frozenset(t for line in lines for t in line.terms)
     scope = frozenset().union(*(line.scope_terms for line in lines)) & reading.wanted
     present = frozenset(t for line in lines for t in line.terms if t in reading.wanted) | scope
 
     def share(held: frozenset[str]) -> float:
         return math.fsum(weight(t) for t in held) / total if total > 0 else 0.0
 
+    if "compounds" in RULES:
+        for a, b in zip(reading.sequence, reading.sequence[1:]):
+            if a + b in held:
+                present |= {a, b}
+    if "quantity_terms" in RULES:
+        lowered_ = frozenset().union(*(line.lowered for line in lines))
+        code_ = any(line.kind == "code" for line in lines)
+        flat_ = " ".join(line.flat for line in lines)
+        for group, held in reading.quantity_terms:
+            if _quantity_met(group, lowered_, flat_ if code_ else ""):
+                present |= held
     coverage = share(present)
     own = frozenset().union(*(line.names for line in lines))
     scope_names = frozenset().union(*(line.scope_names for line in lines))
@@ -254,13 +270,23 @@ def _stretch(context: PreparedContext, reading: FactReading, start: int, end: in
              and reading.numbers <= numbers
              and all(quoted_met(q, flat) for q in reading.quoted)
              and all(_quantity_met(q, lowered, flat if code else "")
-                     for q in reading.quantities))
+                     for q in reading.quantities)
+             and ("exact_terms" not in RULES or reading.exact_terms <= present)
+             and ("opposites" not in RULES or not any(
+                 opposed(t, held) for t in reading.wanted - present)))
+    if "signatures" in RULES:
+        body = frozenset(t for line in lines if not _OPENS.match(line.text)
+                         for t in line.terms if t in reading.wanted)
+        if not body:
+            exact = False
     in_code = scope | frozenset(t for line in lines if line.kind == "code"
                                 for t in line.terms if t in reading.wanted)
     prose = [t for line in lines if line.kind != "code" for t in line.terms
              if t in reading.wanted]
     ordered = (share(in_code) >= threshold - 1e-12
-               or _lcs(reading.sequence, prose) >= len(set(prose)))
+               or (_lcs(reading.sequence, tuple(dict.fromkeys(prose))) >= len(set(prose))
+                   if "first_order" in RULES else
+                   _lcs(reading.sequence, prose) >= len(set(prose))))
     flags = [(neg, neg_any) for line in lines
              for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
              if t in reading.wanted]
@@ -289,6 +315,7 @@ def _name_met(name: str, lines: Sequence[ContextLine], own: frozenset[str],
                else (p in own or p in scope) for p in parts[:-1])
 
 
+_OPENS = re.compile(r"^\s*(?:(?:async\s+)?(?:def|class)\s|@)")
 _METHOD = re.compile(r"^\s+(?:async\s+)?def\s+(\w+)")
 
 
@@ -307,7 +334,8 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
         return []
 
     def weight(term: str) -> float:
-        return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
+        base = 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
+        return base * GENERIC_WEIGHT if term in GENERIC_TERMS else base
 
     total = math.fsum(weight(t) for t in reading.wanted)
     holding = {i for t in reading.wanted for i in context.lines_of.get(t, ())}
@@ -316,8 +344,17 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
         if context.lines[start].kind == "label":
             continue
         end = start
+        indent, decorated = 10**9, False
         while (end < len(context.lines) and end - start < config.stretch_lines
                and (end == start or context.lines[end].kind != "label")):
+            text = context.lines[end].text
+            if text.strip():
+                here = len(text) - len(text.lstrip())
+                if ("siblings" in RULES and end > start and here <= indent
+                        and _OPENS.match(text) and not decorated):
+                    break
+                indent = min(indent, here)
+                decorated = text.lstrip().startswith("@")
             end += 1
         for stop in range(start + 1, end + 1):
             if stop == end or stop - 1 in holding:

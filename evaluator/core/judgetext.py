@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from evaluator.core.judgewords import SYNONYM_GROUPS
+
 SEGMENT_LINES = 12
 MAX_LINE_CHARS = 400
 
@@ -124,6 +126,25 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return tuple(p.casefold() for p in parts if p)
 
 
+@lru_cache(maxsize=1)
+def _synonyms() -> dict[str, str]:
+    """Each stemmed word of :data:`~evaluator.core.judgewords.SYNONYM_GROUPS` → its group's
+    first word, stemmed (the judge's terms only, not BM25's)."""
+    out: dict[str, str] = {}
+    for group in SYNONYM_GROUPS:
+        for word in group[1:]:
+            out[stem(word)] = stem(group[0])
+    return out
+
+
+def judge_term(term: str) -> str:
+    """A term as the judge reads it: a synonym read as its group's term."""
+    return _synonyms().get(term, term) if SYNONYMS_ON else term
+
+
+SYNONYMS_ON = True
+
+
 @dataclass(frozen=True)
 class Word:
     """One word of a line: its term (stem, or ``""`` when it carries no content), whether it
@@ -142,24 +163,33 @@ def normalise(text: str) -> str:
     return text
 
 
-def words(line: str, *, prose: bool | None = None) -> tuple[Word, ...]:
-    """The words of one line, in order (see the module docstring for what counts as a cue)."""
+_STRING_LITERAL = re.compile(r"""(["'])(?:\\.|(?!\1).)*\1""")
+
+
+def words(line: str, *, prose: bool | None = None,
+          strings: bool = False) -> tuple[Word, ...]:
+    """The words of one line, in order (see the module docstring for what counts as a cue);
+    with ``strings``, a word inside a string literal of a line of code (an error message:
+    ``raise IDNAError("Label must not start with a hyphen")``) is read as prose for cues."""
     line = normalise(line)
     if prose is None:
         prose = is_prose(line)
+    spans = ([m.span() for m in _STRING_LITERAL.finditer(line)]
+             if strings and not prose else [])
     out: list[Word] = []
-    for raw in RAW_WORD.findall(line):
-        raw = raw.strip("'’")
+    for match in RAW_WORD.finditer(line):
+        raw = match.group(0).strip("'’")
         if not raw:
             continue
+        in_prose = prose or any(a < match.start() < b for a, b in spans)
         parts = split_identifier(raw) if ("'" not in raw and "’" not in raw) else (
             raw.casefold().replace("’", "'"),)
         compound = len(parts) > 1 or "_" in raw
         for part in parts:
-            cue = prose and not compound and part in NEGATION_CUES and raw != "None"
+            cue = in_prose and not compound and part in NEGATION_CUES and raw != "None"
             content = not cue and len(part) > 1 and part not in STOP_WORDS \
                 and part not in NEGATION_CUES and "'" not in part
-            out.append(Word(stem(part) if content else "", cue, compound))
+            out.append(Word(judge_term(stem(part)) if content else "", cue, compound))
     return tuple(out)
 
 
