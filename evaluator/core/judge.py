@@ -129,10 +129,10 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from evaluator.core.groundtruth import normalize_evidence
 from evaluator.core.judgeread import (
-    GENERIC_TERMS,
     NEGATION_WINDOW,
     QUANTIFIERS,
     ContextLine,
@@ -153,9 +153,7 @@ FACT_SIMILARITY_THRESHOLD = 0.38
 ROUTE_MIN_COVERAGE = 0.3
 # The judge's identity as results record it: a change of definition bumps the number, and a
 # baseline judged otherwise is refused (:mod:`evaluator.core.comparability`).
-JUDGE_VERSION = 4
-GENERIC_WEIGHT = 1.0
-RULES = {"siblings", "compounds", "quantity_terms", "exact_terms", "opposites", "first_order"}
+JUDGE_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -248,45 +246,32 @@ def _stretch(context: PreparedContext, reading: FactReading, start: int, end: in
     def share(held: frozenset[str]) -> float:
         return math.fsum(weight(t) for t in held) / total if total > 0 else 0.0
 
-    if "compounds" in RULES:
-        for a, b in zip(reading.sequence, reading.sequence[1:]):
-            if a + b in held:
-                present |= {a, b}
-    if "quantity_terms" in RULES:
-        lowered_ = frozenset().union(*(line.lowered for line in lines))
-        code_ = any(line.kind == "code" for line in lines)
-        flat_ = " ".join(line.flat for line in lines)
-        for group, held in reading.quantity_terms:
-            if _quantity_met(group, lowered_, flat_ if code_ else ""):
-                present |= held
+    flat = " ".join(line.flat for line in lines)
+    lowered = frozenset().union(*(line.lowered for line in lines))
+    code = any(line.kind == "code" for line in lines)
+    # judge 5: a fact's two words met as one term (``code point``: ``codepoint``), and a
+    # quantity word met by its group or code form (``longer``: ``>``) counts as present
+    present |= frozenset(t for a, b in pairwise(reading.sequence) if a + b in held
+                         for t in (a, b))
+    present |= frozenset().union(*(words_ for group, words_ in reading.quantity_terms
+                                   if _quantity_met(group, lowered, flat if code else "")))
     coverage = share(present)
     own = frozenset().union(*(line.names for line in lines))
     scope_names = frozenset().union(*(line.scope_names for line in lines))
     numbers = frozenset().union(*(line.numbers for line in lines))
-    flat = " ".join(line.flat for line in lines)
-    lowered = frozenset().union(*(line.lowered for line in lines))
-    code = any(line.kind == "code" for line in lines)
     exact = (all(_name_met(n, lines, own, scope_names) for n in reading.names)
              and reading.numbers <= numbers
              and all(quoted_met(q, flat) for q in reading.quoted)
              and all(_quantity_met(q, lowered, flat if code else "")
                      for q in reading.quantities)
-             and ("exact_terms" not in RULES or reading.exact_terms <= present)
-             and ("opposites" not in RULES or not any(
-                 opposed(t, held) for t in reading.wanted - present)))
-    if "signatures" in RULES:
-        body = frozenset(t for line in lines if not _OPENS.match(line.text)
-                         for t in line.terms if t in reading.wanted)
-        if not body:
-            exact = False
+             and reading.exact_terms <= present
+             and not any(opposed(t, held) for t in reading.wanted - present))
     in_code = scope | frozenset(t for line in lines if line.kind == "code"
                                 for t in line.terms if t in reading.wanted)
     prose = [t for line in lines if line.kind != "code" for t in line.terms
              if t in reading.wanted]
     ordered = (share(in_code) >= threshold - 1e-12
-               or (_lcs(reading.sequence, tuple(dict.fromkeys(prose))) >= len(set(prose))
-                   if "first_order" in RULES else
-                   _lcs(reading.sequence, prose) >= len(set(prose))))
+               or _lcs(reading.sequence, tuple(dict.fromkeys(prose))) >= len(set(prose)))
     flags = [(neg, neg_any) for line in lines
              for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
              if t in reading.wanted]
@@ -316,6 +301,28 @@ def _name_met(name: str, lines: Sequence[ContextLine], own: frozenset[str],
 
 
 _OPENS = re.compile(r"^\s*(?:(?:async\s+)?(?:def|class)\s|@)")
+
+
+def _reach(lines: Sequence[ContextLine], start: int, most: int) -> int:
+    """Where a stretch from ``start`` must end (exclusive): after at most ``most`` lines,
+    before a label, and (judge 5) before a ``def``, ``class`` or decorator that opens a new
+    definition beside or outside the lines so far (indented no deeper than the least
+    indented of them): code of one function does not support a fact about the next one. A
+    ``def`` right after its decorator does not end it."""
+    end, indent, decorated = start, 10**9, False
+    while (end < len(lines) and end - start < most
+           and (end == start or lines[end].kind != "label")):
+        text = lines[end].text
+        if text.strip():
+            here = len(text) - len(text.lstrip())
+            if end > start and here <= indent and not decorated and _OPENS.match(text):
+                break
+            indent = min(indent, here)
+            decorated = text.lstrip().startswith("@")
+        end += 1
+    return end
+
+
 _METHOD = re.compile(r"^\s+(?:async\s+)?def\s+(\w+)")
 
 
@@ -334,8 +341,7 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
         return []
 
     def weight(term: str) -> float:
-        base = 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
-        return base * GENERIC_WEIGHT if term in GENERIC_TERMS else base
+        return 1.0 if weights is None else weights.get(term, max(weights.values(), default=1.0))
 
     total = math.fsum(weight(t) for t in reading.wanted)
     holding = {i for t in reading.wanted for i in context.lines_of.get(t, ())}
@@ -343,19 +349,7 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
     for start in sorted(holding):
         if context.lines[start].kind == "label":
             continue
-        end = start
-        indent, decorated = 10**9, False
-        while (end < len(context.lines) and end - start < config.stretch_lines
-               and (end == start or context.lines[end].kind != "label")):
-            text = context.lines[end].text
-            if text.strip():
-                here = len(text) - len(text.lstrip())
-                if ("siblings" in RULES and end > start and here <= indent
-                        and _OPENS.match(text) and not decorated):
-                    break
-                indent = min(indent, here)
-                decorated = text.lstrip().startswith("@")
-            end += 1
+        end = _reach(context.lines, start, config.stretch_lines)
         for stop in range(start + 1, end + 1):
             if stop == end or stop - 1 in holding:
                 out.append(_stretch(context, reading, start, stop, weight, total,

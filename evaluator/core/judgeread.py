@@ -27,7 +27,6 @@ from evaluator.core.judgetext import (
 from evaluator.core.judgewords import NEGATING_PREFIXES, OPPOSITES
 
 LABEL_WORDS = 3
-STRING_CUES = [True]
 STATEMENT_WORDS = 4
 NEGATION_WINDOW = 3
 
@@ -240,7 +239,7 @@ class ContextLine:
 
 def _read_line(line: str, window: int) -> ContextLine:
     kind = line_kind(line)
-    prose_words = words(line, prose=kind == "prose", strings=STRING_CUES[0])
+    prose_words = words(line, prose=kind == "prose", strings=True)
     any_words = words(line, prose=True)
     terms_: list[str] = []
     negated: list[bool] = []

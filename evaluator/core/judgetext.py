@@ -139,10 +139,7 @@ def _synonyms() -> dict[str, str]:
 
 def judge_term(term: str) -> str:
     """A term as the judge reads it: a synonym read as its group's term."""
-    return _synonyms().get(term, term) if SYNONYMS_ON else term
-
-
-SYNONYMS_ON = True
+    return _synonyms().get(term, term)
 
 
 @dataclass(frozen=True)
