@@ -25,7 +25,9 @@ are its *scope* (a line of a method is about its method and its class).
 at most :data:`STRETCH_LINES` consecutive lines of the context that starts at a line holding
 a term of the fact, ends at one (or as far as it can reach) and does not cross a label line
 (labels hold no support: a list of names is not a statement). Every such run is a stretch,
-the short ones too (judge 4: judge 3 read only the longest run from each line, so a
+the short ones too, ending before a ``def``, ``class`` or decorator opening a definition
+beside or outside its lines (judge 5; :func:`_reach`) (judge 4: judge 3 read only the
+longest run from each line, so a
 docstring that states the fact on its first lines and names the same things in another
 order further down was refused). Terms found in different stretches never add up; the
 terms and names of a stretch include its lines' scope.
@@ -33,7 +35,12 @@ terms and names of a stretch include its lines' scope.
 **Found by terms.** A fact with *n* distinct terms is found when one stretch
 
 1. holds at least :data:`COVERAGE_THRESHOLD` of its terms (weights: 1 each by default, or
-   the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6;
+   the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6.
+   Two consecutive terms of the fact met by one term (``code point``: ``codepoint``) are
+   held, and so is a quantity word met (``longer``: ``>``). A missing term is never one of
+   :attr:`~evaluator.core.judgeread.FactReading.exact_terms` (the digits of a word,
+   ``SHA256``; a word in capitals, ``NFKC``) nor one whose opposite the stretch holds
+   (:func:`~evaluator.core.judgeread.opposed`: ``uppercases`` against ``.lower()``);
 2. holds, exactly, every *name* of the fact — a dotted or underscored name, a call ``f()``,
    camelCase or CapWords, a capitalised word inside a sentence (``Timeout``), but not an
    acronym (``URL``) — as a whole identifier, case-sensitive, in the stretch or its scope;
@@ -49,9 +56,9 @@ terms and names of a stretch include its lines' scope.
    first, last, at most, at least, more, less …) by a word of its group or, on a code
    line, a code form of it (``for``/``all(`` for all, ``<=``/``max(`` for at most, …);
 3. reads its prose in order: unless the fact terms on its code lines and in its scope
-   alone reach the threshold of 1, the fact terms on its prose lines appear in the fact's
-   order (the longest common subsequence of the fact's terms and the prose lines' fact
-   terms covers every distinct term on them). So a bag of the fact's words in another
+   alone reach the threshold of 1, the fact terms on its prose lines, each where it first
+   appears, are in the fact's order (the longest common subsequence of the fact's terms and
+   those covers every one of them). So a bag of the fact's words in another
    order (a shuffled decoy), or a docstring naming the same things in other roles
    ("replaces entities with characters" against "replaces characters with entities"),
    does not count, while code (whose order is the program's) may state the fact in any
@@ -60,7 +67,8 @@ terms and names of a stretch include its lines' scope.
    cue needs a stretch in which no occurrence of a fact term has a prose cue at most
    :data:`NEGATION_WINDOW` words before it on its line; a negated fact ("Catching Timeout
    will not catch ConnectTimeout") needs a stretch in which some occurrence has one
-   (Python's ``not`` counts here).
+   (Python's ``not`` counts here). A cue inside a string literal of a line of code (an
+   error message) is prose.
 
 A fact whose stretches meet 1–3 but none meets 4 is found and **contradicted**. Cues are
 whole words of prose only: a part of an identifier (``InvalidHeader``, ``no_proxy``,
@@ -109,7 +117,8 @@ over the segments; it is found at ≥
 
 Where the parts live
 --------------------
-Words and terms: :mod:`evaluator.core.judgetext`; reading a fact and a context (names,
+Words and terms: :mod:`evaluator.core.judgetext` (synonyms and opposites of code:
+:mod:`evaluator.core.judgewords`); reading a fact and a context (names,
 numbers, quantities, line kinds, scopes): :mod:`evaluator.core.judgeread`; cosine over
 vectors: :mod:`evaluator.core.judgevectors`; the rules, verdicts and audit: here.
 
