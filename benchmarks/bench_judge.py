@@ -243,7 +243,7 @@ def calibration(suite: Suite, embed: Callable[[Sequence[str]], list[list[float]]
 
 
 # The judge's modules, each importing only those before it (and the rest of the evaluator).
-JUDGE_MODULES = ("judgewords", "judgetext", "judgeread", "judgeorder", "judgevectors", "judge")
+JUDGE_MODULES = ("judgetext", "judgeread", "judgeorder", "judgevectors", "judge")
 
 
 def old_judge(ref: str) -> ModuleType:

@@ -117,9 +117,9 @@ over the segments; it is found at ≥
 
 Where the parts live
 --------------------
-Words and terms: :mod:`evaluator.core.judgetext` (synonyms and opposites of code:
-:mod:`evaluator.core.judgewords`); reading a fact and a context (names,
-numbers, quantities, line kinds, scopes): :mod:`evaluator.core.judgeread`; cosine over
+Words and terms, and the synonyms and opposites of code: :mod:`evaluator.core.judgetext`;
+reading a fact and a context (names, numbers, quantities, line kinds, scopes):
+:mod:`evaluator.core.judgeread`; cosine over
 vectors: :mod:`evaluator.core.judgevectors`; the rules, verdicts and audit: here.
 
 Blind spots

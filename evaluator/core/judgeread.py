@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from evaluator.core.judgetext import (
+    NEGATING_PREFIXES,
+    OPPOSITES,
     RAW_WORD,
     STOP_WORDS,
     context_lines,
@@ -24,7 +26,6 @@ from evaluator.core.judgetext import (
     stem,
     words,
 )
-from evaluator.core.judgewords import NEGATING_PREFIXES, OPPOSITES
 
 LABEL_WORDS = 3
 STATEMENT_WORDS = 4
@@ -97,7 +98,7 @@ _OPPOSITE_OF = _opposite_pairs()
 
 def opposed(term: str, held: frozenset[str]) -> bool:
     """Whether ``held`` (a stretch's terms) holds the opposite of ``term``: its opposite of
-    :data:`~evaluator.core.judgewords.OPPOSITES`, or the word with or without a negating
+    :data:`~evaluator.core.judgetext.OPPOSITES`, or the word with or without a negating
     prefix (``unchang`` and ``chang``; a stem of at least 4 letters)."""
     if _OPPOSITE_OF.get(term, frozenset()) & held:
         return True

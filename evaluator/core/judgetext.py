@@ -6,7 +6,10 @@ identifiers are split on underscores, case changes (``InvalidHeader`` → invali
 boundaries; each part is case-folded (NFKC), English stop words and single characters are
 dropped, and the rest is stemmed with the Snowball English stemmer (``redirects``,
 ``redirected`` and ``redirecting`` are one term). Words code abbreviates are read as their
-abbreviation on both sides. A word is a negation *cue* only as a whole word of prose.
+abbreviation on both sides; for the judge only (judge 5), words of a small generic
+vocabulary of code that mean the same are one term (:data:`SYNONYM_GROUPS`), and
+:data:`OPPOSITES` lists words of opposite meaning. A word is a negation *cue* only as a
+whole word of prose (or, on request, inside a string literal of code).
 
 Also here: a text cut into lines of at most :data:`MAX_LINE_CHARS` characters
 (:func:`context_lines`) and into overlapping windows (:func:`segments`).
@@ -21,8 +24,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
-
-from evaluator.core.judgewords import SYNONYM_GROUPS
 
 SEGMENT_LINES = 12
 MAX_LINE_CHARS = 400
@@ -126,9 +127,94 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return tuple(p.casefold() for p in parts if p)
 
 
+# A small, generic vocabulary of code words for the judge (judge 5): words that mean the same
+# in descriptions of code (synonyms, read as one term) and words that mean the opposite
+# (opposites: a stretch holding the opposite of a word the fact leaves out is refused). A
+# programmer's thesaurus of common verbs and adjectives of code, written from general usage,
+# not from the facts of the judge's labelled sets or suites. Read only by the judge
+# (:func:`words`); BM25's terms are not changed. Entries are words as written in text,
+# stemmed the way the judge stems them (``deletes`` and ``deleted`` are ``delete``).
+# Each line: words that mean the same thing in code descriptions; the first is the term
+# the others are read as.
+SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("raise", "throw"),
+    ("error", "exception"),
+    ("remove", "delete", "drop", "discard", "erase", "purge"),
+    ("return", "give"),
+    ("join", "concatenate", "concat"),
+    ("start", "begin"),
+    ("end", "finish"),
+    ("check", "verify"),
+    ("convert", "cast", "coerce", "transform"),
+    ("create", "construct", "instantiate"),
+    ("find", "search", "lookup"),
+    ("ignore", "skip", "omit"),
+    ("replace", "substitute"),
+    ("keep", "preserve", "retain"),
+    ("store", "save"),
+    ("copy", "clone", "duplicate"),
+    ("merge", "combine"),
+    ("call", "invoke"),
+    ("lower", "lowercase", "downcase"),
+    ("upper", "uppercase", "upcase"),
+    ("empty", "blank"),
+    ("invalid", "malformed"),
+    ("allow", "permit"),
+    ("reject", "refuse", "deny", "forbid", "disallow"),
+    ("fetch", "retrieve"),
+    ("strip", "trim"),
+    ("length", "size"),
+)
+
+# Pairs of words of opposite meaning (each word stands for its synonym group).
+OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("lower", "upper"),
+    ("first", "last"),
+    ("start", "end"),
+    ("minimum", "maximum"),
+    ("true", "false"),
+    ("allow", "reject"),
+    ("accept", "reject"),
+    ("encode", "decode"),
+    ("add", "remove"),
+    ("open", "close"),
+    ("enable", "disable"),
+    ("include", "exclude"),
+    ("valid", "invalid"),
+    ("prefix", "suffix"),
+    ("leading", "trailing"),
+    ("input", "output"),
+    ("read", "write"),
+    ("push", "pop"),
+    ("increase", "decrease"),
+    ("ascending", "descending"),
+    ("synchronous", "asynchronous"),
+    ("success", "failure"),
+    ("compress", "decompress"),
+    ("lock", "unlock"),
+    ("left", "right"),
+    ("head", "tail"),
+    ("show", "hide"),
+    ("import", "export"),
+    ("upload", "download"),
+    ("public", "private"),
+    ("local", "remote"),
+    ("absolute", "relative"),
+    ("older", "newer"),
+    ("oldest", "newest"),
+    ("ignore", "raise"),
+    ("keep", "remove"),
+    ("empty", "full"),
+)
+
+# A word made the opposite of another by one of these prefixes (``unchanged`` and
+# ``changed``, ``invalid`` and ``valid``, ``nonempty`` and ``empty``).
+NEGATING_PREFIXES: tuple[str, ...] = ("un", "in", "non", "dis")
+
+
 @lru_cache(maxsize=1)
 def _synonyms() -> dict[str, str]:
-    """Each stemmed word of :data:`~evaluator.core.judgewords.SYNONYM_GROUPS` → its group's
+    """Each stemmed word of :data:`SYNONYM_GROUPS` → its group's
     first word, stemmed (the judge's terms only, not BM25's)."""
     out: dict[str, str] = {}
     for group in SYNONYM_GROUPS:
