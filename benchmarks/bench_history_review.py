@@ -7,6 +7,8 @@ tool as it is now, and counts by source commit, against the review's verdicts:
 * the rejected and the edited questions the rules now avoid (no longer drafted), with the
   reason each one is skipped for now;
 * the kept questions they lose (no longer drafted), with the reason;
+* the kept questions drafted in other words than the review read (the cleaning changed),
+  and those drafted with other grades;
 * the drafted questions the review never saw (newer rules reach further back), listed so a
   reader can judge them;
 * the skip reasons counted, and the time the route took (no index is built).
@@ -94,6 +96,8 @@ def measure(clone: Path, review: dict[str, Any], count: int) -> dict[str, Any]:
             sha = _pull_merge(clone, sha) or sha
         rows.append({"id": q["id"], "verdict": q["verdict"], "tags": q["tags"],
                      "asked_by": sha, "now": drafted[sha].question if sha in drafted else "",
+                     "grades_now": drafted[sha].grades if sha in drafted else {},
+                     "grades": q["grades"],
                      "question": q["question"], "kept_now": sha in drafted,
                      "reason_now": "drafted" if sha in drafted else
                      decisions.get(sha, "not reached (--count met before it)")})
@@ -107,11 +111,18 @@ def measure(clone: Path, review: dict[str, Any], count: int) -> dict[str, Any]:
             "drafted": len(chosen), "history_line": log.getvalue().strip()}
 
 
+_KEYS = ("keep", "edit", "reject", "keep_lost", "keep_reworded", "keep_regraded",
+         "edit_avoided", "reject_avoided")
+
+
 def _tally(rows: list[dict[str, Any]]) -> dict[str, int]:
-    out = {"keep": 0, "edit": 0, "reject": 0, "keep_lost": 0, "edit_avoided": 0,
-           "reject_avoided": 0}
+    out = dict.fromkeys(_KEYS, 0)
     for row in rows:
         out[row["verdict"]] += 1
+        if row["verdict"] == "keep" and row["kept_now"] and row["now"] != row["question"]:
+            out["keep_reworded"] += 1
+        if row["verdict"] == "keep" and row["kept_now"] and row["grades_now"] != row["grades"]:
+            out["keep_regraded"] += 1
         if not row["kept_now"]:
             out[{"keep": "keep_lost", "edit": "edit_avoided",
                  "reject": "reject_avoided"}[row["verdict"]]] += 1
@@ -126,11 +137,10 @@ def main() -> None:
     parser.add_argument("--show", action="store_true",
                         help="print every reviewed question's fate and the new questions")
     args = parser.parse_args()
-    total = {"keep": 0, "edit": 0, "reject": 0, "keep_lost": 0, "edit_avoided": 0,
-             "reject_avoided": 0}
+    total = dict.fromkeys(_KEYS, 0)
     print("| repository | drafted | rejected avoided | edited avoided | kept lost | "
-          "new (unreviewed) | seconds |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+          "kept reworded | kept regraded | new (unreviewed) | seconds |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     details = []
     skipped_all: dict[str, int] = {}
     for _path, review in _reviews(args.repos):
@@ -144,10 +154,12 @@ def main() -> None:
         print(f"| {review['repository']} | {got['drafted']}/{args.count} | "
               f"{tally['reject_avoided']}/{tally['reject']} | "
               f"{tally['edit_avoided']}/{tally['edit']} | {tally['keep_lost']}/{tally['keep']} | "
-              f"{len(got['new'])} | {got['seconds']:.1f} |")
+              f"{tally['keep_reworded']} | {tally['keep_regraded']} | {len(got['new'])} | "
+              f"{got['seconds']:.1f} |")
         details.append((review["repository"], got))
     print(f"| all | | {total['reject_avoided']}/{total['reject']} | "
-          f"{total['edit_avoided']}/{total['edit']} | {total['keep_lost']}/{total['keep']} | | |")
+          f"{total['edit_avoided']}/{total['edit']} | {total['keep_lost']}/{total['keep']} | "
+          f"{total['keep_reworded']} | {total['keep_regraded']} | | |")
     print("\nskipped, by reason (every commit decided, all repositories):")
     for reason, n in sorted(skipped_all.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  {n:5d}  {reason}")
@@ -155,9 +167,12 @@ def main() -> None:
         for repository, got in details:
             print(f"\n== {repository}")
             for row in got["rows"]:
-                if not row["kept_now"] or row["verdict"] != "keep":
+                if not row["kept_now"] or row["verdict"] != "keep" or \
+                        row["now"] != row["question"] or row["grades_now"] != row["grades"]:
                     mark = f"drafted as {row['now']!r}" if row["kept_now"] else \
                         f"SKIPPED: {row['reason_now']}"
+                    if row["kept_now"] and row["grades_now"] != row["grades"]:
+                        mark += f", graded {row['grades_now']} (reviewed {row['grades']})"
                     print(f"  {row['id']} [{row['verdict']} {','.join(row['tags'])}] "
                           f"{row['question']!r} -> {mark}")
             for sha, question in got["new"]:

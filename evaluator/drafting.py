@@ -166,7 +166,8 @@ class Gate:
             self.skipped[phrasing.NO_SENTENCE] += 1
             return None
         answers = [self.names(m) for m, g in grades.items() if g == 3]
-        if overlap(text, answers).names_answer:
+        seconds = [self.names(m) for m, g in grades.items() if g == 2]
+        if overlap(text, answers, seconds=seconds).names_answer:
             self.skipped[phrasing.NAMES_ANSWER] += 1
             return None
         return text

@@ -326,15 +326,17 @@ def index_reach(setup: _Setup, files: Sequence[str]) -> int | None:
 
 
 def with_overlap(rows: Sequence[QueryResult], source: Path) -> tuple[QueryResult, ...]:
-    """Each row with its question's overlap with the names of its grade-3 modules, read
+    """Each row with its question's overlap with the names of its grade-3 modules (and
+    the public ones of its grade-2 modules), read
     from ``source`` (:mod:`evaluator.core.giveaway`)."""
     names: dict[str, AnswerNames] = {}
     out = []
     for row in rows:
-        for module in row.expected.get(3, ()):
+        for module in (*row.expected.get(3, ()), *row.expected.get(2, ())):
             if module not in names:
                 names[module] = answer_names(module, read_source(source, module))
-        found = overlap(row.question, [names[m] for m in row.expected.get(3, ())])
+        found = overlap(row.question, [names[m] for m in row.expected.get(3, ())],
+                        seconds=[names[m] for m in row.expected.get(2, ())])
         out.append(replace(row, overlap=found))
     return tuple(out)
 

@@ -74,7 +74,8 @@ def universe_of(files: Sequence[str], spec: UniverseSpec | None) -> Universe:
 
 def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> list[Problem]:
     """A warning per question that names its answer: a grade-3 module's file or a symbol
-    it defines (:mod:`evaluator.core.giveaway`). An ``identity`` question asks what or where
+    it defines, or a public class or function of a grade-2 module
+    (:mod:`evaluator.core.giveaway`). An ``identity`` question asks what or where
     a named thing is, so naming it is its point: it is not warned about (the report's "By
     overlap" table still counts it)."""
     names: dict[str, AnswerNames] = {}
@@ -83,14 +84,15 @@ def giveaway_problems(ground_truth: GroundTruth, root: Path, source: str) -> lis
         if query.shape == "identity":
             continue
         for module, grade in query.grades.items():
-            if grade == 3 and module not in names:
+            if grade >= 2 and module not in names:
                 names[module] = answer_names(module, read_source(root, module))
         found = overlaps(query.question, query.grades.items(), names)
         if found.names_answer:
             out.append(Problem(
                 "warning", f"the question names its answer ({', '.join(found.named)}, of a "
-                "module graded 3): keyword search finds it by that name alone, so it scores "
-                "better than retrieval is; ask it as a teammate would, without the name",
+                "module graded 3, or a public class or function of one graded 2): keyword "
+                "search finds it by that name alone, so it scores better than retrieval is; "
+                "ask it as a teammate would, without the name",
                 source, query_id=query.id, field="question"))
     return out
 

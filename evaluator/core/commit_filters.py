@@ -46,6 +46,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from evaluator.core.commit_chores import SKIP_PIN_OR_COMPAT, chore_change
+
 SKIP_TESTS_SUBJECT = "the subject is about tests"
 SKIP_DOCS_SUBJECT = "the subject is about documentation"
 SKIP_MIXED = "two topics in one subject (two sentences)"
@@ -58,7 +60,8 @@ SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines 
 SKIP_VERSION_ONLY = "changes only a version string (in a version file)"
 FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
                                    SKIP_NO_CODE, SKIP_IMPORTS_ONLY, SKIP_VERSION_ONLY,
-                                   SKIP_REMOVAL, SKIP_SUPERSEDED, SKIP_MOSTLY_SUPERSEDED)
+                                   SKIP_REMOVAL, SKIP_PIN_OR_COMPAT, SKIP_SUPERSEDED,
+                                   SKIP_MOSTLY_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
 SURVIVE_SHARE = 0.75
@@ -76,6 +79,8 @@ _DOCS_SUBJECT = re.compile(
     r"^(?:add(?:s|ed)?|create[sd]?|write|update[sd]?|improve[sd]?|rewrite|fix(?:es|ed)?|"
     r"clarify|tweak|reword|expand)\s+(?:(?:a|an|the|new|more|some|missing|api)\s+)*"
     r"(?:docs?|documentation|docstrings?|changelog|readme)\b", re.IGNORECASE)
+#: A screenshot or screencast is documentation, whatever module a demo script it updates.
+_SCREENSHOT = re.compile(r"\bscreen(?:shots?|casts?)\b", re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
                              r"versionremoved)\s*::", re.IGNORECASE)
@@ -91,7 +96,7 @@ def subject_reason(raw_subject: str, cleaned: str) -> str | None:
     if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned) or \
             _TEST_TOOLING.search(cleaned):
         return SKIP_TESTS_SUBJECT
-    if _DOCS_SUBJECT.match(cleaned):
+    if _DOCS_SUBJECT.match(cleaned) or _SCREENSHOT.search(cleaned):
         return SKIP_DOCS_SUBJECT
     if _TWO_SENTENCES.search(cleaned):
         return SKIP_MIXED
@@ -434,6 +439,8 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     code = {d.module: _code_lines(d, python[d.module]) for d in diffs}
     if _removal(diffs, code):
         return Judged(SKIP_REMOVAL, {}, {})
+    if chore_change([(code[d.module], d.deleted) for d in diffs]):
+        return Judged(SKIP_PIN_OR_COMPAT, {}, {})
     surviving: dict[str, int] = {}
     distinct = distinct_kept = 0
     for diff in diffs:

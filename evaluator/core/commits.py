@@ -44,6 +44,13 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
     subject_reason,
 )
+from evaluator.core.commit_subject import (
+    drop_emoji,
+    drop_emptied,
+    drop_issue_prefix,
+    drop_retry,
+    untagged,
+)
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
@@ -70,7 +77,8 @@ SKIP_DUPLICATE = "same question as a newer commit"
 SKIP_CHORE = "a typo, formatting, lint, typing or clean-up change"
 SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
 SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
-SKIP_GIVEAWAY = "names its answer (a file or symbol of a module graded 3)"
+SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a public "
+                 "class or function of one graded 2)")
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
@@ -232,7 +240,7 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     # "… a bit", or a refactor that states no purpose ("to allow …")
                     r"|\b(?:clean-?ups|pyupgrade|autoflake|flynt|codespell|"
                     r"(?:code-level )?simplifications?|tid(?:y|ied|ying)(?:-ups?)?)\b"
-                    r"|\b(?:a bit|a little)\s*$"
+                    r"|\b(?:a bit|a little)\s*$|^(?:use\s+|more\s+|apply\s+)?f-?strings\b"
                     r"|^refactor(?:s|ed|ing)?\b(?!.*\b(?:allow|support|fix|improv|custom|"
                     r"enabl|handl|new|add))",
                     re.IGNORECASE)
@@ -253,16 +261,16 @@ _VERSION = re.compile(
 def clean_subject(subject: str) -> str:
     """The question a subject asks, cleaned deterministically: a conventional-commit
     prefix or a ``[tag]``, issue and pull-request references (``Fixes #12``, ``(#123)``,
-    ``GH-123``, ``owner/repo#5``) go; spaces collapse; the first letter is upper case; a
+    ``GH-123``, ``owner/repo#5``) go, and what :mod:`evaluator.core.commit_subject` drops
+    (gitmoji, emptied references, retry markers); spaces collapse; the first letter is upper case; a
     trailing period goes."""
-    text = one_line(subject)
+    text = drop_emoji(one_line(subject))
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
-        text = _CONVENTIONAL.sub("", text)
-        text = _BRACKET_TAG.sub("", text)
-    text = _CLOSING.sub("", text)
-    text = _REF.sub("", text)
+        text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
+    text = _CLOSING.sub("", drop_issue_prefix(text))
+    text = drop_emptied(_REF.sub("", text))
     text = _EMPTY_BRACKETS.sub("", text)
-    text = " ".join(text.split()).strip(" ,;:-–—")
+    text = drop_retry(" ".join(text.split())).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
     return text[:1].upper() + text[1:]
 
@@ -458,7 +466,7 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     cleaned = clean_subject(text)
     if _VERSION.search(cleaned):
         return SKIP_VERSION
-    if _CHORE.search(cleaned):
+    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)):
         return SKIP_CHORE
     if _PYTHON_DROP.search(cleaned):
         return SKIP_PYTHON_DROP

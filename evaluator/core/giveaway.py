@@ -62,6 +62,11 @@ class AnswerNames:
     prose: frozenset[str] = frozenset()
     #: the attributes its classes assign: named only in backticks
     members: frozenset[str] = frozenset()
+    #: its public module-level classes and functions (no leading ``_``): named even when
+    #: the module is graded 2, when spelt as code
+    public: frozenset[str] = frozenset()
+    #: the classes, functions and methods it defines (not the names it assigns or imports)
+    defined: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,17 @@ def _members(tree: ast.Module) -> set[str]:
             for stmt in node.body for name in _assigned(stmt)}
 
 
+def _defined(tree: ast.Module | None) -> tuple[set[str], set[str]]:
+    """The public module-level classes and functions of ``tree``, and every class,
+    function and method it defines."""
+    if tree is None:
+        return set(), set()
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    public = {node.name for node in _module_level(tree.body)
+              if isinstance(node, defs) and not node.name.startswith("_")}
+    return public, {node.name for node in ast.walk(tree) if isinstance(node, defs)}
+
+
 def _python_names(source: str) -> tuple[set[str], list[str]]:
     try:
         tree = ast.parse(source)
@@ -189,15 +205,20 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     """The names of ``module`` (its path, and what ``source`` defines; none without it)."""
     base = posixpath.basename(module)
     stem = posixpath.splitext(base)[0]
-    files = {base.lower(), stem.lower()} - _SKIP_PARTS
+    # its folders named as code ("pep517_backend"), not plain words ("structlog", "src")
+    folders = {p.lower() for p in module.split("/")[:-1] if _distinctive(p.strip("_"))}
+    files = ({base.lower(), stem.lower()} | folders) - _SKIP_PARTS
     symbols: set[str] = set()
     members: set[str] = set()
+    public: set[str] = set()
+    defined: set[str] = set()
     docs: list[str] = []
     if source is not None:
         if module.endswith(".py"):
             symbols, docs = _python_names(source)
             tree = _parse(source)
             members = {m for m in _members(tree) if _distinctive(m)} if tree else set()
+            public, defined = _defined(tree)
         else:
             symbols = set(_OTHER_DEFS.findall(source))
     symbols = {s for s in symbols if not s.startswith("__")}
@@ -205,7 +226,8 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     vocabulary = words(" ".join([*parts, *symbols, *docs]))
     prose = prose_words(source) if source is not None and module.endswith(".py") else set()
     return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary),
-                       frozenset(prose), frozenset(members))
+                       frozenset(prose), frozenset(members), frozenset(public),
+                       frozenset(defined))
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -300,14 +322,49 @@ def _loose(text: str) -> set[str]:
     return {low, low.removesuffix("s")}
 
 
-def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
-    """The question's overlap with the names of its answers (its grade-3 modules)."""
+MIN_MISSPELT = 8
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """``a`` and ``b`` differ by exactly one inserted, deleted or replaced character."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1
+    short, long = sorted((a, b), key=len)
+    start = next((i for i, (x, y) in enumerate(zip(short, long, strict=False)) if x != y),
+                 len(short))
+    return short[start:] == long[start + 1:]
+
+
+def _misspelt(symbol: str, plain: set[str]) -> bool:
+    """The question writes the CapWords name ``symbol`` (:data:`MIN_MISSPELT` letters or
+    more) one letter off, as a name (an inner capital): "AsyncRetring" for
+    ``AsyncRetrying``."""
+    return len(symbol) >= MIN_MISSPELT and symbol[0].isupper() and any(
+        len(p) >= MIN_MISSPELT - 1 and p[0].isupper() and _distinctive(p) and
+        _one_edit(p, symbol) for p in plain)
+
+
+def _hyphenated(question: str) -> set[str]:
+    """The question's lower-case hyphenated words spelt as the identifiers they would
+    name: "level-styles" → ``level_styles`` (not "Content-MD5", a header)."""
+    return {w.replace("-", "_") for w in
+            re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])", question)}
+
+
+def overlap(question: str, answers: Sequence[AnswerNames], *,
+            seconds: Sequence[AnswerNames] = ()) -> Overlap:
+    """The question's overlap with the names of its answers (its grade-3 modules), and
+    the public classes and functions of ``seconds`` (its grade-2 modules) it spells as code
+    (in backticks, called or dotted)."""
     question = expand_braces(question)
     own = words(question)
     vocabulary: set[str] = set().union(*(a.words | {f for f in a.files if "." not in f}
                                          for a in answers)) if answers else set()
     shared = own & vocabulary
     code, plain = _stated(question)
+    hyphenated = _hyphenated(question)
     first = re.match(r"\s*([A-Za-z_][A-Za-z0-9_.]*)", question)
     if first is not None:  # a subject's first word, capitalised by cleaning: "Safe_join"
         plain.add(first.group(1)[:1].lower() + first.group(1)[1:])
@@ -323,15 +380,22 @@ def overlap(question: str, answers: Sequence[AnswerNames]) -> Overlap:
             if _states(symbol, code, plain, answer.prose) or \
                     _states(symbol.lstrip("_"), code, plain, frozenset()) or \
                     _spelt_as_words(symbol, runs) or \
-                    (_distinctive(symbol) and symbol.lower() in loose):
+                    (_distinctive(symbol) and symbol.lower() in loose) or \
+                    _misspelt(symbol, plain):
                 named.add(symbol)
         named.update(m for m in answer.members if m in code)
+        # hyphenated, a class, function or method: not an imported "better_exceptions"
+        named.update(answer.defined & hyphenated)
+    for second in seconds:  # starlette history-07 kept "… on BaseHTTPMiddleware" as asked
+        named.update(s for s in second.public if s in code or s.lower() in code)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
                    len(shared) / len(own) if own else 0.0)
 
 
 def overlaps(question: str, grades: Iterable[tuple[str, int]],
              names_of: dict[str, AnswerNames]) -> Overlap:
-    """:func:`overlap` against the grade-3 modules among ``grades`` found in ``names_of``."""
-    answers = [names_of[m] for m, g in grades if g == 3 and m in names_of]
-    return overlap(question, answers)
+    """:func:`overlap` against the grade-3 modules among ``grades`` found in ``names_of``
+    (and the public names of the grade-2 ones found there)."""
+    graded = [(m, g) for m, g in grades if m in names_of]
+    return overlap(question, [names_of[m] for m, g in graded if g == 3],
+                   seconds=[names_of[m] for m, g in graded if g == 2])

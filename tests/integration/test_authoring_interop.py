@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
@@ -445,3 +446,23 @@ def test_validate_warns_about_a_question_that_names_its_answer(sample_repo, cli)
     # is what an identity question does, so they are not warned about.
     flagged = re.findall(r"query '([^']+)', field question: the question names", out)
     assert flagged == [target["id"]]
+
+
+def test_validate_warns_about_a_backticked_public_name_of_a_grade_2_module(sample_repo, cli):
+    """Issue 24 (round 6, tenacity history-19 `` `stop_after_delay` ``): a public class or
+    function of a module graded 2, spelt as code, names the answer too."""
+    path = sample_repo / "retrieval_queries.json"
+    doc = json.loads(path.read_text())
+    target, name = next(
+        (q, node.name) for q in doc["queries"] if q["shape"] != "identity"
+        for module, grade in sorted(q["relevance_grades"].items())
+        if grade == 2 and module.endswith(".py")
+        for node in ast.parse((sample_repo / module).read_text()).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef) and not node.name.startswith("_"))
+    target["question"] = f"When is `{name}` needed on the way to an answer?"
+    path.write_text(json.dumps(doc))
+    out = cli("validate", str(sample_repo))
+    assert out.code == 0, out.stdout + out.stderr
+    assert f"query {target['id']!r}, field question: the question names its answer " \
+           f"({name}, of a module graded 3, or a public class or function of one graded 2)" \
+        in out.stdout + out.stderr

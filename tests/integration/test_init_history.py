@@ -69,6 +69,15 @@ def new_repo(repo: Path) -> Path:
     return repo
 
 
+def package_repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A repository at ``tmp_path/repo`` whose first commit adds ``files`` (path → text)."""
+    repo = new_repo(tmp_path / "repo")
+    for path, text in files.items():
+        write(repo, path, text)
+    commit(repo, "Initial import of the package")
+    return repo
+
+
 @pytest.fixture
 def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     """A small package with a history of every kind of commit; returns the repository and

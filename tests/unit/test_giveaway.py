@@ -59,12 +59,50 @@ def test_shared_words_and_share(sessions) -> None:
     assert overlap("Why?", [sessions]).share == 0.0
 
 
-def test_only_grade_3_modules_count(sessions) -> None:
+def test_grade_2_modules_count_by_their_public_names_spelt_as_code(sessions) -> None:
+    """Issue 24, fourth fresh review (tenacity history-19 `` `stop_after_delay` ``, a
+    function of a module graded 2): a public class or function of a module graded 2 spelt
+    as code (backticks, a call) is named; written as a word it is not (starlette history-07
+    "… on BaseHTTPMiddleware", kept as asked), nor are its methods, its file, its private
+    names, or the names of a module graded 1."""
     other = answer_names("src/requests/models.py", "class Response:\n    pass\n")
     names = {sessions.module: sessions, other.module: other}
     grades = [(sessions.module, 2), (other.module, 3)]
-    assert overlaps("Fix `merge_setting`", grades, names).named == ()
     assert overlaps("Fix the Response reason", grades, names).named == ("Response",)
+    assert overlaps("Fix `merge_setting`", grades, names).named == ("merge_setting",)
+    assert overlaps("Make `Session` picklable", grades, names).named == ("Session",)
+    assert overlaps("Let Session() be pickled", grades, names).named == ("Session",)
+    assert overlaps("Make Session picklable", grades, names).named == ()
+    assert overlaps("Fix `prepare_request` and sessions.py", grades, names).named == ()
+    assert overlaps("Make `Session` picklable", [(sessions.module, 1), (other.module, 3)],
+                    names).named == ()
+    private = answer_names("src/requests/hooks.py", "class _Hook:\n    pass\n")
+    assert overlap("Fix _Hook", [], seconds=[private]).named == ()
+
+
+def test_hyphenated_and_misspelt_names() -> None:
+    """structlog history-06 "level-styles" (the ``level_styles`` property) and tenacity
+    history-17 "AsyncRetring" (``AsyncRetrying``): a hyphenated spelling of an underscored
+    class, function or method and a CapWords name of 8 letters or more one letter off are
+    named; an imported name (structlog history-02 "better-exceptions"), a capitalised
+    hyphenated word (werkzeug history-10 "Content-MD5"), a short or lower-case near miss and
+    a plain hyphenated phrase are not (both kept as asked)."""
+    source = ("class ConsoleRenderer:\n    @property\n    def level_styles(self):\n"
+              "        pass\n\n\nclass AsyncRetrying:\n    pass\n\n\n"
+              "class Styles:\n    pass\n\n\ndef out_of_band():\n    pass\n")
+    dev = answer_names("src/structlog/dev.py", source)
+    assert overlap("Dev: add level-styles properties", [dev]).named == ("level_styles",)
+    assert overlap("Remove __iter__ from AsyncRetring", [dev]).named == ("AsyncRetrying",)
+    assert overlap("Remove __iter__ from AsyncRetryingX", [dev]).named == \
+        ("AsyncRetrying",)
+    imported = answer_names("src/structlog/dev.py", "try:\n    import better_exceptions\n"
+                            "except ImportError:\n    better_exceptions = None\n\n\n"
+                            "def content_md5(self):\n    pass\n")
+    for question in ("Deprecate better-exceptions integration", "Deprecate Content-MD5 header"):
+        assert overlap(question, [imported]).named == (), question
+    for question in ("Support Trio out-of-the-box", "Make Style public",
+                     "Make asyncretring work", "Fix Stiles", "Add AsyncRetryingToo"):
+        assert overlap(question, [dev]).named == (), question
 
 
 def test_other_languages_and_unreadable_sources() -> None:
@@ -194,3 +232,13 @@ def get_name(value):
 def test_round4_a_private_name_without_its_underscore_or_spelt_as_words_is_named(
         question, named) -> None:
     assert overlap(question, [answer_names("pkg/_models.py", PRIVATE)]).named == named
+
+
+def test_a_folder_that_reads_as_code_is_named() -> None:
+    """yarl history-14 "Sync `pep517_backend` w/ upstream": a folder of the answer's path
+    spelt as code names it; a folder that is a plain word (the package, ``src``) does not."""
+    backend = answer_names("packaging/pep517_backend/_backend.py", "def build():\n    pass\n")
+    assert overlap("Sync `pep517_backend` w/ upstream", [backend]).named == ("pep517_backend",)
+    dev = answer_names("src/structlog/dev.py", "def render():\n    pass\n")
+    assert dev.files == {"dev.py", "dev"}
+    assert overlap("Make `structlog` output colourful in `src`", [dev]).named == ()
