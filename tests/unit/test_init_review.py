@@ -7,7 +7,8 @@ the ``fresh2-*`` files review the same three again, drafted by the tool after th
 carrying a verdict over only where the question, its source commit, grades and facts are
 unchanged; the ``fresh3-*`` files are a fourth cold review, of three more repositories no earlier
 review saw (starlette, packaging, cattrs); the ``fresh4-*`` files are a fifth, of three more
-(structlog, tenacity, yarl)."""
+(structlog, tenacity, yarl); the ``fresh5-*`` files a sixth, of three more (marshmallow, tomlkit,
+anyio)."""
 
 from __future__ import annotations
 
@@ -39,10 +40,11 @@ def _held_out(doc: dict[str, Any]) -> bool:
 
 
 def _round(path: Path) -> str:
-    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2``, ``fresh3``
-    or ``fresh4`` (its name's prefix)."""
+    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2``, ``fresh3``,
+    ``fresh4`` or ``fresh5`` (its name's prefix)."""
     prefix = path.name.split("-", 1)[0]
-    return prefix if prefix in ("heldout", "fresh", "fresh2", "fresh3", "fresh4") else "tuned"
+    rounds = ("heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
+    return prefix if prefix in rounds else "tuned"
 
 
 def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> None:
@@ -104,6 +106,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
 @pytest.mark.parametrize(("review", "repositories"), [
     ("fresh3", ["encode/starlette", "pypa/packaging", "python-attrs/cattrs"]),
     ("fresh4", ["aio-libs/yarl", "hynek/structlog", "jd/tenacity"]),
+    ("fresh5", ["agronholm/anyio", "marshmallow-code/marshmallow", "python-poetry/tomlkit"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
@@ -158,6 +161,8 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     expected.append(("all three, third fresh review", "history", *_counts(fresh3)))
     fresh4 = [_load(p) for p in FILES if rounds[p] == "fresh4"]
     expected.append(("all three, fourth fresh review", "history", *_counts(fresh4)))
+    fresh5 = [_load(p) for p in FILES if rounds[p] == "fresh5"]
+    expected.append(("all three, fifth fresh review", "history", *_counts(fresh5)))
     stated = []
     for name, route, total, kept, edited, rejected, share in rows:
         assert int(share) == round(100 * int(kept) / int(total)), name
