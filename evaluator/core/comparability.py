@@ -12,7 +12,7 @@ difference in any of them makes the comparison meaningless:
 * ``graph source`` — where the code graph comes from (built-in or graphify);
 * ``NeuralMind version`` — compared on major.minor (a patch release keeps the numbers);
 * ``k values``, ``gain`` (nDCG's gain function) and the relevance ``threshold``;
-* ``judge`` — the faithfulness judge (``evaluator-judge 5 (terms+minilm)``, or ``… (terms)``
+* ``judge`` — the faithfulness judge (``evaluator-judge 4 (terms+minilm)``, or ``… (terms)``
   for a run without the model): faithfulness from two judges is not comparable;
 * ``onnxruntime version`` — it computes the embeddings (compared whole: a release may change
   its kernels), when the run used the model;

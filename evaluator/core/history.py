@@ -5,7 +5,7 @@ Format (``history: FILE`` in the options; the workflow keeps the file between ru
 
     {"schema": "retrieval-eval-history", "version": 1,
      "entries": [{"commit": "0123abc…", "date": "2026-01-01T00:00:00+00:00", "n": 18,
-                  "judge": "evaluator-judge 5 (terms+minilm)",
+                  "judge": "evaluator-judge 4 (terms+minilm)",
                   "metrics": {"ndcg@5": 0.786, "recall@5": 0.81, ...}}, ...]}
 
 ``judge`` (optional; files written before it have none) names the faithfulness judge of the

@@ -25,9 +25,7 @@ are its *scope* (a line of a method is about its method and its class).
 at most :data:`STRETCH_LINES` consecutive lines of the context that starts at a line holding
 a term of the fact, ends at one (or as far as it can reach) and does not cross a label line
 (labels hold no support: a list of names is not a statement). Every such run is a stretch,
-the short ones too, ending before a ``def``, ``class`` or decorator opening a definition
-beside or outside its lines (judge 5; :func:`_reach`) (judge 4: judge 3 read only the
-longest run from each line, so a
+the short ones too (judge 4: judge 3 read only the longest run from each line, so a
 docstring that states the fact on its first lines and names the same things in another
 order further down was refused). Terms found in different stretches never add up; the
 terms and names of a stretch include its lines' scope.
@@ -35,12 +33,7 @@ terms and names of a stretch include its lines' scope.
 **Found by terms.** A fact with *n* distinct terms is found when one stretch
 
 1. holds at least :data:`COVERAGE_THRESHOLD` of its terms (weights: 1 each by default, or
-   the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6.
-   Two consecutive terms of the fact met by one term (``code point``: ``codepoint``) are
-   held, and so is a quantity word met (``longer``: ``>``). A missing term is never one of
-   :attr:`~evaluator.core.judgeread.FactReading.exact_terms` (the digits of a word,
-   ``SHA256``; a word in capitals, ``NFKC``) nor one whose opposite the stretch holds
-   (:func:`~evaluator.core.judgeread.opposed`: ``uppercases`` against ``.lower()``);
+   the ``weights`` given, e.g. idf): all terms of a fact of 3, 3 of 4, 4 of 5, 5 of 6;
 2. holds, exactly, every *name* of the fact — a dotted or underscored name, a call ``f()``,
    camelCase or CapWords, a capitalised word inside a sentence (``Timeout``), but not an
    acronym (``URL``) — as a whole identifier, case-sensitive, in the stretch or its scope;
@@ -56,9 +49,9 @@ terms and names of a stretch include its lines' scope.
    first, last, at most, at least, more, less …) by a word of its group or, on a code
    line, a code form of it (``for``/``all(`` for all, ``<=``/``max(`` for at most, …);
 3. reads its prose in order: unless the fact terms on its code lines and in its scope
-   alone reach the threshold of 1, the fact terms on its prose lines, each where it first
-   appears, are in the fact's order (the longest common subsequence of the fact's terms and
-   those covers every one of them). So a bag of the fact's words in another
+   alone reach the threshold of 1, the fact terms on its prose lines appear in the fact's
+   order (the longest common subsequence of the fact's terms and the prose lines' fact
+   terms covers every distinct term on them). So a bag of the fact's words in another
    order (a shuffled decoy), or a docstring naming the same things in other roles
    ("replaces entities with characters" against "replaces characters with entities"),
    does not count, while code (whose order is the program's) may state the fact in any
@@ -67,8 +60,7 @@ terms and names of a stretch include its lines' scope.
    cue needs a stretch in which no occurrence of a fact term has a prose cue at most
    :data:`NEGATION_WINDOW` words before it on its line; a negated fact ("Catching Timeout
    will not catch ConnectTimeout") needs a stretch in which some occurrence has one
-   (Python's ``not`` counts here). A cue inside a string literal of a line of code (an
-   error message) is prose.
+   (Python's ``not`` counts here).
 
 A fact whose stretches meet 1–3 but none meets 4 is found and **contradicted**. Cues are
 whole words of prose only: a part of an identifier (``InvalidHeader``, ``no_proxy``,
@@ -117,9 +109,8 @@ over the segments; it is found at ≥
 
 Where the parts live
 --------------------
-Words and terms, and the synonyms and opposites of code: :mod:`evaluator.core.judgetext`;
-reading a fact and a context (names, numbers, quantities, line kinds, scopes):
-:mod:`evaluator.core.judgeread`; cosine over
+Words and terms: :mod:`evaluator.core.judgetext`; reading a fact and a context (names,
+numbers, quantities, line kinds, scopes): :mod:`evaluator.core.judgeread`; cosine over
 vectors: :mod:`evaluator.core.judgevectors`; the rules, verdicts and audit: here.
 
 Blind spots
@@ -138,7 +129,6 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
 
 from evaluator.core.groundtruth import normalize_evidence
 from evaluator.core.judgeread import (
@@ -148,7 +138,6 @@ from evaluator.core.judgeread import (
     FactReading,
     PreparedContext,
     is_prose_fact,
-    opposed,
     quoted_met,
     read_fact,
 )
@@ -162,7 +151,7 @@ FACT_SIMILARITY_THRESHOLD = 0.38
 ROUTE_MIN_COVERAGE = 0.3
 # The judge's identity as results record it: a change of definition bumps the number, and a
 # baseline judged otherwise is refused (:mod:`evaluator.core.comparability`).
-JUDGE_VERSION = 5
+JUDGE_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -248,39 +237,30 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
 def _stretch(context: PreparedContext, reading: FactReading, start: int, end: int,
              weight: Callable[[str], float], total: float, threshold: float) -> Stretch:
     lines = context.lines[start:end]
-    held = frozenset(t for line in lines for t in line.terms)
     scope = frozenset().union(*(line.scope_terms for line in lines)) & reading.wanted
     present = frozenset(t for line in lines for t in line.terms if t in reading.wanted) | scope
 
     def share(held: frozenset[str]) -> float:
         return math.fsum(weight(t) for t in held) / total if total > 0 else 0.0
 
-    flat = " ".join(line.flat for line in lines)
-    lowered = frozenset().union(*(line.lowered for line in lines))
-    code = any(line.kind == "code" for line in lines)
-    # judge 5: a fact's two words met as one term (``code point``: ``codepoint``), and a
-    # quantity word met by its group or code form (``longer``: ``>``) counts as present
-    present |= frozenset(t for a, b in pairwise(reading.sequence) if a + b in held
-                         for t in (a, b))
-    present |= frozenset().union(*(words_ for group, words_ in reading.quantity_terms
-                                   if _quantity_met(group, lowered, flat if code else "")))
     coverage = share(present)
     own = frozenset().union(*(line.names for line in lines))
     scope_names = frozenset().union(*(line.scope_names for line in lines))
     numbers = frozenset().union(*(line.numbers for line in lines))
+    flat = " ".join(line.flat for line in lines)
+    lowered = frozenset().union(*(line.lowered for line in lines))
+    code = any(line.kind == "code" for line in lines)
     exact = (all(_name_met(n, lines, own, scope_names) for n in reading.names)
              and reading.numbers <= numbers
              and all(quoted_met(q, flat) for q in reading.quoted)
              and all(_quantity_met(q, lowered, flat if code else "")
-                     for q in reading.quantities)
-             and reading.exact_terms <= present
-             and not any(opposed(t, held) for t in reading.wanted - present))
+                     for q in reading.quantities))
     in_code = scope | frozenset(t for line in lines if line.kind == "code"
                                 for t in line.terms if t in reading.wanted)
     prose = [t for line in lines if line.kind != "code" for t in line.terms
              if t in reading.wanted]
     ordered = (share(in_code) >= threshold - 1e-12
-               or _lcs(reading.sequence, tuple(dict.fromkeys(prose))) >= len(set(prose)))
+               or _lcs(reading.sequence, prose) >= len(set(prose)))
     flags = [(neg, neg_any) for line in lines
              for t, neg, neg_any in zip(line.terms, line.negated, line.negated_any, strict=True)
              if t in reading.wanted]
@@ -309,29 +289,6 @@ def _name_met(name: str, lines: Sequence[ContextLine], own: frozenset[str],
                else (p in own or p in scope) for p in parts[:-1])
 
 
-_OPENS = re.compile(r"^\s*(?:(?:async\s+)?(?:def|class)\s|@)")
-
-
-def _reach(lines: Sequence[ContextLine], start: int, most: int) -> int:
-    """Where a stretch from ``start`` must end (exclusive): after at most ``most`` lines,
-    before a label, and (judge 5) before a ``def``, ``class`` or decorator that opens a new
-    definition beside or outside the lines so far (indented no deeper than the least
-    indented of them): code of one function does not support a fact about the next one. A
-    ``def`` right after its decorator does not end it."""
-    end, indent, decorated = start, 10**9, False
-    while (end < len(lines) and end - start < most
-           and (end == start or lines[end].kind != "label")):
-        text = lines[end].text
-        if text.strip():
-            here = len(text) - len(text.lstrip())
-            if end > start and here <= indent and not decorated and _OPENS.match(text):
-                break
-            indent = min(indent, here)
-            decorated = text.lstrip().startswith("@")
-        end += 1
-    return end
-
-
 _METHOD = re.compile(r"^\s+(?:async\s+)?def\s+(\w+)")
 
 
@@ -358,7 +315,10 @@ def stretches(context: PreparedContext, reading: FactReading, *, config: JudgeCo
     for start in sorted(holding):
         if context.lines[start].kind == "label":
             continue
-        end = _reach(context.lines, start, config.stretch_lines)
+        end = start
+        while (end < len(context.lines) and end - start < config.stretch_lines
+               and (end == start or context.lines[end].kind != "label")):
+            end += 1
         for stop in range(start + 1, end + 1):
             if stop == end or stop - 1 in holding:
                 out.append(_stretch(context, reading, start, stop, weight, total,

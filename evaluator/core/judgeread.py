@@ -16,16 +16,7 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from evaluator.core.judgetext import (
-    NEGATING_PREFIXES,
-    OPPOSITES,
-    RAW_WORD,
-    STOP_WORDS,
-    context_lines,
-    judge_term,
-    stem,
-    words,
-)
+from evaluator.core.judgetext import RAW_WORD, STOP_WORDS, context_lines, stem, words
 
 LABEL_WORDS = 3
 STATEMENT_WORDS = 4
@@ -43,8 +34,6 @@ _NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)*", re.UNICODE)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d_]*(?:\.\d+)?(?![\w.]*[^\W\d_])", re.UNICODE)
 _QUOTED = re.compile(r"""(?<!\w)(['"“‘`])(.+?)(['"”’`])(?!\w)""", re.UNICODE)
 _EMPTY_QUOTED = re.compile(r"""(?<![\w'"`])(?:''|""|``)(?![\w'"`])""")
-_ACRONYM = re.compile(r"[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*")
-_MIXED = re.compile(r"\w*\d\w*")  # a word with a digit
 _QUOTE_MARKS = "'\"`“”‘’"
 _CLOSING = {"'": "'", '"': '"', "“": "”", "‘": "’", "`": "`"}
 NUMBER_WORDS: Mapping[str, str] = {
@@ -84,33 +73,6 @@ GENERIC_TERMS: frozenset[str] = frozenset(
     stem(w) for w in _GENERIC_TEXT.split() if w not in STOP_WORDS)
 
 
-def _opposite_pairs() -> dict[str, frozenset[str]]:
-    out: dict[str, set[str]] = {}
-    for a, b in OPPOSITES:
-        ta, tb = judge_term(stem(a)), judge_term(stem(b))
-        out.setdefault(ta, set()).add(tb)
-        out.setdefault(tb, set()).add(ta)
-    return {t: frozenset(o) for t, o in out.items()}
-
-
-_OPPOSITE_OF = _opposite_pairs()
-
-
-def opposed(term: str, held: frozenset[str]) -> bool:
-    """Whether ``held`` (a stretch's terms) holds the opposite of ``term``: its opposite of
-    :data:`~evaluator.core.judgetext.OPPOSITES`, or the word with or without a negating
-    prefix (``unchang`` and ``chang``; a stem of at least 4 letters)."""
-    if _OPPOSITE_OF.get(term, frozenset()) & held:
-        return True
-    for prefix in NEGATING_PREFIXES:
-        if len(term) >= 4 and prefix + term in held:
-            return True
-        if term.startswith(prefix) and len(term) - len(prefix) >= 4 \
-                and term[len(prefix):] in held:
-            return True
-    return False
-
-
 @dataclass(frozen=True)
 class FactReading:
     """What a fact asks of a stretch: its content terms (in order and as a set), its exact
@@ -124,11 +86,6 @@ class FactReading:
     quoted: tuple[str, ...]
     quantities: frozenset[str]
     negated: bool
-    # terms that must be in the stretch (never the one term coverage may miss): those of a
-    # word with a digit (``SHA256``, ``base64``) or written in capitals (``ASCII``, ``NFC``)
-    exact_terms: frozenset[str] = frozenset()
-    # per quantity group, the fact's terms of its words (``longer`` for "more")
-    quantity_terms: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @property
     def key_terms(self) -> frozenset[str]:
@@ -172,28 +129,18 @@ def read_fact(fact: str) -> FactReading:
             names.append(token.rstrip("()").strip("."))
     numbers = {_number(n) for n in _NUMBER.findall(text)}
     quantities: set[str] = set()
-    quantity_terms: dict[str, set[str]] = {}
-    exact_terms: set[str] = set()
     for raw in RAW_WORD.findall(text):
         low = raw.casefold()
         if low in NUMBER_WORDS:
             numbers.add(NUMBER_WORDS[low])
         if low in _QUANTIFIER_OF:
             quantities.add(_QUANTIFIER_OF[low])
-            quantity_terms.setdefault(_QUANTIFIER_OF[low], set()).update(
-                w.term for w in words(raw, prose=True) if w.term)
-        if _ACRONYM.fullmatch(raw) or (_MIXED.fullmatch(raw) and not raw.isdigit()):
-            exact_terms.update(w.term for w in words(raw, prose=True)
-                               if w.term and (w.term.isdigit() or _ACRONYM.fullmatch(raw)))
     ws = [w for line in text.splitlines() for w in words(line, prose=True)]
     sequence = tuple(w.term for w in ws if w.term)
     return FactReading(text=fact, sequence=sequence, wanted=frozenset(sequence),
                        names=tuple(dict.fromkeys(names)), numbers=frozenset(numbers),
                        quoted=tuple(quoted), quantities=frozenset(quantities),
-                       negated=any(w.cue for w in ws),
-                       exact_terms=frozenset(exact_terms) & frozenset(sequence),
-                       quantity_terms=tuple((g, frozenset(ts))
-                                            for g, ts in sorted(quantity_terms.items())))
+                       negated=any(w.cue for w in ws))
 
 
 def fact_terms(fact: str) -> tuple[frozenset[str], bool]:
@@ -240,7 +187,7 @@ class ContextLine:
 
 def _read_line(line: str, window: int) -> ContextLine:
     kind = line_kind(line)
-    prose_words = words(line, prose=kind == "prose", strings=True)
+    prose_words = words(line, prose=kind == "prose")
     any_words = words(line, prose=True)
     terms_: list[str] = []
     negated: list[bool] = []

@@ -6,10 +6,7 @@ identifiers are split on underscores, case changes (``InvalidHeader`` → invali
 boundaries; each part is case-folded (NFKC), English stop words and single characters are
 dropped, and the rest is stemmed with the Snowball English stemmer (``redirects``,
 ``redirected`` and ``redirecting`` are one term). Words code abbreviates are read as their
-abbreviation on both sides; for the judge only (judge 5), words of a small generic
-vocabulary of code that mean the same are one term (:data:`SYNONYM_GROUPS`), and
-:data:`OPPOSITES` lists words of opposite meaning. A word is a negation *cue* only as a
-whole word of prose (or, on request, inside a string literal of code).
+abbreviation on both sides. A word is a negation *cue* only as a whole word of prose.
 
 Also here: a text cut into lines of at most :data:`MAX_LINE_CHARS` characters
 (:func:`context_lines`) and into overlapping windows (:func:`segments`).
@@ -127,107 +124,6 @@ def split_identifier(word: str) -> tuple[str, ...]:
     return tuple(p.casefold() for p in parts if p)
 
 
-# A small, generic vocabulary of code words for the judge (judge 5): words that mean the same
-# in descriptions of code (synonyms, read as one term) and words that mean the opposite
-# (opposites: a stretch holding the opposite of a word the fact leaves out is refused). A
-# programmer's thesaurus of common verbs and adjectives of code, written from general usage,
-# not from the facts of the judge's labelled sets or suites. Read only by the judge
-# (:func:`words`); BM25's terms are not changed. Entries are words as written in text,
-# stemmed the way the judge stems them (``deletes`` and ``deleted`` are ``delete``).
-# Each line: words that mean the same thing in code descriptions; the first is the term
-# the others are read as.
-SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("raise", "throw"),
-    ("error", "exception"),
-    ("remove", "delete", "drop", "discard", "erase", "purge"),
-    ("return", "give"),
-    ("join", "concatenate", "concat"),
-    ("start", "begin"),
-    ("end", "finish"),
-    ("check", "verify"),
-    ("convert", "cast", "coerce", "transform"),
-    ("create", "construct", "instantiate"),
-    ("find", "search", "lookup"),
-    ("ignore", "skip", "omit"),
-    ("replace", "substitute"),
-    ("keep", "preserve", "retain"),
-    ("store", "save"),
-    ("copy", "clone", "duplicate"),
-    ("merge", "combine"),
-    ("call", "invoke"),
-    ("lower", "lowercase", "downcase"),
-    ("upper", "uppercase", "upcase"),
-    ("empty", "blank"),
-    ("invalid", "malformed"),
-    ("allow", "permit"),
-    ("reject", "refuse", "deny", "forbid", "disallow"),
-    ("fetch", "retrieve"),
-    ("strip", "trim"),
-    ("length", "size"),
-)
-
-# Pairs of words of opposite meaning (each word stands for its synonym group).
-OPPOSITES: tuple[tuple[str, str], ...] = (
-    ("lower", "upper"),
-    ("first", "last"),
-    ("start", "end"),
-    ("minimum", "maximum"),
-    ("true", "false"),
-    ("allow", "reject"),
-    ("accept", "reject"),
-    ("encode", "decode"),
-    ("add", "remove"),
-    ("open", "close"),
-    ("enable", "disable"),
-    ("include", "exclude"),
-    ("valid", "invalid"),
-    ("prefix", "suffix"),
-    ("leading", "trailing"),
-    ("input", "output"),
-    ("read", "write"),
-    ("push", "pop"),
-    ("increase", "decrease"),
-    ("ascending", "descending"),
-    ("synchronous", "asynchronous"),
-    ("success", "failure"),
-    ("compress", "decompress"),
-    ("lock", "unlock"),
-    ("left", "right"),
-    ("head", "tail"),
-    ("show", "hide"),
-    ("import", "export"),
-    ("upload", "download"),
-    ("public", "private"),
-    ("local", "remote"),
-    ("absolute", "relative"),
-    ("older", "newer"),
-    ("oldest", "newest"),
-    ("ignore", "raise"),
-    ("keep", "remove"),
-    ("empty", "full"),
-)
-
-# A word made the opposite of another by one of these prefixes (``unchanged`` and
-# ``changed``, ``invalid`` and ``valid``, ``nonempty`` and ``empty``).
-NEGATING_PREFIXES: tuple[str, ...] = ("un", "in", "non", "dis")
-
-
-@lru_cache(maxsize=1)
-def _synonyms() -> dict[str, str]:
-    """Each stemmed word of :data:`SYNONYM_GROUPS` → its group's
-    first word, stemmed (the judge's terms only, not BM25's)."""
-    out: dict[str, str] = {}
-    for group in SYNONYM_GROUPS:
-        for word in group[1:]:
-            out[stem(word)] = stem(group[0])
-    return out
-
-
-def judge_term(term: str) -> str:
-    """A term as the judge reads it: a synonym read as its group's term."""
-    return _synonyms().get(term, term)
-
-
 @dataclass(frozen=True)
 class Word:
     """One word of a line: its term (stem, or ``""`` when it carries no content), whether it
@@ -246,33 +142,24 @@ def normalise(text: str) -> str:
     return text
 
 
-_STRING_LITERAL = re.compile(r"""(["'])(?:\\.|(?!\1).)*\1""")
-
-
-def words(line: str, *, prose: bool | None = None,
-          strings: bool = False) -> tuple[Word, ...]:
-    """The words of one line, in order (see the module docstring for what counts as a cue);
-    with ``strings``, a word inside a string literal of a line of code (an error message:
-    ``raise IDNAError("Label must not start with a hyphen")``) is read as prose for cues."""
+def words(line: str, *, prose: bool | None = None) -> tuple[Word, ...]:
+    """The words of one line, in order (see the module docstring for what counts as a cue)."""
     line = normalise(line)
     if prose is None:
         prose = is_prose(line)
-    spans = ([m.span() for m in _STRING_LITERAL.finditer(line)]
-             if strings and not prose else [])
     out: list[Word] = []
-    for match in RAW_WORD.finditer(line):
-        raw = match.group(0).strip("'’")
+    for raw in RAW_WORD.findall(line):
+        raw = raw.strip("'’")
         if not raw:
             continue
-        in_prose = prose or any(a < match.start() < b for a, b in spans)
         parts = split_identifier(raw) if ("'" not in raw and "’" not in raw) else (
             raw.casefold().replace("’", "'"),)
         compound = len(parts) > 1 or "_" in raw
         for part in parts:
-            cue = in_prose and not compound and part in NEGATION_CUES and raw != "None"
+            cue = prose and not compound and part in NEGATION_CUES and raw != "None"
             content = not cue and len(part) > 1 and part not in STOP_WORDS \
                 and part not in NEGATION_CUES and "'" not in part
-            out.append(Word(judge_term(stem(part)) if content else "", cue, compound))
+            out.append(Word(stem(part) if content else "", cue, compound))
     return tuple(out)
 
 

@@ -162,16 +162,11 @@ def test_the_similarity_route_finds_a_paraphrase_the_terms_miss(example, model_d
     unrelated = score_context(query, "def add(a, b):\n    return a + b  # sum two numbers\n",
                               embed=embed)
     assert unrelated.faithfulness == 0.0
-    # a paraphrase whose key words ("expired", "wiped") are absent is never credited:
+    # a paraphrase whose key words ("expired", "purged") are absent is never credited:
     # precision first (evaluator-judge 2 credited it by cosine)
     other = Query(id="q", question="what happens to old sessions?", shape="focused",
-                  grades={}, gold_facts=("expired sessions are wiped every night",))
+                  grades={}, gold_facts=("expired sessions are purged every night",))
     assert score_context(other, context, embed=embed).faithfulness == 0.0
-    # "purged" is a word of the judge's generic synonyms of "delete" (judge 5), so that
-    # paraphrase is found by its terms (3 of 4), not by the model
-    purged = Query(id="q", question="what happens to old sessions?", shape="focused",
-                   grades={}, gold_facts=("expired sessions are purged every night",))
-    assert score_context(purged, context, embed=embed).found_by == ("terms",)
 
 
 def test_run_judge(tmp_path, example):
