@@ -292,7 +292,7 @@ def agreement(cache: Path, embed: Callable[[Sequence[str]], list[list[float]]] |
             judges[f"{name}, terms + MiniLM"] = (lambda items, j=judge_fn, s=similar: [
                 j(c, [f], similar=s).faithfulness == 1.0 for c, f in items])
     packages = sorted({(p.split, p.package) for p in pairs})
-    print("## Agreement with people (benchmarks/judge_agreement)")
+    print("## Agreement with labels (benchmarks/judge_agreement)")
     print("packages: " + ", ".join(f"{pkg} ({split})" for split, pkg in packages))
     for split in ("held-out", "tuning"):
         names = [pkg for s, pkg in packages if s == split]

@@ -1,4 +1,4 @@
-"""Agreement of the faithfulness judge with people, on data it was not tuned on (issue 22).
+"""Agreement of the faithfulness judge with hand-written labels, per split (issue 22).
 
 ``benchmarks/judge_agreement/<package>.json`` holds, per package (a pinned PyPI sdist, read
 with :func:`suitelib.fetch_sdist`; only line ranges are stored, never the code), contexts
@@ -9,10 +9,15 @@ context and on the previous and next contexts of its package (wrapping): three l
 numbers, names or roles swapped) and a paraphrase. The labels were committed before the
 judge was run on them.
 
-Split (by package): ``split`` in each file, ``tuning`` or ``held-out``. Markupsafe was the
-tuning part of judges 3 and 4; itsdangerous, packaging and idna were held out until they
-judged the judge-5 attempt (docs/judge.md), and are tuning data since (issue 22, judge 6).
-A held-out package is one no rule or threshold was chosen on.
+Split (by package): ``split`` in each file, ``tuning`` or ``held-out``; a held-out package
+is one no rule or threshold was chosen on. Tuning (4 packages): markupsafe, the tuning part
+of judges 3 and 4, and itsdangerous, packaging and idna, held out until they judged the
+first judge-5 attempt and tuning data since (the second attempt was tuned on them).
+Held out (3 packages, fresh): cachetools, tomli and humanize, labelled cold by AI helper
+sessions that never ran the judge (``labelled_by`` in each file) and measured once, on
+2026-12-01, judge 4 beside the second judge-5 candidate (docs/judge.md). Their second cold
+reading is in ``judge_agreement/second_reading/``; ``bench_readers.py`` prints how far the
+two readings agree (Cohen's kappa).
 
 Figures, per split and judge:
 
