@@ -19,7 +19,8 @@ segment, lexical-or-similarity (``faithfulness_embed``), the new ``context_recal
 
 First, the agreement with people on the labelled sets of ``benchmarks/judge_agreement``
 (:mod:`judge_agreement`: precision and recall against the labels, false-version credit,
-decoy credit and paraphrase recall, on the tuning part and on the held-out part), for the
+decoy credit and paraphrase recall, on the held-out part and on the tuning part, each in
+all and per package), for the
 terms rule and the headline judge with the model; ``--before REF`` adds the judge as it was
 at git revision ``REF`` (e.g. the previous judge) for a before/after table.
 
@@ -290,12 +291,19 @@ def agreement(cache: Path, embed: Callable[[Sequence[str]], list[list[float]]] |
             similar = similarity_of(embed)
             judges[f"{name}, terms + MiniLM"] = (lambda items, j=judge_fn, s=similar: [
                 j(c, [f], similar=s).faithfulness == 1.0 for c, f in items])
-    rows = [report(name, fn, pairs, probes, split)
-            for split in ("held-out", "tuning") for name, fn in judges.items()]
     packages = sorted({(p.split, p.package) for p in pairs})
-    print("## Agreement with people (benchmarks/judge_agreement)")
+    print("## Agreement with labels (benchmarks/judge_agreement)")
     print("packages: " + ", ".join(f"{pkg} ({split})" for split, pkg in packages))
-    print(plain_table(HEADERS, rows))
+    for split in ("held-out", "tuning"):
+        names = [pkg for s, pkg in packages if s == split]
+        if not names:
+            print(f"\n{split}: no package")
+            continue
+        rows = [report(name, fn, pairs, probes, split) for name, fn in judges.items()]
+        rows += [report(name, fn, pairs, probes, split, package)
+                 for package in names for name, fn in judges.items()]
+        print(f"\n### {split} ({', '.join(names)})")
+        print(plain_table(HEADERS, rows))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,4 +1,4 @@
-"""Agreement of the faithfulness judge with people, on data it was not tuned on (issue 22).
+"""Agreement of the faithfulness judge with hand-written labels, per split (issue 22).
 
 ``benchmarks/judge_agreement/<package>.json`` holds, per package (a pinned PyPI sdist, read
 with :func:`suitelib.fetch_sdist`; only line ranges are stored, never the code), contexts
@@ -9,8 +9,15 @@ context and on the previous and next contexts of its package (wrapping): three l
 numbers, names or roles swapped) and a paraphrase. The labels were committed before the
 judge was run on them.
 
-Split (fixed before any tuning, by package): ``split`` in each file — markupsafe is the
-tuning part; itsdangerous, packaging and idna are held out.
+Split (by package): ``split`` in each file, ``tuning`` or ``held-out``; a held-out package
+is one no rule or threshold was chosen on. Tuning (4 packages): markupsafe, the tuning part
+of judges 3 and 4, and itsdangerous, packaging and idna, held out until they judged the
+first judge-5 attempt and tuning data since (the second attempt was tuned on them).
+Held out (3 packages, fresh): cachetools, tomli and humanize, labelled cold by AI helper
+sessions that never ran the judge (``labelled_by`` in each file) and measured once, on
+2026-12-01, judge 4 beside the second judge-5 candidate (docs/judge.md). Their second cold
+reading is in ``judge_agreement/second_reading/``; ``bench_readers.py`` prints how far the
+two readings agree (Cohen's kappa).
 
 Figures, per split and judge:
 
@@ -110,10 +117,11 @@ def _share(hits: Sequence[bool]) -> str:
 
 
 def report(name: str, judge: Judge, pairs: Sequence[Pair], probes: Sequence[Probe],
-           split: str) -> list[str]:
-    """One row of figures for ``judge`` on ``split`` (see the module docstring)."""
-    ps = [p for p in pairs if p.split == split]
-    rs = [p for p in probes if p.split == split]
+           split: str, package: str | None = None) -> list[str]:
+    """One row of figures for ``judge`` on ``split`` (see the module docstring), or on one
+    ``package`` of it (the row's split column then names the package)."""
+    ps = [p for p in pairs if p.split == split and package in (None, p.package)]
+    rs = [p for p in probes if p.split == split and package in (None, p.package)]
     credited = judge([(p.context, p.fact) for p in ps])
     right = [c for c, p in zip(credited, ps, strict=True) if c and p.label == "supported"]
     partial = [c for c, p in zip(credited, ps, strict=True) if c and p.label == "partial"]
@@ -124,7 +132,8 @@ def report(name: str, judge: Judge, pairs: Sequence[Pair], probes: Sequence[Prob
     false = judge([(r.context, r.false) for r in rs])
     decoy = judge([(r.decoy, r.fact) for r in rs])
     para = judge([(r.context, r.paraphrase) for r in rs])
-    return [name, split, str(len(ps)), precision, _share(supported), _share(false),
+    where = split if package is None else f"{split}: {package}"
+    return [name, where, str(len(ps)), precision, _share(supported), _share(false),
             _share(decoy), _share(para)]
 
 
