@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.codemap import CodeMap, build_code_map
+from evaluator.core.commit_facts import evidence_facts
 from evaluator.core.commit_filters import Judged
 from evaluator.core.commit_subject import plain_calls
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
@@ -31,7 +32,6 @@ from evaluator.core.commits import (
     SKIP_GIVEAWAY,
     Commit,
     HistoryCandidate,
-    evidence_facts,
     mine,
     one_line,
     parse_log,

@@ -33,7 +33,6 @@ surrogates), control characters become spaces, and a subject longer than
 from __future__ import annotations
 
 import heapq
-import keyword
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -53,16 +52,12 @@ from evaluator.core.commit_subject import (
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
-from evaluator.core.giveaway import words
-from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
 MAX_FILES = 8
 MAX_LINES = 400
 MIN_QUESTION_WORDS = 3
-MAX_FACTS = 4
-MIN_FACT_CHARS = 12
-MAX_FACT_CHARS = 120
 
 SKIP_ROOT = "the repository's first commit (it adds everything)"
 SKIP_MERGE = "merge of branches"
@@ -170,9 +165,9 @@ def parse_log(data: bytes) -> list[Commit]:
                 old_raw = fields[i] if i < len(fields) else b""
                 new_raw = fields[i + 1] if i + 1 < len(fields) else b""
                 i += 2
-                old, path = _path(old_raw), _path(new_raw)
+                old, path = decoded_path(old_raw), decoded_path(new_raw)
             else:
-                path = _path(raw[raw.index(b"\t", raw.index(b"\t") + 1) + 1:])
+                path = decoded_path(raw[raw.index(b"\t", raw.index(b"\t") + 1) + 1:])
             if path is not None:
                 changes.append(FileChange(path, _number(stat.group(1)),
                                           _number(stat.group(2)), old))
@@ -192,7 +187,7 @@ def parse_log(data: bytes) -> list[Commit]:
     return commits
 
 
-def _path(raw: bytes) -> str | None:
+def decoded_path(raw: bytes) -> str | None:
     try:
         path = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -549,69 +544,3 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
         grades = {path: 3 if path in best else 2 for path in sorted(lines)}
         out.append(HistoryCandidate(commit, question, grades, lines, then))
     return Mined(tuple(out), skipped, len(commits), reasons)
-
-
-# ----------------------------------------------------------------------------- facts
-
-
-def added_lines(patch: bytes) -> dict[str, list[str]]:
-    """The lines a ``git show -U0`` patch adds, by the file's path after the commit (the
-    ``+++ b/…`` line; a quoted path is left out). Whitespace is collapsed."""
-    out: dict[str, list[str]] = {}
-    current: str | None = None
-    for raw in patch.split(b"\n"):
-        if raw.startswith(b"+++ "):
-            target = raw[4:]
-            current = None
-            if target.startswith(b"b/"):
-                current = _path(target[2:])
-            continue
-        if raw.startswith(b"diff --git "):
-            current = None
-            continue
-        if current is not None and raw.startswith(b"+"):
-            line = one_line(raw[1:])
-            if line:
-                out.setdefault(current, []).append(line)
-    return out
-
-
-_CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
-
-
-def fragment(line: str) -> bool:
-    """A line that is no statement of its own: it continues the one before (starts with a
-    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
-    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
-    (``self.writeline("finally: await agen.aclose()")``) is a statement."""
-    if _CONTINUED.match(line.strip()):
-        return True
-    names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
-             if not keyword.iskeyword(w) and w not in ("self", "cls")]
-    return len(names) < 3 and sum(map(len, names)) * 2 < len("".join(line.split()))
-
-
-def _fact_score(line: str) -> tuple[int, int]:
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", line))
-    return (-len(words), len(line))
-
-
-def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
-                   limit: int = MAX_FACTS, about: str = "") -> list[str]:
-    """Up to ``limit`` added lines that still exist, word for word (whitespace collapsed),
-    in today's file: specific ones (a fact the judge can use, 12–120 characters, not a
-    comment marker or a lone bracket, not a fragment), those sharing the most words with
-    the question ``about`` first (a commit's other topic last), then the most distinct
-    words."""
-    present = {" ".join(line.split()) for line in today_lines}
-    kept: list[str] = []
-    for line in dict.fromkeys(added):
-        if line not in present or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
-            continue
-        if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
-                fact_problem(line) is not None or fragment(line):
-            continue
-        kept.append(line)
-    asked = words(about)
-    return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
-        :limit]

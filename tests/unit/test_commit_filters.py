@@ -212,8 +212,8 @@ def test_round3_typing_only_statements_and_import_restyles_are_no_behaviour_chan
 
 
 def test_round3_generic_lines_and_fragments():
+    from evaluator.core.commit_facts import fragment
     from evaluator.core.commit_filters import generic
-    from evaluator.core.commits import fragment
 
     for line in ("import hashlib", "if fallback is None:", "except SignatureExpired:",
                  "return value", "else:", ")"):
