@@ -1,5 +1,5 @@
-"""Module changes that are chores whatever their subject says: dependency pins and
-compatibility swaps.
+"""Module changes that are chores whatever their subject says: dependency pins,
+compatibility swaps, ``__slots__`` declarations and sentinel swaps.
 
 Issue 24's fourth fresh review rejected tenacity history-10 "Support Python 3.14" and yarl
 history-16 "Use Cython 3.1 universally"; :func:`evaluator.core.commit_filters.judge` skips:
