@@ -208,7 +208,7 @@ def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY
 def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
                  env: Mapping[str, str] = NO_ENV) -> bytes:
     """The ``-U0`` diff of commit ``sha`` against its first parent for ``paths`` (taken
-    literally, relative to ``repo``): what :func:`evaluator.core.commits.added_lines`
+    literally, relative to ``repo``): what :func:`evaluator.core.commit_facts.added_lines`
     reads."""
     if not is_sha(sha):
         raise GitError(f"{sha!r} is not a commit sha")

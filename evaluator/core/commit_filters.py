@@ -46,7 +46,12 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from evaluator.core.commit_chores import SKIP_PIN_OR_COMPAT, chore_change
+from evaluator.core.commit_chores import (
+    SKIP_LAYOUT,
+    SKIP_PIN_OR_COMPAT,
+    chore_change,
+    layout_change,
+)
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
 SKIP_DOCS_SUBJECT = "the subject is about documentation"
@@ -60,7 +65,8 @@ SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines 
 SKIP_VERSION_ONLY = "changes only a version string (in a version file)"
 FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
                                    SKIP_NO_CODE, SKIP_IMPORTS_ONLY, SKIP_VERSION_ONLY,
-                                   SKIP_REMOVAL, SKIP_PIN_OR_COMPAT, SKIP_SUPERSEDED,
+                                   SKIP_REMOVAL, SKIP_PIN_OR_COMPAT, SKIP_LAYOUT,
+                                   SKIP_SUPERSEDED,
                                    SKIP_MOSTLY_SUPERSEDED)
 
 #: Share of an added line's tokens a window of today's module must hold for it to survive.
@@ -441,6 +447,8 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         return Judged(SKIP_REMOVAL, {}, {})
     if chore_change([(code[d.module], d.deleted) for d in diffs]):
         return Judged(SKIP_PIN_OR_COMPAT, {}, {})
+    if layout_change([(code[d.module], d.deleted) for d in diffs]):
+        return Judged(SKIP_LAYOUT, {}, {})
     surviving: dict[str, int] = {}
     distinct = distinct_kept = 0
     for diff in diffs:

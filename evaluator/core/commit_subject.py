@@ -15,6 +15,18 @@ Found by issue 24's fourth fresh review (structlog, tenacity, yarl);
   "Allow salt=None again" restores a behaviour, and a review kept it as asked
   (itsdangerous history-08).
 
+The cleaning keeps a call's ``()`` (tomlkit history-02 "… built with string()"); for the
+give-away rule a call of a plain word is read as the word (:func:`plain_calls`), as the
+reviews read it ("Allow select() to prefer …": 'select' is the operation in plain words,
+packaging history-16, kept), while a name spelled as code (``load_default()``,
+``Logger.exception()``, `` `key()` ``) still states its answer.
+
+Found by the fifth fresh review (marshmallow history-06 "Default Nested Partial Fix"): a
+pull request whose title is its **branch name** title-cased (:func:`branch_title`: GitHub's
+"Merge pull request #N from owner/branch", a title in Title Case with at most one word its
+branch ``2149-default-nested-partial`` does not hold) is no sentence to ask; its own commits
+are asked instead ("Fix the default inheritance of nested partial schemas").
+
 Pure: text in, text out.
 """
 
@@ -78,3 +90,28 @@ _TAG = re.compile(r"^[A-Za-z][\w.-]{0,30}:\s+(?=\S)")
 def untagged(text: str) -> str:
     """``text`` after a one-word component tag (``Dev: refactor …`` → ``refactor …``)."""
     return _TAG.sub("", text, count=1)
+
+
+_PULL_BRANCH = re.compile(r"^Merge pull request #\d+ from \S+?/(\S+)")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+def branch_title(subject: str, title: str) -> bool:
+    """A merged pull request's ``title`` is its branch name (from ``subject``, GitHub's merge
+    subject) title-cased: two words or more, each capitalised, all but one of them the
+    branch's words."""
+    branch = _PULL_BRANCH.match(subject)
+    found = _WORD.findall(title)
+    if branch is None or len(found) < 2 or \
+            not all(w[0].isupper() or w[0].isdigit() for w in found):
+        return False
+    words = {w.lower() for w in _WORD.findall(branch.group(1))}
+    return sum(1 for w in found if w.lower() not in words) <= 1
+
+
+_PLAIN_CALL = re.compile(r"(?<![\w.`])([a-z]+)\(\)(?![\w`])")
+
+
+def plain_calls(text: str) -> str:
+    """``text`` with each call of a plain lower-case word, ``select()``, as the word."""
+    return _PLAIN_CALL.sub(r"\1", text)

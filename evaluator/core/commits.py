@@ -33,7 +33,6 @@ surrogates), control characters become spaces, and a subject longer than
 from __future__ import annotations
 
 import heapq
-import keyword
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -45,6 +44,7 @@ from evaluator.core.commit_filters import (
     subject_reason,
 )
 from evaluator.core.commit_subject import (
+    branch_title,
     drop_emoji,
     drop_emptied,
     drop_issue_prefix,
@@ -52,20 +52,17 @@ from evaluator.core.commit_subject import (
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
-from evaluator.core.giveaway import words
-from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, fact_problem, has_control
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
 MAX_FILES = 8
 MAX_LINES = 400
 MIN_QUESTION_WORDS = 3
-MAX_FACTS = 4
-MIN_FACT_CHARS = 12
-MAX_FACT_CHARS = 120
 
 SKIP_ROOT = "the repository's first commit (it adds everything)"
 SKIP_MERGE = "merge of branches"
 SKIP_IN_PULL = "a commit of a merged pull request (its title is asked instead)"
+SKIP_BRANCH_TITLE = "a pull request titled by its branch name (its commits are asked)"
 SKIP_REVERT = "revert, or reverted later"
 SKIP_VERSION = "version bump or release"
 SKIP_NO_MODULE = "changes only tests, docs, CI or other files outside the module universe"
@@ -79,7 +76,8 @@ SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
 SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
 SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a public "
                  "class or function of one graded 2)")
-SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_REVERT, SKIP_VERSION,
+SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANCH_TITLE,
+                                 SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
                                  SKIP_GIVEAWAY,
@@ -167,9 +165,9 @@ def parse_log(data: bytes) -> list[Commit]:
                 old_raw = fields[i] if i < len(fields) else b""
                 new_raw = fields[i + 1] if i + 1 < len(fields) else b""
                 i += 2
-                old, path = _path(old_raw), _path(new_raw)
+                old, path = decoded_path(old_raw), decoded_path(new_raw)
             else:
-                path = _path(raw[raw.index(b"\t", raw.index(b"\t") + 1) + 1:])
+                path = decoded_path(raw[raw.index(b"\t", raw.index(b"\t") + 1) + 1:])
             if path is not None:
                 changes.append(FileChange(path, _number(stat.group(1)),
                                           _number(stat.group(2)), old))
@@ -189,7 +187,7 @@ def parse_log(data: bytes) -> list[Commit]:
     return commits
 
 
-def _path(raw: bytes) -> str | None:
+def decoded_path(raw: bytes) -> str | None:
     try:
         path = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -223,7 +221,12 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
                       r"related to)\s*:?\s+(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+",
                       re.IGNORECASE)
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
-_EMPTY_BRACKETS = re.compile(r"\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+#: Brackets emptied once their references went; a call's ``()`` (``string()``, ``key()``:
+#: no space before it) is kept (issue 24's fifth fresh review, tomlkit history-02, -15).
+_EMPTY_BRACKETS = re.compile(r"(?<![\w`'\"\]])\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
+#: A reference in brackets of its own, ``foo(#12)``, ``(#12, #13)``: dropped whole.
+_BRACKETED_REFS = re.compile(r"\s*\((?:\s*[,;]?\s*(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b)+"
+                             r"\s*[,;]?\s*\)", re.IGNORECASE)
 #: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
 #: "Merge any number of slashes" is a feature's title, not a merge of branches.
 _MERGE_TEXT = re.compile(
@@ -233,15 +236,23 @@ _MERGE_TEXT = re.compile(
 _REVERT = re.compile(r"^(?:revert\b|reverts?\s*:|back out\b|undo\b)", re.IGNORECASE)
 _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
-                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre-commit|autoupdate|"
+                    r"black|isort|ruff|reformat(?:ted)?|formatting|pre[- ]?commit|autoupdate|"
                     r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing|typing|"
-                    r"type[- ]hint(?:s|ing|ed)?|type annotations?)\b|^clean(?:ed)? ?up\b"
+                    r"type[- ]hint(?:s|ing|ed)?|type annotations?|type ?casts?)\b"
+                    r"|^clean(?:ed)? ?up\b"
+                    # "Improve types in …": annotations; "Remove unnecessary …": clean-up
+                    r"|^(?:improve|fix|add|update|tighten|refine)[sd]?\s+(?:the\s+|some\s+|more\s+)?"
+                    r"types\b(?!\s+(?:of|that|returned|when)\b)"
+                    r"|^(?:remove[sd]?|drop(?:s|ped)?|delete[sd]?)\s+(?:an?\s+|the\s+|some\s+)?"
+                    r"(?:unnecessary|unneeded|needless|redundant|superfluous)\b"
                     # tidying announced as such: a tool run, "cleanups", "simplifications",
-                    # "… a bit", or a refactor that states no purpose ("to allow …")
+                    # "… a bit", or a refactor or "Simplify …" that states no purpose
+                    # ("to allow …")
                     r"|\b(?:clean-?ups|pyupgrade|autoflake|flynt|codespell|"
                     r"(?:code-level )?simplifications?|tid(?:y|ied|ying)(?:-ups?)?)\b"
                     r"|\b(?:a bit|a little)\s*$|^(?:use\s+|more\s+|apply\s+)?f-?strings\b"
-                    r"|^refactor(?:s|ed|ing)?\b(?!.*\b(?:allow|support|fix|improv|custom|"
+                    r"|^(?:refactor(?:s|ed|ing)?|simplif(?:y|ies|ied|ying))\b"
+                    r"(?!.*\b(?:allow|support|fix|improv|custom|"
                     r"enabl|handl|new|add))",
                     re.IGNORECASE)
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
@@ -261,14 +272,14 @@ _VERSION = re.compile(
 def clean_subject(subject: str) -> str:
     """The question a subject asks, cleaned deterministically: a conventional-commit
     prefix or a ``[tag]``, issue and pull-request references (``Fixes #12``, ``(#123)``,
-    ``GH-123``, ``owner/repo#5``) go, and what :mod:`evaluator.core.commit_subject` drops
-    (gitmoji, emptied references, retry markers); spaces collapse; the first letter is upper case; a
-    trailing period goes."""
+    ``GH-123``, ``owner/repo#5``) go (a call's ``()`` stays), and what
+    :mod:`evaluator.core.commit_subject` drops (gitmoji, emptied references, retry
+    markers); spaces collapse; the first letter is upper case; a trailing period goes."""
     text = drop_emoji(one_line(subject))
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
     text = _CLOSING.sub("", drop_issue_prefix(text))
-    text = drop_emptied(_REF.sub("", text))
+    text = drop_emptied(_REF.sub("", _BRACKETED_REFS.sub("", text)))
     text = _EMPTY_BRACKETS.sub("", text)
     text = drop_retry(" ".join(text.split())).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
@@ -326,7 +337,8 @@ def pull_request_commits(commits: Sequence[Commit]) -> set[str]:
     for commit in commits:
         pull = pull_request(commit)
         if len(commit.parents) < 2 or pull is None or not pull[1] or \
-                _MERGE_TEXT.match(clean_subject(pull[1])):
+                _MERGE_TEXT.match(clean_subject(pull[1])) or \
+                branch_title(commit.subject, pull[1]):
             continue
         flags: dict[str, int] = {}
         heap: list[tuple[int, str]] = []
@@ -457,6 +469,8 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     if (len(commit.parents) > 1 and (pull_request(commit) is None or not text)) or \
             _MERGE_TEXT.match(clean_subject(text)):
         return SKIP_MERGE
+    if len(commit.parents) > 1 and branch_title(commit.subject, text):
+        return SKIP_BRANCH_TITLE
     if commit.subject in reverted:
         return SKIP_REVERT
     if len(text) > MAX_SUBJECT_CHARS:
@@ -530,69 +544,3 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
         grades = {path: 3 if path in best else 2 for path in sorted(lines)}
         out.append(HistoryCandidate(commit, question, grades, lines, then))
     return Mined(tuple(out), skipped, len(commits), reasons)
-
-
-# ----------------------------------------------------------------------------- facts
-
-
-def added_lines(patch: bytes) -> dict[str, list[str]]:
-    """The lines a ``git show -U0`` patch adds, by the file's path after the commit (the
-    ``+++ b/…`` line; a quoted path is left out). Whitespace is collapsed."""
-    out: dict[str, list[str]] = {}
-    current: str | None = None
-    for raw in patch.split(b"\n"):
-        if raw.startswith(b"+++ "):
-            target = raw[4:]
-            current = None
-            if target.startswith(b"b/"):
-                current = _path(target[2:])
-            continue
-        if raw.startswith(b"diff --git "):
-            current = None
-            continue
-        if current is not None and raw.startswith(b"+"):
-            line = one_line(raw[1:])
-            if line:
-                out.setdefault(current, []).append(line)
-    return out
-
-
-_CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
-
-
-def fragment(line: str) -> bool:
-    """A line that is no statement of its own: it continues the one before (starts with a
-    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
-    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
-    (``self.writeline("finally: await agen.aclose()")``) is a statement."""
-    if _CONTINUED.match(line.strip()):
-        return True
-    names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
-             if not keyword.iskeyword(w) and w not in ("self", "cls")]
-    return len(names) < 3 and sum(map(len, names)) * 2 < len("".join(line.split()))
-
-
-def _fact_score(line: str) -> tuple[int, int]:
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", line))
-    return (-len(words), len(line))
-
-
-def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
-                   limit: int = MAX_FACTS, about: str = "") -> list[str]:
-    """Up to ``limit`` added lines that still exist, word for word (whitespace collapsed),
-    in today's file: specific ones (a fact the judge can use, 12–120 characters, not a
-    comment marker or a lone bracket, not a fragment), those sharing the most words with
-    the question ``about`` first (a commit's other topic last), then the most distinct
-    words."""
-    present = {" ".join(line.split()) for line in today_lines}
-    kept: list[str] = []
-    for line in dict.fromkeys(added):
-        if line not in present or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
-            continue
-        if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
-                fact_problem(line) is not None or fragment(line):
-            continue
-        kept.append(line)
-    asked = words(about)
-    return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
-        :limit]

@@ -212,8 +212,8 @@ def test_round3_typing_only_statements_and_import_restyles_are_no_behaviour_chan
 
 
 def test_round3_generic_lines_and_fragments():
+    from evaluator.core.commit_facts import fragment
     from evaluator.core.commit_filters import generic
-    from evaluator.core.commits import fragment
 
     for line in ("import hashlib", "if fallback is None:", "except SignatureExpired:",
                  "return value", "else:", ")"):
@@ -227,3 +227,24 @@ def test_round3_generic_lines_and_fragments():
     assert not fragment("f\"finally: {self.choose_async('await gen.aclose()', "
                         "'gen.close()')}\"")
     assert not fragment("The digest size is checked against the algorithm's own size.")
+
+
+def test_round7_slots_declarations_and_sentinel_swaps() -> None:
+    """anyio history-11 and -01 (the fifth fresh review's chores), as diff lines."""
+    from evaluator.core.commit_chores import sentinel_swap, slots_only
+    moved = ["    _is_set: bool = False", "    _event: Event | None = None"]
+    assert slots_only(['    __slots__ = "_event", "_is_set"', "    def __init__(self) -> None:",
+                       "        self._is_set = False",
+                       "        self._event: Event | None = None"], moved)
+    assert slots_only(["    __slots__ = (", '        "_a",', "    )"], [])
+    # a slot that comes with new behaviour, an __init__ taking arguments
+    assert not slots_only(['    __slots__ = ("_hash",)', "        self._hash = hash(text)"], [])
+    assert not slots_only(["    def __init__(self, size):", "        self._is_set = False"],
+                          moved)
+    assert not slots_only(["        self._is_set = False"], moved)  # no slot declared
+    swap = ["if sys.version_info < (3, 15):", "    from typing_extensions import sentinel",
+            'undefined = sentinel("undefined")']
+    assert sentinel_swap(swap, ["undefined = object()"])
+    assert not sentinel_swap(swap, ["undefined = None"])
+    assert not sentinel_swap([*swap, "    return undefined if value is None else value"],
+                             ["undefined = object()"])

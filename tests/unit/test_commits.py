@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from evaluator.core.commit_facts import added_lines, evidence_facts
 from evaluator.core.commits import (
     SKIP_IN_PULL,
     SKIP_MERGE,
     SKIP_VERSION,
     Commit,
     FileChange,
-    added_lines,
     clean_subject,
-    evidence_facts,
     mine,
     one_line,
     parse_log,

@@ -1,0 +1,82 @@
+"""Facts for a history question: the lines a commit added that still exist today
+(:func:`evidence_facts`), read from its ``git show -U0`` patch (:func:`added_lines`).
+
+Split from :mod:`evaluator.core.commits` (issue 21's module size); pure, as it is.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Iterable, Sequence
+
+from evaluator.core.commits import decoded_path, one_line
+from evaluator.core.giveaway import words
+from evaluator.core.groundtruth import fact_problem
+
+MAX_FACTS = 4
+MIN_FACT_CHARS = 12
+MAX_FACT_CHARS = 120
+
+
+def added_lines(patch: bytes) -> dict[str, list[str]]:
+    """The lines a ``git show -U0`` patch adds, by the file's path after the commit (the
+    ``+++ b/…`` line; a quoted path is left out). Whitespace is collapsed."""
+    out: dict[str, list[str]] = {}
+    current: str | None = None
+    for raw in patch.split(b"\n"):
+        if raw.startswith(b"+++ "):
+            target = raw[4:]
+            current = None
+            if target.startswith(b"b/"):
+                current = decoded_path(target[2:])
+            continue
+        if raw.startswith(b"diff --git "):
+            current = None
+            continue
+        if current is not None and raw.startswith(b"+"):
+            line = one_line(raw[1:])
+            if line:
+                out.setdefault(current, []).append(line)
+    return out
+
+
+_CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
+
+
+def fragment(line: str) -> bool:
+    """A line that is no statement of its own: it continues the one before (starts with a
+    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
+    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
+    (``self.writeline("finally: await agen.aclose()")``) is a statement."""
+    if _CONTINUED.match(line.strip()):
+        return True
+    names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
+             if not keyword.iskeyword(w) and w not in ("self", "cls")]
+    return len(names) < 3 and sum(map(len, names)) * 2 < len("".join(line.split()))
+
+
+def _fact_score(line: str) -> tuple[int, int]:
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]{3,}", line))
+    return (-len(words), len(line))
+
+
+def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
+                   limit: int = MAX_FACTS, about: str = "") -> list[str]:
+    """Up to ``limit`` added lines that still exist, word for word (whitespace collapsed),
+    in today's file: specific ones (a fact the judge can use, 12–120 characters, not a
+    comment marker or a lone bracket, not a fragment), those sharing the most words with
+    the question ``about`` first (a commit's other topic last), then the most distinct
+    words."""
+    present = {" ".join(line.split()) for line in today_lines}
+    kept: list[str] = []
+    for line in dict.fromkeys(added):
+        if line not in present or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
+            continue
+        if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
+                fact_problem(line) is not None or fragment(line):
+            continue
+        kept.append(line)
+    asked = words(about)
+    return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
+        :limit]
