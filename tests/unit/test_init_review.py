@@ -8,7 +8,7 @@ carrying a verdict over only where the question, its source commit, grades and f
 unchanged; the ``fresh3-*`` files are a fourth cold review, of three more repositories no earlier
 review saw (starlette, packaging, cattrs); the ``fresh4-*`` files are a fifth, of three more
 (structlog, tenacity, yarl); the ``fresh5-*`` files a sixth, of three more (marshmallow, tomlkit,
-anyio)."""
+anyio); the ``fresh6-*`` files a seventh, of three more (uvicorn, typer, jsonschema)."""
 
 from __future__ import annotations
 
@@ -41,9 +41,9 @@ def _held_out(doc: dict[str, Any]) -> bool:
 
 def _round(path: Path) -> str:
     """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2``, ``fresh3``,
-    ``fresh4`` or ``fresh5`` (its name's prefix)."""
+    ``fresh4``, ``fresh5`` or ``fresh6`` (its name's prefix)."""
     prefix = path.name.split("-", 1)[0]
-    rounds = ("heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
+    rounds = ("heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
     return prefix if prefix in rounds else "tuned"
 
 
@@ -107,6 +107,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh3", ["encode/starlette", "pypa/packaging", "python-attrs/cattrs"]),
     ("fresh4", ["aio-libs/yarl", "hynek/structlog", "jd/tenacity"]),
     ("fresh5", ["agronholm/anyio", "marshmallow-code/marshmallow", "python-poetry/tomlkit"]),
+    ("fresh6", ["encode/uvicorn", "fastapi/typer", "python-jsonschema/jsonschema"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
@@ -163,8 +164,21 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     expected.append(("all three, fourth fresh review", "history", *_counts(fresh4)))
     fresh5 = [_load(p) for p in FILES if rounds[p] == "fresh5"]
     expected.append(("all three, fifth fresh review", "history", *_counts(fresh5)))
+    fresh6 = [_load(p) for p in FILES if rounds[p] == "fresh6"]
+    expected.append(("all three, sixth fresh review", "history", *_counts(fresh6)))
     stated = []
     for name, route, total, kept, edited, rejected, share in rows:
         assert int(share) == round(100 * int(kept) / int(total)), name
         stated.append((name, route, int(total), int(kept), int(edited), int(rejected)))
     assert sorted(stated) == sorted(expected)
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if "names_its_answer" in _load(p)],
+                         ids=lambda p: p.stem)
+def test_the_give_away_count_is_what_the_file_names(path: Path) -> None:
+    doc = _load(path)
+    names = doc["names_its_answer"]
+    ids = {q["id"] for q in doc["questions"]}
+    assert set(names["questions"]) <= ids
+    assert names["count"] == len(names["questions"])
+    assert names["share_percent"] == round(100 * names["count"] / doc["figures"]["total"])
