@@ -274,8 +274,13 @@ def clean_subject(subject: str) -> str:
     prefix or a ``[tag]``, issue and pull-request references (``Fixes #12``, ``(#123)``,
     ``GH-123``, ``owner/repo#5``) go (a call's ``()`` stays), and what
     :mod:`evaluator.core.commit_subject` drops (gitmoji, emptied references, retry
-    markers); spaces collapse; the first letter is upper case; a trailing period goes."""
-    text = drop_emoji(one_line(subject))
+    markers); spaces collapse; the first letter is upper case; a trailing period goes.
+
+    Only the first ``MAX_SUBJECT_CHARS + 1`` characters are read: a longer subject is
+    skipped (:data:`SKIP_LONG`) whatever its cleaning says, and a subject is text a pull
+    request writes, so the cleaning's expressions (some quadratic in the worst case) never
+    see more than that."""
+    text = drop_emoji(one_line(subject[:MAX_SUBJECT_CHARS + 1]))
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
     text = _CLOSING.sub("", drop_issue_prefix(text))
