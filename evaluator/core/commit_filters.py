@@ -419,13 +419,21 @@ def _removal(diffs: Sequence[ModuleDiff], code: Mapping[str, list[str]]) -> bool
     return added_n < deleted_n or added_n == 0
 
 
+#: Tokens past which a line is no fact (every token is a character at least, and a fact
+#: holds at most :data:`evaluator.core.commit_facts.MAX_FACT_CHARS`), so its renamed forms
+#: are never compared: the keys are quadratic in the tokens, and a pull request may write a
+#: line of any length.
+MAX_RENAMED_TOKENS = 120  # MAX_FACT_CHARS; not imported (a cycle), a test keeps them equal
+
+
 def _one_name_out(line: str) -> set[tuple[str, ...]]:
     """The line's tokens with each identifier in turn left out: an added line sharing one
-    with a deleted line differs from it by one renamed name (moved, not added)."""
+    with a deleted line differs from it by one renamed name (moved, not added). Empty for a
+    line of over :data:`MAX_RENAMED_TOKENS` tokens, which is never a fact."""
     toks = re.findall(r"[A-Za-z_]\w*|\S", line)
     return {(*toks[:i], "\0", *toks[i + 1:]) for i, tok in enumerate(toks)
             if (tok[0].isalpha() or tok[0] == "_") and not keyword.iskeyword(tok)} \
-        if len(toks) >= 2 else set()
+        if 2 <= len(toks) <= MAX_RENAMED_TOKENS else set()
 
 
 def judge(diffs: Sequence[ModuleDiff]) -> Judged:

@@ -248,3 +248,14 @@ def test_round7_slots_declarations_and_sentinel_swaps() -> None:
     assert not sentinel_swap(swap, ["undefined = None"])
     assert not sentinel_swap([*swap, "    return undefined if value is None else value"],
                              ["undefined = object()"])
+
+
+def test_renamed_forms_are_bounded_to_lines_a_fact_can_be() -> None:
+    """A line longer than any fact is never compared by its renamed forms (their keys
+    grow with the square of its tokens, and a pull request may write any line)."""
+    from evaluator.core.commit_facts import MAX_FACT_CHARS
+    from evaluator.core.commit_filters import MAX_RENAMED_TOKENS, _one_name_out
+
+    assert MAX_RENAMED_TOKENS == MAX_FACT_CHARS
+    assert _one_name_out(" ".join(f"n{i}" for i in range(MAX_RENAMED_TOKENS + 1))) == set()
+    assert len(_one_name_out("result = f(x)")) == 3
