@@ -16,7 +16,7 @@ from evaluator import __version__
 from evaluator.core.budget import within_budget
 from evaluator.core.depth import depth_reach, ranking_depth, short_of_depth
 from evaluator.core.floors import check_floors
-from evaluator.core.giveaway import AnswerNames, answer_names, overlap
+from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
 from evaluator.core.groundtruth import (
     GroundTruth,
 )
@@ -332,12 +332,11 @@ def with_overlap(rows: Sequence[QueryResult], source: Path) -> tuple[QueryResult
     names: dict[str, AnswerNames] = {}
     out = []
     for row in rows:
-        for module in (*row.expected.get(3, ()), *row.expected.get(2, ())):
+        graded = [(m, g) for g in (3, 2) for m in row.expected.get(g, ())]
+        for module, _ in graded:
             if module not in names:
                 names[module] = answer_names(module, read_source(source, module))
-        found = overlap(row.question, [names[m] for m in row.expected.get(3, ())],
-                        seconds=[names[m] for m in row.expected.get(2, ())])
-        out.append(replace(row, overlap=found))
+        out.append(replace(row, overlap=overlaps(row.question, graded, names)))
     return tuple(out)
 
 
