@@ -26,7 +26,6 @@ from typing import Any
 from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commit_facts import evidence_facts
 from evaluator.core.commit_filters import Judged
-from evaluator.core.commit_subject import plain_calls
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
@@ -271,8 +270,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                     texts[module] = read_source(root, module)
                     names[module] = answer_names(module, texts[module])
             # A subject that names its answer's file or symbol is found by keyword search.
-            if overlaps(plain_calls(found.question), found.grades.items(),
-                        names).names_answer:
+            if overlaps(found.question, found.grades.items(), names).names_answer:
                 reason = SKIP_GIVEAWAY
             elif repeats(found.question, _grade3(found.grades), asked):
                 reason = SKIP_REPEAT

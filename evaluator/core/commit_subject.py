@@ -16,10 +16,10 @@ Found by issue 24's fourth fresh review (structlog, tenacity, yarl);
   (itsdangerous history-08).
 
 The cleaning keeps a call's ``()`` (tomlkit history-02 "… built with string()"); for the
-give-away rule a call of a plain word is read as the word (:func:`plain_calls`), as the
-reviews read it ("Allow select() to prefer …": 'select' is the operation in plain words,
-packaging history-16, kept), while a name spelled as code (``load_default()``,
-``Logger.exception()``, `` `key()` ``) still states its answer.
+give-away rule (:func:`evaluator.core.giveaway.plain_calls`) a call of a plain word is
+read as the word, as the reviews read it ("Allow select() to prefer …": 'select' is the
+operation in plain words, packaging history-16, kept), while a name spelled as code
+(``load_default()``, ``Logger.exception()``, `` `key()` ``) still states its answer.
 
 Found by the fifth fresh review (marshmallow history-06 "Default Nested Partial Fix"): a
 pull request whose title is its **branch name** title-cased (:func:`branch_title`: GitHub's
@@ -107,11 +107,3 @@ def branch_title(subject: str, title: str) -> bool:
         return False
     words = {w.lower() for w in _WORD.findall(branch.group(1))}
     return sum(1 for w in found if w.lower() not in words) <= 1
-
-
-_PLAIN_CALL = re.compile(r"(?<![\w.`])([a-z]+)\(\)(?![\w`])")
-
-
-def plain_calls(text: str) -> str:
-    """``text`` with each call of a plain lower-case word, ``select()``, as the word."""
-    return _PLAIN_CALL.sub(r"\1", text)

@@ -353,12 +353,20 @@ def _hyphenated(question: str) -> set[str]:
             re.findall(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])", question)}
 
 
+_PLAIN_CALL = re.compile(r"(?<![\w.`])([a-z]+)\(\)(?![\w`])")
+
+
+def plain_calls(text: str) -> str:
+    """``text`` with each call of a plain lower-case word, ``select()``, as the word."""
+    return _PLAIN_CALL.sub(r"\1", text)
+
+
 def overlap(question: str, answers: Sequence[AnswerNames], *,
             seconds: Sequence[AnswerNames] = ()) -> Overlap:
     """The question's overlap with the names of its answers (its grade-3 modules), and
     the public classes and functions of ``seconds`` (its grade-2 modules) it spells as code
     (in backticks, called or dotted)."""
-    question = expand_braces(question)
+    question = expand_braces(plain_calls(question))
     own = words(question)
     vocabulary: set[str] = set().union(*(a.words | {f for f in a.files if "." not in f}
                                          for a in answers)) if answers else set()
