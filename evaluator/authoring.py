@@ -27,6 +27,7 @@ from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commit_facts import evidence_facts
 from evaluator.core.commit_filters import Judged
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
+from evaluator.core.commit_wording import wording_reason
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
     Commit,
@@ -276,6 +277,8 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                 reason = SKIP_REPEAT
             elif two_topics(found.question, {m: texts[m] for m in found.grades}):
                 reason = SKIP_TWO_TOPICS
+            else:  # the last check: every other reason names the commit's trouble better
+                reason = wording_reason(found.question)
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
