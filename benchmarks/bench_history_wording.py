@@ -50,7 +50,6 @@ from evaluator.core.commit_wording import (
     wording_reason,
 )
 
-REVIEWS = Path(__file__).resolve().parent / "init_review"
 FAILURE = re.compile(r"\b(raise[sd]?|raising|error|exception|fail(s|ed|ing|ure)?|crash(es|ed)?|"
                      r"broke|broken|instead of|traceback|incorrect(ly)?|wrong|hang(s|ed)?|"
                      r"does not|doesn't|did not|didn't|cannot|can't|unable)\b", re.IGNORECASE)
@@ -106,11 +105,9 @@ def rows(clones: Path, *, now: bool, cache: Path | None) -> list[dict[str, Any]]
     drafts (the others a rule no longer needs to avoid), read from ``cache`` when it exists
     (``--drafted``: the drafting takes minutes; the features are read every run)."""
     cached = json.loads(cache.read_text(encoding="utf-8")) if cache and cache.exists() else {}
+    from bench_history_review import _reviews  # the sibling benchmark's review reader
     out = []
-    for path in sorted(REVIEWS.glob("*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if doc.get("route") != "history":
-            continue
+    for path, doc in _reviews(None):
         repo = doc["repository"].split("/")[-1]
         keep = None
         if now:
