@@ -263,7 +263,8 @@ def renamed_only(before: ast.Module, after: ast.Module, own: frozenset[str]) -> 
     return _imports(before.body, names) == _imports(after.body, {})
 
 
-def _parsed(source: str | None) -> ast.Module | None:
+def parse_source(source: str | None) -> ast.Module | None:
+    """``source``'s syntax tree; None without a source or when it does not parse."""
     if source is None:
         return None
     try:
@@ -278,7 +279,7 @@ def cosmetic_only(before: str | None, after: str | None,
     aliases read as ``OSError``, help texts are blanked and type-narrowing asserts dropped,
     or but for names renamed (:func:`renamed_only`, ``own``: the module names the change
     touched). False for a module that does not parse on either side."""
-    old, new = _parsed(before), _parsed(after)
+    old, new = parse_source(before), parse_source(after)
     if old is None or new is None:
         return False
     old, new = _Cosmetic().visit(old), _Cosmetic().visit(new)

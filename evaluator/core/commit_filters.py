@@ -53,6 +53,7 @@ from evaluator.core.commit_chores import (
     chore_change,
     cosmetic_change,
     layout_change,
+    parse_source,
 )
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
@@ -119,13 +120,7 @@ def is_version_marker(line: str) -> bool:
 # ----------------------------------------------------------------------------- syntax
 
 
-def _parse(source: str | None) -> ast.Module | None:
-    if source is None:
-        return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+_parse = parse_source
 
 
 def _docstring_of(body: Sequence[ast.stmt]) -> ast.Expr | None:
