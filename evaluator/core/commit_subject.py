@@ -122,3 +122,17 @@ _DEPENDENCY_UPGRADE = re.compile(
 def dependency_upgrade(text: str) -> bool:
     """``text`` (a cleaned subject) only moves a dependency to a version."""
     return _DEPENDENCY_UPGRADE.match(text.strip()) is not None
+
+
+#: Linter rules turned on (and what they flagged fixed), "Enable the rest of the rulesets
+#: we care about and fix minor things" (jsonschema history-17, the sixth fresh review), "Add
+#: a linter to …", and a "Minor cleanup": tidying announced as such.
+_LINT_CHORE = re.compile(
+    r"^(?:enable|turn(?:ed)? on|apply|adopt|add|use)[sd]?\b.{0,40}?\b(?:rule ?sets?|"
+    r"(?:lint(?:er|ing)?|style|ruff|flake8|pylint|pyflakes) rules|linters?)\b"
+    r"|^minor clean-?ups?\b", re.IGNORECASE)
+
+
+def lint_chore(text: str) -> bool:
+    """``text`` (a cleaned subject) turns linter rules on, or announces a minor clean-up."""
+    return _LINT_CHORE.search(text.strip()) is not None

@@ -50,6 +50,7 @@ from evaluator.core.commit_subject import (
     drop_emptied,
     drop_issue_prefix,
     drop_retry,
+    lint_chore,
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
@@ -489,7 +490,7 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     cleaned = clean_subject(text)
     if _VERSION.search(cleaned) or dependency_upgrade(cleaned):
         return SKIP_VERSION
-    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)):
+    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)) or lint_chore(cleaned):
         return SKIP_CHORE
     if _PYTHON_DROP.search(cleaned):
         return SKIP_PYTHON_DROP

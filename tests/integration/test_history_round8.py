@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.commit_chores import SKIP_COSMETIC
-from evaluator.core.commits import SKIP_GIVEAWAY, SKIP_PYTHON_DROP, SKIP_VERSION
+from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY, SKIP_PYTHON_DROP, SKIP_VERSION
 from tests.integration.test_history_filters import _edit
 from tests.integration.test_history_round3 import _line
 from tests.integration.test_init_history import commit, draft, git, package_repo
@@ -120,6 +120,17 @@ def round8_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     _edit(repo, "pkg/utils.py", '    """The client went away."""\n',
           '    """The client went away."""\n\n    code = 1006\n')
     shas["clipped"] = commit(repo, "Give ClientDisconnect a close code for abnormal closure")
+    # jsonschema history-17: linter rules turned on, what they flagged fixed
+    _edit(repo, "pkg/utils.py", "        self.close_code = 1005\n",
+          "        self.close_code: int = 1005\n        self.reason = ''\n")
+    shas["lint"] = commit(repo,
+                          "Enable the rest of the rulesets we care about and fix minor things")
+    _edit(repo, "pkg/utils.py", "        self.reason = ''\n", "        self.reason = None\n")
+    shas["minor"] = commit(repo, "Minor cleanup of the server state")
+    # ... while rules of the package's own are asked
+    _edit(repo, "pkg/utils.py", "        self.reason = None\n",
+          "        self.reason = None\n        self.routing_rules = {'ws': 1}\n")
+    shas["rules"] = commit(repo, "Add support for websocket rules in the routing state")
     return repo, shas
 
 
@@ -152,3 +163,10 @@ def test_a_file_named_in_words_and_a_clipped_class_name_are_give_aways(round8_re
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     assert shas["main_module"] not in asked and shas["clipped"] not in asked
     assert f"2 {SKIP_GIVEAWAY}" in line
+
+
+def test_linter_rules_turned_on_and_a_minor_cleanup_are_chores(round8_repo, cli, tmp_path):
+    shas, asked, line = _drafted(round8_repo, cli, tmp_path)
+    assert shas["lint"] not in asked and shas["minor"] not in asked
+    assert f"2 {SKIP_CHORE}" in line
+    assert asked[shas["rules"]] == "Add support for websocket rules in the routing state"
