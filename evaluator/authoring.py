@@ -277,8 +277,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                 reason = SKIP_REPEAT
             elif two_topics(found.question, {m: texts[m] for m in found.grades}):
                 reason = SKIP_TWO_TOPICS
-            else:  # the last check: every other reason names the commit's trouble better
-                reason = wording_reason(found.question)
+            reason = reason or wording_reason(found.question)  # last: the others say more
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
