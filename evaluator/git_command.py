@@ -130,7 +130,7 @@ def run_git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bo
     if over:
         raise GitOutputTooLarge(f"git {' '.join(args)} printed more than {cap:,} bytes "
                                 f"in {cwd}; it was stopped there", read=out)
-    if timed_out.is_set():
+    if timed_out.is_set() and returncode < 0:  # killed by the timer, not done just before
         raise GitError(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_SECONDS} s "
                        f"in {cwd}")
     if check and returncode != 0:
