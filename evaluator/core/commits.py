@@ -45,10 +45,12 @@ from evaluator.core.commit_filters import (
 )
 from evaluator.core.commit_subject import (
     branch_title,
+    dependency_upgrade,
     drop_emoji,
     drop_emptied,
     drop_issue_prefix,
     drop_retry,
+    lint_chore,
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
@@ -261,6 +263,9 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     re.IGNORECASE)
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
 _PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"
+                          # the version alone: "Drop support for 3.8, which is near EOL"
+                          r"\b(?:drop(?:ped|s)?|remove[ds]?)\s+(?:support\s+for\s+)?"
+                          r"(?:py(?:thon)?\s*)?[23]\.\d{1,2}\b(?![.\d])|"
                           r"\bend[- ]of[- ]life python|\bpython\s*\d(?:\.\d+)?\+?\s+"
                           r"(?:is\s+)?(?:dropped|removed|no longer supported)",
                           re.IGNORECASE)
@@ -487,9 +492,9 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     if _REVERT.match(text) or _REVERT.match(_CONVENTIONAL.sub("", text)):
         return SKIP_REVERT
     cleaned = clean_subject(text)
-    if _VERSION.search(cleaned):
+    if _VERSION.search(cleaned) or dependency_upgrade(cleaned):
         return SKIP_VERSION
-    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)):
+    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)) or lint_chore(cleaned):
         return SKIP_CHORE
     if _PYTHON_DROP.search(cleaned):
         return SKIP_PYTHON_DROP

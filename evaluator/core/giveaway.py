@@ -342,6 +342,35 @@ def _misspelt(symbol: str, plain: set[str]) -> bool:
         _one_edit(p, symbol) for p in plain)
 
 
+MAX_CLIPPED = 2
+
+
+def _clipped(symbol: str, plain: set[str]) -> bool:
+    """The question writes the CapWords name ``symbol`` (:data:`MIN_MISSPELT` letters or
+    more) without its last letters (at most :data:`MAX_CLIPPED`), as a name (an inner
+    capital): "ClientDisconnect" for ``ClientDisconnected``."""
+    return len(symbol) >= MIN_MISSPELT and symbol[0].isupper() and any(
+        len(p) >= MIN_MISSPELT - MAX_CLIPPED and p[0].isupper() and _distinctive(p) and
+        symbol.startswith(p) and 0 < len(symbol) - len(p) <= MAX_CLIPPED for p in plain)
+
+
+def file_in_words(question: str, module: str) -> set[str]:
+    """The answer's file as the question names it in words: its stem followed by "module"
+    ("in the main module" names ``main.py``, "the validate module" ``validate.py``). Not a
+    package's ``__init__.py``; not "… file" ("pylock file names" are files of that format),
+    nor a subject's leading tag ("Hooks: fix …", a component the reviews read as a plain
+    word)."""
+    base = posixpath.basename(module).lower()
+    stem = posixpath.splitext(base)[0]
+    if stem.startswith("__") or len(stem) < 3:
+        return set()
+    text = question.lower()
+    for name in {stem, stem.replace("_", " ")}:
+        if re.search(rf"(?<![\w.]){re.escape(name)} (?:sub)?module\b", text):
+            return {base}
+    return set()
+
+
 def _hyphenated(question: str) -> set[str]:
     """The question's lower-case hyphenated words spelt as the identifiers they would
     name: "level-styles" → ``level_styles`` (not "Content-MD5", a header)."""
@@ -380,12 +409,13 @@ def overlap(question: str, answers: Sequence[AnswerNames], *,
         for f in answer.files:
             if f in code or (f in plain_lower and ("." in f or _distinctive(f))):
                 named.add(f)
+        named.update(file_in_words(question, answer.module))
         for symbol in answer.symbols:
             if _states(symbol, code, plain, answer.prose) or \
                     _states(symbol.lstrip("_"), code, plain, frozenset()) or \
                     _spelt_as_words(symbol, runs) or \
                     (_distinctive(symbol) and symbol.lower() in loose) or \
-                    _misspelt(symbol, plain):
+                    _misspelt(symbol, plain) or _clipped(symbol, plain):
                 named.add(symbol)
         named.update(m for m in answer.members if m in code)
         # hyphenated, a class, function or method: not an imported "better_exceptions"
