@@ -60,6 +60,9 @@ from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
 #: A change over either limit (in the modules it touches) is too big to be one question.
 MAX_FILES = 8
 MAX_LINES = 400
+#: ... or a patch, or a module's text at the commit, over this many MiB (git's output is
+#: read no further: :data:`evaluator.git_repo.MAX_PATCH_BYTES`; no larger module is indexed)
+MAX_CHANGE_MIB = 2
 MIN_QUESTION_WORDS = 3
 
 SKIP_ROOT = "the repository's first commit (it adds everything)"
@@ -69,7 +72,8 @@ SKIP_BRANCH_TITLE = "a pull request titled by its branch name (its commits are a
 SKIP_REVERT = "revert, or reverted later"
 SKIP_VERSION = "version bump or release"
 SKIP_NO_MODULE = "changes only tests, docs, CI or other files outside the module universe"
-SKIP_SIZE = f"over the size limit ({MAX_FILES} modules or {MAX_LINES} changed lines)"
+SKIP_SIZE = (f"over the size limit ({MAX_FILES} modules, {MAX_LINES} changed lines, or "
+             f"{MAX_CHANGE_MIB} MiB of patch or module)")
 SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"

@@ -123,14 +123,11 @@ _PROSE_CODE = re.compile(r"``[^`]*``|`[^`\n]*`|:\w+:`[^`]*`|[A-Za-z_][\w.]*\(|\w
 _COMMENT = re.compile(r"#([^\n]*)")
 
 
-def prose_words(source: str) -> set[str]:
+def prose_words(source: str, tree: ast.Module | None) -> set[str]:
     """The lower-case words ``source``'s docstrings and comments use as prose: code spans
-    (backticks, roles, calls, dotted or ``_`` names, ``*emphasis*``) left out."""
+    (backticks, roles, calls, dotted or ``_`` names, ``*emphasis*``) left out. ``tree`` is
+    ``source`` parsed (``None`` when it does not parse: its comments only)."""
     texts = [m.group(1) for m in _COMMENT.finditer(source)]
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef |
                       ast.AsyncFunctionDef):
@@ -181,10 +178,8 @@ def _defined(tree: ast.Module | None) -> tuple[set[str], set[str]]:
     return public, {node.name for node in ast.walk(tree) if isinstance(node, defs)}
 
 
-def _python_names(source: str) -> tuple[set[str], list[str]]:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+def _python_names(tree: ast.Module | None) -> tuple[set[str], list[str]]:
+    if tree is None:
         return set(), []
     names: set[str] = set()
     docs = [_doc_first_line(tree)]
@@ -213,18 +208,19 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     public: set[str] = set()
     defined: set[str] = set()
     docs: list[str] = []
+    prose: set[str] = set()
     if source is not None:
         if module.endswith(".py"):
-            symbols, docs = _python_names(source)
-            tree = _parse(source)
+            tree = _parse(source)  # once: names, members, definitions and prose read it
+            symbols, docs = _python_names(tree)
             members = {m for m in _members(tree) if _distinctive(m)} if tree else set()
             public, defined = _defined(tree)
+            prose = prose_words(source, tree)
         else:
             symbols = set(_OTHER_DEFS.findall(source))
     symbols = {s for s in symbols if not s.startswith("__")}
     parts = [p for p in module.split("/") if posixpath.splitext(p)[0] not in _SKIP_PARTS]
     vocabulary = words(" ".join([*parts, *symbols, *docs]))
-    prose = prose_words(source) if source is not None and module.endswith(".py") else set()
     return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary),
                        frozenset(prose), frozenset(members), frozenset(public),
                        frozenset(defined))

@@ -249,6 +249,29 @@ def test_a_folder_that_reads_as_code_is_named() -> None:
     assert overlap("Make `structlog` output colourful in `src`", [dev]).named == ()
 
 
+def test_answer_names_parses_a_module_once(monkeypatch) -> None:
+    """A module's names, members, definitions and prose all come from one ``ast.parse``
+    (it parsed the same source three times: 3 calls per module of every drafted question)."""
+    import ast
+
+    from evaluator.core import giveaway
+
+    calls = []
+    real = ast.parse
+
+    def counting(source, *args, **kwargs):
+        calls.append(len(source))
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(giveaway.ast, "parse", counting)
+    names = answer_names("src/requests/sessions.py", SESSIONS)
+    assert len(calls) == 1
+    # and what it reads is unchanged: symbols, definitions, prose
+    assert {"Session", "prepare_request", "merge_setting"} <= names.symbols
+    assert names.public == {"Session", "merge_setting"}
+    assert {"session", "objects", "keep"} <= names.prose
+
+
 CLIENT = '''"""Errors of the protocols."""
 
 
