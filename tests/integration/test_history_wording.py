@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.commit_wording import SKIP_WORDING, content_words, wording_reason
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_history_round3 import _line
-from tests.integration.test_init_history import commit, draft, package_repo
+from tests.history_repos import commit, draft, edit, history_line, package_repo
 
 HELP = '''"""Help output of a command line."""
 
@@ -35,7 +33,7 @@ def wording_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     shas: dict[str, str] = {}
 
     def change(name: str, subject: str, old: str = "    return param.upper()\n") -> None:
-        _edit(repo, "pkg/help.py", old, f"    marker_{name} = {name!r}\n{old}")
+        edit(repo, "pkg/help.py", old, f"    marker_{name} = {name!r}\n{old}")
         shas[name] = commit(repo, subject)
 
     # skipped: work on the code, or a vague phrase, in at most two content words
@@ -59,7 +57,7 @@ def test_vague_subjects_are_skipped_and_longer_ones_asked(wording_repo, cli, tmp
     asked = {q["source"]["commit"]: q["question"] for q in doc["queries"]}
     for name in ("update", "use", "version", "correctly", "tagged"):
         assert shas[name] not in asked, name
-    assert f"5 {SKIP_WORDING}" in _line(stderr)
+    assert f"5 {SKIP_WORDING}" in history_line(stderr)
     assert asked[shas["perf"]] == "Improve performance of query string parsing"
     assert asked[shas["three"]] == "Use base64 instead of hex"
     assert asked[shas["use_long"]] == "Use proxy ssl context consistently"
