@@ -26,6 +26,7 @@ from typing import Any
 from evaluator.codemap import CodeMap, build_code_map
 from evaluator.core.commit_facts import evidence_facts
 from evaluator.core.commit_filters import Judged
+from evaluator.core.commit_grades import regraded
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
@@ -35,7 +36,6 @@ from evaluator.core.commits import (
     one_line,
     parse_log,
     pull_request,
-    regraded,
 )
 from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth

@@ -1,0 +1,59 @@
+"""A history question's grades: which of the modules a commit changed are graded 3 (they
+define the change) and which 2 (also changed), by its changed lines (:func:`top_files`) or,
+once its diff is read, its surviving added code lines (:func:`regraded`); typing examples
+are never graded 3 (:func:`typing_example`).
+
+Moved from :mod:`evaluator.core.commits` (issue 24 round 8); pure, as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evaluator.core.commits import HistoryCandidate
+
+
+_TYPING_EXAMPLE = re.compile(r"(?:^|/)typ(?:e|es|ing)[-_](?:tests?|examples?|checks?)/")
+
+
+def typing_example(path: str) -> bool:
+    """A file of examples a type checker reads (``typing-examples/``, ``typing_tests/``):
+    test data, never the answer to a question (never graded 3)."""
+    return _TYPING_EXAMPLE.search(path) is not None
+
+
+def top_files(lines: Mapping[str, int]) -> set[str]:
+    """The fewest files, most changed lines first (ties by path), that hold more than half
+    of the changed lines: grade 3 (never a typing example while another file is there)."""
+    if any(not typing_example(p) for p in lines):
+        lines = {p: n for p, n in lines.items() if not typing_example(p)}
+    ordered = sorted(lines, key=lambda p: (-lines[p], p))
+    total = sum(lines.values())
+    out: set[str] = set()
+    held = 0
+    for path in ordered:
+        out.add(path)
+        held += lines[path]
+        if held * 2 > total:
+            break
+    return out
+
+
+def regraded(found: HistoryCandidate, surviving: Mapping[str, int],
+             ungraded: Collection[str] = ()) -> HistoryCandidate:
+    """``found`` graded by its surviving added code lines (:mod:`.commit_filters`): 3 for
+    the fewest modules holding more than half of them, 2 for the rest; unchanged when none
+    survive. The ``ungraded`` modules (a version string only) are left out."""
+    if ungraded:
+        found = replace(found, grades={m: g for m, g in found.grades.items()
+                                       if m not in ungraded})
+    kept = {m: n for m, n in surviving.items() if n and m in found.grades}
+    if not kept:
+        return found
+    best = top_files(kept)
+    grades = {path: 3 if path in best else 2 for path in found.grades}
+    return replace(found, grades=grades)
