@@ -207,7 +207,7 @@ def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Ca
     evidence facts: lines the commit added (not moved, not version markers) that still
     exist, word for word, in today's file (the files graded 3 first); none makes it a
     retrieval-only question."""
-    found = regraded(found, judged.surviving, judged.ungraded)
+    found = regraded(found, judged.weights, judged.ungraded)
     facts: list[str] = []
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
         lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
@@ -264,7 +264,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
         judged = read_change(root, git, found)
         reason = judged.reason
         if reason is None:
-            found = regraded(found, judged.surviving, judged.ungraded)
+            found = regraded(found, judged.weights, judged.ungraded)
             for module in found.grades:
                 if module not in names:
                     texts[module] = read_source(root, module)

@@ -9,7 +9,7 @@ Moved from :mod:`evaluator.core.commits` (issue 24 round 8); pure, as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -45,9 +45,10 @@ def top_files(lines: Mapping[str, int]) -> set[str]:
 
 def regraded(found: HistoryCandidate, surviving: Mapping[str, int],
              ungraded: Collection[str] = ()) -> HistoryCandidate:
-    """``found`` graded by its surviving added code lines (:mod:`.commit_filters`): 3 for
-    the fewest modules holding more than half of them, 2 for the rest; unchanged when none
-    survive. The ``ungraded`` modules (a version string only) are left out."""
+    """``found`` graded by its surviving added code lines (:mod:`.commit_filters`, counted
+    by :func:`grade_weights`): 3 for the fewest modules holding more than half of them, 2
+    for the rest; unchanged when none survive. The ``ungraded`` modules (a version string
+    only) are left out."""
     if ungraded:
         found = replace(found, grades={m: g for m, g in found.grades.items()
                                        if m not in ungraded})
@@ -57,3 +58,39 @@ def regraded(found: HistoryCandidate, surviving: Mapping[str, int],
     best = top_files(kept)
     grades = {path: 3 if path in best else 2 for path in found.grades}
     return replace(found, grades=grades)
+
+
+#: A module that holds a copy of code kept for old versions: a path word ``compat``,
+#: ``legacy`` or ``backport(s)`` (``_compat.py``, ``_legacy_keywords.py``, ``backports/``).
+_COPY_MODULE = re.compile(r"(?:^|[/_])(?:compat|legacy|backports?)(?:[/_.]|$)", re.IGNORECASE)
+
+
+def copy_module(path: str) -> bool:
+    """A legacy/compat module (see :data:`_COPY_MODULE`): where a change copies code."""
+    return _COPY_MODULE.search(path) is not None
+
+
+def _norm(line: str) -> str:
+    return " ".join(line.split())
+
+
+def grade_weights(surviving: Mapping[str, int], distinct: Mapping[str, Sequence[str]],
+                  today: Mapping[str, str | None]) -> dict[str, int]:
+    """The surviving added code lines a module counts for its grade: a copy counts once, in
+    the module that is not the copy. A legacy/compat module (:func:`copy_module`) whose
+    ``distinct`` lines (not generic: see :func:`.commit_filters.generic`) include lines
+    found in ``today``'s text of another such module that is no copy counts only its
+    distinct lines that are not copies (a change that copies a function into
+    ``_legacy_keywords.py`` is answered where the function is). Every other module counts
+    its ``surviving`` lines; unchanged when nothing would be left."""
+    out = dict(surviving)
+    for module, lines in distinct.items():
+        if not copy_module(module) or not surviving.get(module):
+            continue
+        elsewhere = {_norm(line) for other, text in today.items()
+                     if other != module and other in surviving and not copy_module(other)
+                     for line in (text or "").splitlines()}
+        own = [line for line in lines if _norm(line) not in elsewhere]
+        if len(own) < len(lines):
+            out[module] = len(own)
+    return out if any(out.values()) else dict(surviving)
