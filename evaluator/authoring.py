@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.codemap import CodeMap, build_code_map
-from evaluator.core.commit_facts import evidence_facts
+from evaluator.core.commit_facts import evidence_facts, ranked_facts
 from evaluator.core.commit_filters import Judged
 from evaluator.core.commit_grades import regraded
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
@@ -208,14 +208,14 @@ def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Ca
     exist, word for word, in today's file (the files graded 3 first); none makes it a
     retrieval-only question."""
     found = regraded(found, judged.weights, judged.ungraded)
-    facts: list[str] = []
+    groups: list[tuple[int, list[str]]] = []
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
         lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
         if lines:
-            facts += [f for f in evidence_facts(lines, _today_lines(root, module),
-                                                about=found.question)
-                      if f not in facts]
-    facts = facts[:4] if len(facts) >= 2 else []
+            groups.append((found.grades[module], evidence_facts(
+                lines, _today_lines(root, module), about=found.question)))
+    facts = ranked_facts(groups, about=found.question)
+    facts = facts if len(facts) >= 2 else []
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
                      reasons={m: _history_reason(found, m, judged.surviving)
                               for m in found.grades},

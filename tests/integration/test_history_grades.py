@@ -124,3 +124,48 @@ def test_grade_weights_count_only_a_copy_modules_own_lines() -> None:
     # no copy: unchanged; a copy of nothing a graded module holds: unchanged
     assert grade_weights(surviving, distinct, {**today, "pkg/core.py": "pass\n"}) == surviving
     assert grade_weights({"pkg/_legacy.py": 5}, distinct, today) == {"pkg/_legacy.py": 5}
+
+
+ALPHA = '''"""Buffers."""
+
+
+def fill_buffer(chunks):
+    """Join the chunks."""
+    return b"".join(chunks)
+'''
+BETA = '''"""Transfers."""
+
+
+def send_chunk(connection, payload):
+    """Send one payload."""
+    return connection.write(payload)
+'''
+
+
+def test_facts_sharing_the_questions_words_come_first_across_grade_3_modules(
+        tmp_path, cli):
+    # werkzeug history-01, httpx history-10: two modules graded 3, the answer in the
+    # second; its lines sharing the question's words come before the first's other lines
+    repo = package_repo(tmp_path, {"pkg/__init__.py": "", "pkg/alpha.py": ALPHA,
+                                   "pkg/beta.py": BETA})
+    _edit(repo, "pkg/alpha.py", '    return b"".join(chunks)\n', '''\
+    joined_size = sum(len(piece) for piece in chunks)
+    header_bytes = joined_size.to_bytes(8, byteorder="big")
+    padding_bytes = bytes(calculate_padding(joined_size))
+    return header_bytes + b"".join(chunks) + padding_bytes
+''')
+    _edit(repo, "pkg/beta.py", "    return connection.write(payload)\n", '''\
+    while attempts_left := connection.timeout_retries(payload):
+        connection.reopen_after_timeout(attempts_left)
+        connection.log_retry(payload, attempts_left)
+    connection.reset_timeout_clock(payload)
+    return connection.write(payload)
+''')
+    sha = commit(repo, "Reopen the connection after a timeout and retry")
+    doc, _ = draft(cli, repo, tmp_path, "--count", "5")
+    query = next(q for q in doc["queries"] if q["source"]["commit"] == sha)
+    assert {m: g for m, g in query["relevance_grades"].items() if g} == \
+        {"pkg/alpha.py": 3, "pkg/beta.py": 3}
+    assert [f["fact"] for f in query["gold_facts"]][:2] == [
+        "connection.reopen_after_timeout(attempts_left)",
+        "while attempts_left := connection.timeout_retries(payload):"]
