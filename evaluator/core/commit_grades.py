@@ -1,7 +1,8 @@
 """A history question's grades: which of the modules a commit changed are graded 3 (they
 define the change) and which 2 (also changed), by its changed lines (:func:`top_files`) or,
-once its diff is read, its surviving added code lines (:func:`regraded`); typing examples
-are never graded 3 (:func:`typing_example`).
+once its diff is read, its surviving added code lines (:func:`regraded`), a legacy/compat
+copy counted once (:func:`grade_weights`); typing examples are never graded 3
+(:func:`typing_example`).
 
 Moved from :mod:`evaluator.core.commits` (issue 24 round 8); pure, as it is.
 """
