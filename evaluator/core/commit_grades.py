@@ -12,10 +12,20 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any, ClassVar, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from evaluator.core.commits import HistoryCandidate
+
+class _Graded(Protocol):
+    """A drafted question (:class:`evaluator.core.commits.HistoryCandidate`, a frozen
+    dataclass) with its grades by module."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def grades(self) -> Mapping[str, int]: ...
+
+
+_Found = TypeVar("_Found", bound=_Graded)
 
 
 _TYPING_EXAMPLE = re.compile(r"(?:^|/)typ(?:e|es|ing)[-_](?:tests?|examples?|checks?)/")
@@ -44,8 +54,8 @@ def top_files(lines: Mapping[str, int]) -> set[str]:
     return out
 
 
-def regraded(found: HistoryCandidate, surviving: Mapping[str, int],
-             ungraded: Collection[str] = ()) -> HistoryCandidate:
+def regraded(found: _Found, surviving: Mapping[str, int],
+             ungraded: Collection[str] = ()) -> _Found:
     """``found`` graded by its surviving added code lines (:mod:`.commit_filters`, counted
     by :func:`grade_weights`): 3 for the fewest modules holding more than half of them, 2
     for the rest; unchanged when none survive. The ``ungraded`` modules (a version string
