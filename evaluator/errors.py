@@ -58,6 +58,15 @@ class GitError(InputError):
     """A git operation failed: unknown ref, shallow history, not a repository."""
 
 
+class GitOutputTooLarge(GitError):
+    """git printed more than the bytes its caller reads (a commit can add a line of any
+    length): stopped at the cap, never read whole. ``read`` holds what was read."""
+
+    def __init__(self, message: str, *, read: bytes = b"") -> None:
+        super().__init__(message)
+        self.read = read
+
+
 class GitHubError(EvaluatorError):
     """The GitHub API refused or failed; never carries the token."""
 

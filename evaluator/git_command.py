@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
-from evaluator.errors import GitError
+from evaluator.errors import GitError, GitOutputTooLarge
 
 # What git may see of the process environment (issue 19): the program search path, the home
 # folder (the user's own git config), the locale, a temp folder, proxies and CA files for a
@@ -58,23 +60,84 @@ def _safe_directory(cwd: Path) -> list[str]:
     return [] if owner == getuid() else ["-c", f"safe.directory={top}"]
 
 
+#: The most bytes any git call's output is read to (a checkout's file list, a history's log
+#: are far smaller); callers that read what a commit holds pass a smaller ``max_bytes``.
+MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024
+#: The end of git's error output that is kept (its last line is the message shown).
+STDERR_TAIL_BYTES = 64 * 1024
+GIT_TIMEOUT_SECONDS = 120
+_CHUNK = 64 * 1024
+
+
+def _read_capped(stream: IO[bytes], cap: int) -> tuple[bytes, bool]:
+    """``stream`` read in chunks to at most ``cap`` bytes; whether there was more."""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := stream.read(min(_CHUNK, cap + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > cap:
+            return b"".join(chunks)[:cap], True
+    return b"".join(chunks), False
+
+
+def _drain_tail(stream: IO[bytes], tail: list[bytes]) -> None:
+    """Read ``stream`` to its end (git never blocks on a full pipe), keeping its last
+    :data:`STDERR_TAIL_BYTES` in ``tail[0]``."""
+    while chunk := stream.read(_CHUNK):
+        tail[0] = (tail[0] + chunk)[-STDERR_TAIL_BYTES:]
+
+
 def run_git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bool = True,
-         extra: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+            extra: Mapping[str, str] | None = None,
+            max_bytes: int | None = None) -> subprocess.CompletedProcess[bytes]:
     """Run git in ``cwd`` with the environment :func:`git_env` built from ``env`` (plus
-    ``extra``, e.g. ``GIT_INDEX_FILE``)."""
+    ``extra``, e.g. ``GIT_INDEX_FILE``). Its output is streamed and read to at most
+    ``max_bytes`` (:data:`MAX_GIT_OUTPUT_BYTES` unless given): past that git is stopped and
+    :class:`GitOutputTooLarge` raised (whatever ``check`` says); its error output is
+    drained, keeping the end."""
     try:
-        proc = subprocess.run(["git", *_safe_directory(cwd), "-C", str(cwd), *args],
-                              capture_output=True, check=False, timeout=120,
-                              env={**git_env(env), **(extra or {})})
+        proc = subprocess.Popen(["git", *_safe_directory(cwd), "-C", str(cwd), *args],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env={**git_env(env), **(extra or {})})
     except FileNotFoundError:
         raise GitError("git is not installed; it is needed to read the checkout") from None
-    except subprocess.TimeoutExpired:
-        raise GitError(f"git {' '.join(args)} took longer than 120 s in {cwd}") from None
-    if check and proc.returncode != 0:
-        detail = proc.stderr.decode(errors="replace").strip().splitlines()
+    assert proc.stdout is not None  # both are pipes (for mypy)
+    assert proc.stderr is not None
+    timed_out = threading.Event()
+
+    def stop() -> None:
+        timed_out.set()
+        proc.kill()
+
+    timer = threading.Timer(GIT_TIMEOUT_SECONDS, stop)
+    tail = [b""]
+    drain = threading.Thread(target=_drain_tail, args=(proc.stderr, tail), daemon=True)
+    timer.start()
+    drain.start()
+    over = True  # until the output was read to its end
+    cap = MAX_GIT_OUTPUT_BYTES if max_bytes is None else max_bytes
+    try:
+        out, over = _read_capped(proc.stdout, cap)
+    finally:
+        if over:
+            proc.kill()  # stopped at the cap (or interrupted): git never runs on
+        returncode = proc.wait()
+        drain.join()
+        timer.cancel()
+        proc.stdout.close()
+        proc.stderr.close()
+    if over:
+        raise GitOutputTooLarge(f"git {' '.join(args)} printed more than {cap:,} bytes "
+                                f"in {cwd}; it was stopped there", read=out)
+    if timed_out.is_set() and returncode < 0:  # killed by the timer, not done just before
+        raise GitError(f"git {' '.join(args)} took longer than {GIT_TIMEOUT_SECONDS} s "
+                       f"in {cwd}")
+    if check and returncode != 0:
+        detail = tail[0].decode(errors="replace").strip().splitlines()
         raise GitError(f"git {' '.join(args)} failed in {cwd}: "
-                       f"{detail[-1] if detail else 'exit ' + str(proc.returncode)}")
-    return proc
+                       f"{detail[-1] if detail else 'exit ' + str(returncode)}")
+    return subprocess.CompletedProcess(proc.args, returncode, out, tail[0])
 
 
 def is_git_worktree(root: Path, *, env: Mapping[str, str] = NO_ENV) -> bool:

@@ -17,8 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from evaluator.core.commits import MAX_CHANGE_MIB, parse_log
 from evaluator.core.groundtruth import has_control
-from evaluator.errors import GitError
+from evaluator.errors import GitError, GitOutputTooLarge
 from evaluator.git_command import NO_ENV, head_commit, is_git_worktree, run_git
 from evaluator.snapshot import checkout_files
 
@@ -187,6 +188,15 @@ MAX_HISTORY_COMMITS = 5000
 #: (git refuses a NUL in a message), then ``--numstat -z`` entries (see
 #: :mod:`evaluator.core.commits`).
 HISTORY_FORMAT = "--format=%x00%H %P%x00%s%x00%b"
+#: The most bytes of ``git log`` read: 5,000 commits with their messages and changed files
+#: take a few MB; a longer log (a message or file list of any length a pull request wrote)
+#: is cut to the commits read whole.
+MAX_LOG_BYTES = 64 * 1024 * 1024
+#: The most bytes of a commit's patch, and of a module's text at a commit, read: no larger
+#: module is indexed (:data:`evaluator.snapshot.MAX_FILE_BYTES`). More is "over the size
+#: limit" (:class:`GitOutputTooLarge`): one line of any length, or a blob with no newline,
+#: is never read whole.
+MAX_PATCH_BYTES = MAX_CHANGE_MIB * 1024 * 1024
 
 
 def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY_COMMITS,
@@ -198,32 +208,46 @@ def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY
     revs = "HEAD"
     if since is not None:
         revs = f"{resolve_commit(repo, since, env=env)}..HEAD"
-    proc = run_git(["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
-                 HISTORY_FORMAT, "--numstat", "-M", "--diff-merges=first-parent",
-                 f"--max-count={max(1, limit)}",
-                 "--end-of-options", revs, "--"], repo, env=env)
-    return proc.stdout
+    args = ["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
+            HISTORY_FORMAT, "--numstat", "-M", "--diff-merges=first-parent",
+            f"--max-count={max(1, limit)}", "--end-of-options", revs, "--"]
+    try:
+        return run_git(args, repo, env=env, max_bytes=MAX_LOG_BYTES).stdout
+    except GitOutputTooLarge as over:
+        return whole_commits(over.read)
+
+
+def whole_commits(log: bytes) -> bytes:
+    """A ``git log`` cut at a byte cap, up to its last commit's header: the commits before it
+    are whole (their changed files all read), the last one may not be. Its header is the
+    last ``NUL sha`` in the text: no later field (its own subject, body or paths) can hold
+    its own sha."""
+    commits = parse_log(log)
+    if not commits:
+        return b""
+    return log[:max(0, log.rfind(b"\0" + commits[-1].sha.encode()))]
 
 
 def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
                  env: Mapping[str, str] = NO_ENV) -> bytes:
     """The ``-U0`` diff of commit ``sha`` against its first parent for ``paths`` (taken
     literally, relative to ``repo``): what :func:`evaluator.core.commit_facts.added_lines`
-    reads."""
+    reads. :class:`GitOutputTooLarge` past :data:`MAX_PATCH_BYTES`."""
     if not is_sha(sha):
         raise GitError(f"{sha!r} is not a commit sha")
     proc = run_git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
                  "--relative", "-M", "--diff-merges=first-parent", "--end-of-options", sha,
                  "--",
-                 *(f":(literal){p}" for p in paths)], repo, env=env)
+                 *(f":(literal){p}" for p in paths)], repo, env=env, max_bytes=MAX_PATCH_BYTES)
     return proc.stdout
 
 
 def file_blob(repo: Path, sha: str, rel: str, *, env: Mapping[str, str] = NO_ENV) -> \
         bytes | None:
-    """The bytes of ``rel`` (relative to ``repo``) in commit ``sha``; None when it has none."""
+    """The bytes of ``rel`` (relative to ``repo``) in commit ``sha``; None when it has none.
+    :class:`GitOutputTooLarge` past :data:`MAX_PATCH_BYTES` (no larger module is indexed)."""
     proc = run_git(["cat-file", "blob", f"{_require_sha(sha)}:./{rel}"], repo, check=False,
-                   env=env)
+                   env=env, max_bytes=MAX_PATCH_BYTES)
     return proc.stdout if proc.returncode == 0 else None
 
 

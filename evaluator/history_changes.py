@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.core.commit_filters import Judged, ModuleDiff, PatchSide, judge, patch_sides
-from evaluator.core.commits import HistoryCandidate
+from evaluator.core.commits import SKIP_SIZE, HistoryCandidate
+from evaluator.errors import GitOutputTooLarge
 from evaluator.snapshot import read_source
 
 
@@ -17,7 +18,17 @@ def _text(raw: bytes | None) -> str | None:
 
 
 def read_change(root: Path, git: Any, found: HistoryCandidate) -> Judged:
-    """The commit's change over the modules it touched, judged."""
+    """The commit's change over the modules it touched, judged; over the size limit
+    (:data:`SKIP_SIZE`) when git prints more of its patch or of a module than is read
+    (:data:`evaluator.git_repo.MAX_PATCH_BYTES`: one line of any length, a blob with no
+    newline)."""
+    try:
+        return _read_change(root, git, found)
+    except GitOutputTooLarge:
+        return Judged(SKIP_SIZE, {}, {})
+
+
+def _read_change(root: Path, git: Any, found: HistoryCandidate) -> Judged:
     commit = found.commit
     old_of = {c.path: c.old for c in commit.changes if c.old is not None}
     wanted = set(found.paths_then.values())

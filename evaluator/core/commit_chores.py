@@ -26,6 +26,7 @@ Pure: the caller gives each module's added code lines and deleted lines.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 
@@ -127,3 +128,175 @@ def chore_change(changes: Sequence[tuple[Sequence[str], Sequence[str]]]) -> bool
     touched = [(added, deleted) for added, deleted in changes if added]
     return bool(touched) and all(pin_only(added) or compat_swap(added, deleted)
                                  for added, deleted in touched)
+
+
+# ------------------------------------------------------------------ cosmetic source changes
+
+SKIP_COSMETIC = ("a chore: the modules' code is the same but for an alias swap, help text, "
+                 "type-narrowing asserts or renamed imported modules")
+
+#: Names that are the very class ``OSError`` (Python 3.3+, PEP 3151).
+_OSERROR_ALIASES = frozenset({"IOError", "EnvironmentError", "WindowsError"})
+_OSERROR_MODULES = frozenset({"socket", "select"})  # ``socket.error``, ``select.error``
+#: Keyword arguments whose text is only shown to a user (a CLI option's help).
+_HELP_KEYWORDS = frozenset({"help", "short_help", "epilog"})
+
+
+def _narrowing(test: ast.expr) -> bool:
+    """``x is not None``, ``isinstance(x, T)`` (or a conjunction of them): an assert a type
+    checker reads to narrow a type."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return all(_narrowing(v) for v in test.values)
+    if isinstance(test, ast.Compare):
+        return len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot | ast.Is) and \
+            isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
+        test.func.id in ("isinstance", "callable")
+
+
+class _Cosmetic(ast.NodeTransformer):
+    """A module's tree without what a cosmetic change touches: ``OSError`` aliases read as
+    ``OSError``, help texts blanked, type-narrowing asserts dropped."""
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        return ast.Name(id="OSError", ctx=node.ctx) if node.id in _OSERROR_ALIASES else node
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if node.attr == "error" and isinstance(node.value, ast.Name) and \
+                node.value.id in _OSERROR_MODULES:
+            return ast.Name(id="OSError", ctx=node.ctx)
+        return self.generic_visit(node)
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        if node.arg in _HELP_KEYWORDS:
+            return ast.keyword(arg=node.arg, value=ast.Constant(value=""))
+        return self.generic_visit(node)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST | None:
+        return None if _narrowing(node.test) else self.generic_visit(node)
+
+
+def _bound(tree: ast.AST, *, imports: bool = True) -> set[str]:
+    """The names ``tree`` binds: definitions, parameters, assignment targets and (with
+    ``imports``) import aliases."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif imports and isinstance(node, ast.alias):
+            out.add(node.asname or node.name.split(".")[0])
+    return out
+
+
+_NAME_FIELDS = frozenset({"id", "name", "arg", "attr", "asname"})
+
+
+def _imports(body: list[ast.stmt], names: dict[str, str]) -> set[tuple[str, str, str]]:
+    """The top-level imports as (module, name, alias), renamed by ``names``, unordered."""
+    def ren(dotted: str | None) -> str:
+        return ".".join(names.get(p, p) for p in (dotted or "").split("."))
+    return {(ren(getattr(node, "module", None)) + "." * getattr(node, "level", 0),
+             ren(a.name), ren(a.asname))
+            for node in body if isinstance(node, ast.Import | ast.ImportFrom)
+            for a in node.names}
+
+
+def _code(tree: ast.Module) -> ast.Module:
+    return ast.Module([s for s in tree.body if not isinstance(s, ast.Import | ast.ImportFrom)],
+                      [])
+
+
+def _renames(before: ast.Module, after: ast.Module) -> dict[str, str] | None:
+    """The names the code (imports aside) of ``before`` has where ``after`` has others,
+    old → new, one to one; None when the trees differ otherwise (an attribute renamed
+    as no bound name is counts as a difference)."""
+    names: dict[str, str] = {}
+    attrs: set[tuple[str, str]] = set()
+    walk_before, walk_after = list(ast.walk(_code(before))), list(ast.walk(_code(after)))
+    if len(walk_before) != len(walk_after):
+        return None
+    for one, two in zip(walk_before, walk_after, strict=True):
+        if type(one) is not type(two):
+            return None
+        for field in one._fields:
+            x, y = getattr(one, field, None), getattr(two, field, None)
+            if isinstance(x, list) and isinstance(y, list):
+                if len(x) != len(y):
+                    return None
+            elif isinstance(x, ast.AST | list) or isinstance(y, ast.AST | list):
+                if type(x) is not type(y):
+                    return None
+            elif field in _NAME_FIELDS and isinstance(x, str) and isinstance(y, str):
+                if field == "attr":
+                    attrs.add((x, y))
+                elif names.setdefault(x, y) != y:
+                    return None
+            elif x != y or type(x) is not type(y):
+                return None
+    names = {o: n for o, n in names.items() if o != n}
+    if len(set(names.values())) != len(names) or \
+            any(x != y and names.get(x) != y for x, y in attrs):
+        return None
+    return names
+
+
+def renamed_only(before: ast.Module, after: ast.Module, own: frozenset[str]) -> bool:
+    """The trees are the same but for a consistent renaming of names each binds (a
+    variable, parameter, function or class: ``applicable_validators`` →
+    ``applicable_keywords``) and of imported modules to ``own`` modules the change touched
+    (``_validators`` → ``_keywords``: a module renamed, not a library swapped for
+    another); the imports may be reordered. An attribute is renamed only as a bound name
+    is; a builtin or a name the module does not bind is never renamed."""
+    names = _renames(before, after)
+    if not names:
+        return False
+    bound_before, bound_after = _bound(before), _bound(after)
+    defined = _bound(before, imports=False)
+    for old, new in names.items():
+        if old not in bound_before or new not in bound_after or \
+                (old not in defined and new not in own):  # imported: only an own module
+            return False
+    return _imports(before.body, names) == _imports(after.body, {})
+
+
+def parse_source(source: str | None) -> ast.Module | None:
+    """``source``'s syntax tree; None without a source or when it does not parse."""
+    if source is None:
+        return None
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def cosmetic_only(before: str | None, after: str | None,
+                  own: frozenset[str] = frozenset()) -> bool:
+    """The module's code is the same before and after the change once ``OSError``'s
+    aliases read as ``OSError``, help texts are blanked and type-narrowing asserts dropped,
+    or but for names renamed (:func:`renamed_only`, ``own``: the module names the change
+    touched). False for a module that does not parse on either side."""
+    old, new = parse_source(before), parse_source(after)
+    if old is None or new is None:
+        return False
+    old, new = _Cosmetic().visit(old), _Cosmetic().visit(new)
+    same = ast.dump(old, include_attributes=False) == ast.dump(new, include_attributes=False)
+    return same or renamed_only(old, new, own)
+
+
+def _module_name(path: str) -> str:
+    """The name a module path is imported by (``pkg/_keywords.py`` → ``_keywords``,
+    ``pkg/sub/__init__.py`` → ``sub``)."""
+    parts = path.removesuffix(".py").split("/")
+    return parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]
+
+
+def cosmetic_change(sources: Sequence[tuple[str, str | None, str | None]]) -> bool:
+    """Each module's change (its path, its source before and after) is cosmetic
+    (:func:`cosmetic_only`; the modules' names are the ones a renamed import may take)."""
+    own = frozenset(_module_name(path) for path, _, _ in sources)
+    return bool(sources) and all(cosmetic_only(before, after, own)
+                                 for _, before, after in sources)

@@ -47,10 +47,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from evaluator.core.commit_chores import (
+    SKIP_COSMETIC,
     SKIP_LAYOUT,
     SKIP_PIN_OR_COMPAT,
     chore_change,
+    cosmetic_change,
     layout_change,
+    parse_source,
 )
 from evaluator.core.commit_grades import grade_weights
 
@@ -67,6 +70,7 @@ SKIP_VERSION_ONLY = "changes only a version string (in a version file)"
 FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
                                    SKIP_NO_CODE, SKIP_IMPORTS_ONLY, SKIP_VERSION_ONLY,
                                    SKIP_REMOVAL, SKIP_PIN_OR_COMPAT, SKIP_LAYOUT,
+                                   SKIP_COSMETIC,
                                    SKIP_SUPERSEDED,
                                    SKIP_MOSTLY_SUPERSEDED)
 
@@ -117,13 +121,7 @@ def is_version_marker(line: str) -> bool:
 # ----------------------------------------------------------------------------- syntax
 
 
-def _parse(source: str | None) -> ast.Module | None:
-    if source is None:
-        return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+_parse = parse_source
 
 
 def _docstring_of(body: Sequence[ast.stmt]) -> ast.Expr | None:
@@ -453,6 +451,8 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         if all(behaviour(d.before, imports=False) == behaviour(d.after, imports=False)
                is not None for d in diffs):
             return Judged(SKIP_IMPORTS_ONLY, {}, {})
+        if cosmetic_change([(d.module, d.before, d.after) for d in diffs]):
+            return Judged(SKIP_COSMETIC, {}, {})
     code = {d.module: _code_lines(d, python[d.module]) for d in diffs}
     if _removal(diffs, code):
         return Judged(SKIP_REMOVAL, {}, {})

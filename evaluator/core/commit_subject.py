@@ -107,3 +107,32 @@ def branch_title(subject: str, title: str) -> bool:
         return False
     words = {w.lower() for w in _WORD.findall(branch.group(1))}
     return sum(1 for w in found if w.lower() not in words) <= 1
+
+
+#: "Upgrade websockets to 0.13.1", "Bump the minimum attrs to 23.1", "Require click>=8.1":
+#: the whole subject moves one dependency to a version (uvicorn history-13, issue 24's
+#: sixth fresh review): a packaging chore, whatever the modules adapted.
+_DEPENDENCY_UPGRADE = re.compile(
+    r"^(?:upgrade|update|bump|pin|require)[sd]?\s+(?:the\s+)?(?:minimum\s+)?"
+    r"(?:(?:required|supported)\s+)?(?:version\s+of\s+)?`?[A-Za-z][\w.\[\]-]*`?"
+    r"(?:\s+(?:dependency|requirement|version))?"
+    r"\s*(?:to|>=|==|~=)\s*v?\d+(?:\.\d+)+(?:\.\*)?(?:\s*\+)?$", re.IGNORECASE)
+
+
+def dependency_upgrade(text: str) -> bool:
+    """``text`` (a cleaned subject) only moves a dependency to a version."""
+    return _DEPENDENCY_UPGRADE.match(text.strip()) is not None
+
+
+#: Linter rules turned on (and what they flagged fixed), "Enable the rest of the rulesets
+#: we care about and fix minor things" (jsonschema history-17, the sixth fresh review), "Add
+#: a linter to …", and a "Minor cleanup": tidying announced as such.
+_LINT_CHORE = re.compile(
+    r"^(?:enable|turn(?:ed)? on|apply|adopt|add|use)[sd]?\b.{0,40}?\b(?:rule ?sets?|"
+    r"(?:lint(?:er|ing)?|style|ruff|flake8|pylint|pyflakes) rules|linters?)\b"
+    r"|^minor clean-?ups?\b", re.IGNORECASE)
+
+
+def lint_chore(text: str) -> bool:
+    """``text`` (a cleaned subject) turns linter rules on, or announces a minor clean-up."""
+    return _LINT_CHORE.search(text.strip()) is not None

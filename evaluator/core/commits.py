@@ -46,10 +46,12 @@ from evaluator.core.commit_filters import (
 from evaluator.core.commit_grades import top_files, typing_example
 from evaluator.core.commit_subject import (
     branch_title,
+    dependency_upgrade,
     drop_emoji,
     drop_emptied,
     drop_issue_prefix,
     drop_retry,
+    lint_chore,
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
@@ -58,6 +60,9 @@ from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
 #: A change over either limit (in the modules it touches) is too big to be one question.
 MAX_FILES = 8
 MAX_LINES = 400
+#: ... or a patch, or a module's text at the commit, over this many MiB (git's output is
+#: read no further: :data:`evaluator.git_repo.MAX_PATCH_BYTES`; no larger module is indexed)
+MAX_CHANGE_MIB = 2
 MIN_QUESTION_WORDS = 3
 
 SKIP_ROOT = "the repository's first commit (it adds everything)"
@@ -67,7 +72,8 @@ SKIP_BRANCH_TITLE = "a pull request titled by its branch name (its commits are a
 SKIP_REVERT = "revert, or reverted later"
 SKIP_VERSION = "version bump or release"
 SKIP_NO_MODULE = "changes only tests, docs, CI or other files outside the module universe"
-SKIP_SIZE = f"over the size limit ({MAX_FILES} modules or {MAX_LINES} changed lines)"
+SKIP_SIZE = (f"over the size limit ({MAX_FILES} modules, {MAX_LINES} changed lines, or "
+             f"{MAX_CHANGE_MIB} MiB of patch or module)")
 SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
@@ -258,6 +264,9 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     re.IGNORECASE)
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
 _PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"
+                          # the version alone: "Drop support for 3.8, which is near EOL"
+                          r"\b(?:drop(?:ped|s)?|remove[ds]?)\s+(?:support\s+for\s+)?"
+                          r"(?:py(?:thon)?\s*)?[23]\.\d{1,2}\b(?![.\d])|"
                           r"\bend[- ]of[- ]life python|\bpython\s*\d(?:\.\d+)?\+?\s+"
                           r"(?:is\s+)?(?:dropped|removed|no longer supported)",
                           re.IGNORECASE)
@@ -442,9 +451,9 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     if _REVERT.match(text) or _REVERT.match(_CONVENTIONAL.sub("", text)):
         return SKIP_REVERT
     cleaned = clean_subject(text)
-    if _VERSION.search(cleaned):
+    if _VERSION.search(cleaned) or dependency_upgrade(cleaned):
         return SKIP_VERSION
-    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)):
+    if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)) or lint_chore(cleaned):
         return SKIP_CHORE
     if _PYTHON_DROP.search(cleaned):
         return SKIP_PYTHON_DROP

@@ -123,14 +123,11 @@ _PROSE_CODE = re.compile(r"``[^`]*``|`[^`\n]*`|:\w+:`[^`]*`|[A-Za-z_][\w.]*\(|\w
 _COMMENT = re.compile(r"#([^\n]*)")
 
 
-def prose_words(source: str) -> set[str]:
+def prose_words(source: str, tree: ast.Module | None) -> set[str]:
     """The lower-case words ``source``'s docstrings and comments use as prose: code spans
-    (backticks, roles, calls, dotted or ``_`` names, ``*emphasis*``) left out."""
+    (backticks, roles, calls, dotted or ``_`` names, ``*emphasis*``) left out. ``tree`` is
+    ``source`` parsed (``None`` when it does not parse: its comments only)."""
     texts = [m.group(1) for m in _COMMENT.finditer(source)]
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
     for node in ast.walk(tree) if tree is not None else ():
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef |
                       ast.AsyncFunctionDef):
@@ -181,10 +178,8 @@ def _defined(tree: ast.Module | None) -> tuple[set[str], set[str]]:
     return public, {node.name for node in ast.walk(tree) if isinstance(node, defs)}
 
 
-def _python_names(source: str) -> tuple[set[str], list[str]]:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+def _python_names(tree: ast.Module | None) -> tuple[set[str], list[str]]:
+    if tree is None:
         return set(), []
     names: set[str] = set()
     docs = [_doc_first_line(tree)]
@@ -213,18 +208,19 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     public: set[str] = set()
     defined: set[str] = set()
     docs: list[str] = []
+    prose: set[str] = set()
     if source is not None:
         if module.endswith(".py"):
-            symbols, docs = _python_names(source)
-            tree = _parse(source)
+            tree = _parse(source)  # once: names, members, definitions and prose read it
+            symbols, docs = _python_names(tree)
             members = {m for m in _members(tree) if _distinctive(m)} if tree else set()
             public, defined = _defined(tree)
+            prose = prose_words(source, tree)
         else:
             symbols = set(_OTHER_DEFS.findall(source))
     symbols = {s for s in symbols if not s.startswith("__")}
     parts = [p for p in module.split("/") if posixpath.splitext(p)[0] not in _SKIP_PARTS]
     vocabulary = words(" ".join([*parts, *symbols, *docs]))
-    prose = prose_words(source) if source is not None and module.endswith(".py") else set()
     return AnswerNames(module, frozenset(files), frozenset(symbols), frozenset(vocabulary),
                        frozenset(prose), frozenset(members), frozenset(public),
                        frozenset(defined))
@@ -346,6 +342,35 @@ def _misspelt(symbol: str, plain: set[str]) -> bool:
         _one_edit(p, symbol) for p in plain)
 
 
+MAX_CLIPPED = 2
+
+
+def _clipped(symbol: str, plain: set[str]) -> bool:
+    """The question writes the CapWords name ``symbol`` (:data:`MIN_MISSPELT` letters or
+    more) without its last letters (at most :data:`MAX_CLIPPED`), as a name (an inner
+    capital): "ClientDisconnect" for ``ClientDisconnected``."""
+    return len(symbol) >= MIN_MISSPELT and symbol[0].isupper() and any(
+        len(p) >= MIN_MISSPELT - MAX_CLIPPED and p[0].isupper() and _distinctive(p) and
+        symbol.startswith(p) and 0 < len(symbol) - len(p) <= MAX_CLIPPED for p in plain)
+
+
+def file_in_words(question: str, module: str) -> set[str]:
+    """The answer's file as the question names it in words: its stem followed by "module"
+    ("in the main module" names ``main.py``, "the validate module" ``validate.py``). Not a
+    package's ``__init__.py``; not "… file" ("pylock file names" are files of that format),
+    nor a subject's leading tag ("Hooks: fix …", a component the reviews read as a plain
+    word)."""
+    base = posixpath.basename(module).lower()
+    stem = posixpath.splitext(base)[0]
+    if stem.startswith("__") or len(stem) < 3:
+        return set()
+    text = question.lower()
+    for name in {stem, stem.replace("_", " ")}:
+        if re.search(rf"(?<![\w.]){re.escape(name)} (?:sub)?module\b", text):
+            return {base}
+    return set()
+
+
 def _hyphenated(question: str) -> set[str]:
     """The question's lower-case hyphenated words spelt as the identifiers they would
     name: "level-styles" → ``level_styles`` (not "Content-MD5", a header)."""
@@ -384,12 +409,13 @@ def overlap(question: str, answers: Sequence[AnswerNames], *,
         for f in answer.files:
             if f in code or (f in plain_lower and ("." in f or _distinctive(f))):
                 named.add(f)
+        named.update(file_in_words(question, answer.module))
         for symbol in answer.symbols:
             if _states(symbol, code, plain, answer.prose) or \
                     _states(symbol.lstrip("_"), code, plain, frozenset()) or \
                     _spelt_as_words(symbol, runs) or \
                     (_distinctive(symbol) and symbol.lower() in loose) or \
-                    _misspelt(symbol, plain):
+                    _misspelt(symbol, plain) or _clipped(symbol, plain):
                 named.add(symbol)
         named.update(m for m in answer.members if m in code)
         # hyphenated, a class, function or method: not an imported "better_exceptions"

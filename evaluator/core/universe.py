@@ -63,7 +63,9 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("docs", "docs/", "doc/", "*.md", "*.rst", "*.txt", "*.adoc"),
     *_rules("examples", "examples/", "example/", "demo/", "demos/", "samples/",
             "docs_src/", "tutorial/", "tutorials/"),
-    *_rules("benchmarks", "benchmarks/", "benchmark/", "bench/"),
+    # ``performance/`` (marshmallow's benchmark script), ``asv_bench/`` (airspeed velocity)
+    *_rules("benchmarks", "benchmarks/", "benchmark/", "bench/", "benchmarking/",
+            "performance/", "perf/", "asv_bench/"),
     *_rules("CI and tool configuration", ".*", ".github/", ".gitlab-ci.yml", ".circleci/",
             "azure-pipelines.yml", "tox.ini", "noxfile.py", "Makefile", "*.cfg", "*.toml",
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),

@@ -43,6 +43,7 @@ def test_git_gets_only_a_minimal_environment(tmp_path: Path, monkeypatch) -> Non
     calls: list[tuple[list[str], dict[str, str] | None]] = []
     library: list[tuple[list[str], list[str]]] = []  # NeuralMind's git: what it inherits
     real_run = subprocess.run
+    real_popen = subprocess.Popen  # run_git streams through Popen; subprocess.run uses it too
 
     def spy(argv, *args, **kwargs):
         # The evaluator's own git calls (NeuralMind's, in its snapshot, are the library's).
@@ -52,9 +53,9 @@ def test_git_gets_only_a_minimal_environment(tmp_path: Path, monkeypatch) -> Non
         elif argv and argv[0] == "git":
             seen = kwargs.get("env") or os.environ
             library.append((list(argv), [k for k in seen if _forbidden(k)]))
-        return real_run(argv, *args, **kwargs)
+        return real_popen(argv, *args, **kwargs)
 
-    monkeypatch.setattr(git_command.subprocess, "run", spy)
+    monkeypatch.setattr(git_command.subprocess, "Popen", spy)
     out = tmp_path / "out"
     code = main(["evaluate", str(ws), *FAST, "--cache-dir", str(tmp_path / "cache"),
                  "--output-dir", str(out)])  # the real process environment, as in the Action

@@ -684,19 +684,22 @@ def test_head_after_its_base_equals_a_fresh_build(sample_repo, cli, model_dir, t
                         '    """Sum of the line items, in cents."""\n'
                         '    return sum(item["cents"] for item in items)\n')
     commit_all(sample_repo, "add invoice_total_cents")
-    asked: list[tuple[int, str, str, int]] = []  # (index, question, context, tokens)
+    # (index, question, context, tokens): the index object itself, not its id(), which
+    # CPython reuses once the base's index is freed, so the base's answers could pass for
+    # the head's (seen once under load)
+    asked: list[tuple[object, str, str, int]] = []
     real_ask = NeuralMindIndex.ask
 
     def ask(self, question):
         answer = real_ask(self, question)
-        asked.append((id(self), question, answer.context, answer.tokens))
+        asked.append((self, question, answer.context, answer.tokens))
         return answer
 
     monkeypatch.setattr(NeuralMindIndex, "ask", ask)
     out = tmp_path / "with-base"
     run = evaluate(cli, sample_repo, "--baseline", "ref:HEAD~1", "--output-dir", str(out))
     assert run.code == 0, run.stderr  # the real model meets the floors on the sample
-    with_base = [a[1:] for a in asked if a[0] == asked[-1][0]]  # the head's index
+    with_base = [a[1:] for a in asked if a[0] is asked[-1][0]]  # the head's index
     asked.clear()
     fresh_out = tmp_path / "fresh"
     fresh = cli("evaluate", str(sample_repo), "--output-dir", str(fresh_out),

@@ -17,7 +17,8 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
 )
 from evaluator.core.commits import SKIP_MERGE
-from tests.integration.test_init_history import commit, draft, new_repo, write
+from tests.history_repos import commit, draft, new_repo, write
+from tests.history_repos import edit as _edit  # also imported from here by other rounds
 
 CLIENT = '''"""The client."""
 
@@ -71,12 +72,6 @@ def cert_location(bundle):
 def load_bundle(bundle):
     return read_bundle(bundle)
 '''
-
-
-def _edit(repo: Path, path: str, old: str, new: str) -> None:
-    text = (repo / path).read_text(encoding="utf-8")
-    assert old in text, old
-    write(repo, path, text.replace(old, new, 1))
 
 
 @pytest.fixture

@@ -16,8 +16,16 @@ from evaluator.core.commit_filters import (
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.commits import SKIP_GIVEAWAY, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_init_history import commit, draft, new_repo, write
+from tests.history_repos import (
+    commit,
+    commit_edits,
+    draft,
+    history_line,
+    package_repo,
+    write,
+)
+
+_line = history_line  # rounds 6 and 7 import it from here
 
 FUNCS = '''"""Turning records into plain data."""
 
@@ -64,71 +72,73 @@ def make_hasher(name):
 
 @pytest.fixture
 def round3_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo = new_repo(tmp_path / "repo")
-    write(repo, "pkg/__init__.py", "")
-    write(repo, "pkg/funcs.py", FUNCS)
-    write(repo, "pkg/security.py", SECURITY)
-    write(repo, "pkg/signing.py", SIGNING)
-    write(repo, "pkg/keys.py", "def derive_key(secret):\n    return secret\n")
-    write(repo, "pkg/hashing.py", HASHING)
-    write(repo, "pkg/etag.py", "def generate_etag(data):\n    return data.hex()\n")
-    write(repo, "pkg/validators.py", "def optional(validator):\n    return validator\n")
-    write(repo, "pkg/validators.pyi", "def optional(validator: object) -> object: ...\n")
-    write(repo, "typing-examples/baseline.py", "import pkg\n")
-    commit(repo, "Initial import of the package")
+    repo = package_repo(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/funcs.py": FUNCS,
+        "pkg/security.py": SECURITY,
+        "pkg/signing.py": SIGNING,
+        "pkg/keys.py": "def derive_key(secret):\n    return secret\n",
+        "pkg/hashing.py": HASHING,
+        "pkg/etag.py": "def generate_etag(data):\n    return data.hex()\n",
+        "pkg/validators.py": "def optional(validator):\n    return validator\n",
+        "pkg/validators.pyi": "def optional(validator: object) -> object: ...\n",
+        "typing-examples/baseline.py": "import pkg\n",
+    })
     shas: dict[str, str] = {}
     # attrs history-03: a name under 3 characters, in backticks
-    _edit(repo, "pkg/funcs.py", "\n\ndef redirect", '''
+    shas["ne"] = commit_edits(repo, "Add `ne` validator",
+            ("pkg/funcs.py", "\n\ndef redirect",
+             '''
 
 def ne(value, other_value):
     """Fail unless the two values differ."""
     return compare_values(value, other_value, operator="!=")
 
 
-def redirect''')
-    shas["ne"] = commit(repo, "Add `ne` validator")
+def redirect'''))
     # werkzeug history-19: cleaning capitalises the identifier that starts the subject
-    _edit(repo, "pkg/security.py", '    return "/".join',
-          '    if any(part_is_device_name(part) for part in parts):\n        return None\n'
-          '    return "/".join')
-    shas["safe_join"] = commit(repo, "safe_join prevents device names in paths")
+    shas["safe_join"] = commit_edits(repo, "safe_join prevents device names in paths",
+            ("pkg/security.py", '    return "/".join',
+             '    if any(part_is_device_name(part) for part in parts):\n        return None\n'
+             '    return "/".join'))
     # attrs history-14: a plain-word name its module's prose never uses as a word
-    _edit(repo, "pkg/funcs.py", "    return {name: getattr(record, name) for name in "
-          "record.fields}", "    if not recurse:\n        return dict(zip(record.fields, "
-          "record.values, strict=True))\n    return {name: getattr(record, name) for name "
-          "in record.fields}")
-    shas["asdict"] = commit(repo, "Improve performance of asdict in the common case")
+    shas["asdict"] = commit_edits(repo, "Improve performance of asdict in the common case",
+            ("pkg/funcs.py",
+             "    return {name: getattr(record, name) for name in record.fields}",
+             "    if not recurse:\n        return dict(zip(record.fields, "
+             "record.values, strict=True))\n    return {name: getattr(record, name) for name "
+             "in record.fields}"))
     # ... while a plain word that is a name the prose also uses is no give-away
-    _edit(repo, "pkg/funcs.py", "def redirect(location, code=302):",
-          "def redirect(location, code=303):")
-    shas["redirect"] = commit(repo, "Redirect defaults to see other")
+    shas["redirect"] = commit_edits(repo, "Redirect defaults to see other",
+            ("pkg/funcs.py", "def redirect(location, code=302):",
+             "def redirect(location, code=303):"))
     # itsdangerous history-02/-09: overloads, casts, __all__ and "import x as x"
-    _edit(repo, "pkg/signing.py", "import typing as t\n\nfrom pkg.keys import derive_key\n",
-          '''import typing as t
+    shas["overloads"] = commit_edits(repo, "Give the signer generic signatures for each input kind",
+            ("pkg/signing.py", "import typing as t\n\nfrom pkg.keys import derive_key\n",
+             '''import typing as t
 
 from pkg.keys import derive_key as derive_key
 
 __all__ = ["Signer", "derive_key"]
 _T = t.TypeVar("_T")
-''')
-    _edit(repo, "pkg/signing.py", "    def loads(self, data):\n        return self.unsign(data)",
-          '''    @t.overload
+'''),
+            ("pkg/signing.py", "    def loads(self, data):\n        return self.unsign(data)",
+             '''    @t.overload
     def loads(self, data: str) -> str: ...
 
     @t.overload
     def loads(self, data: bytes) -> bytes: ...
 
     def loads(self, data):
-        return t.cast("_T", self.unsign(data))''')
-    shas["overloads"] = commit(repo, "Give the signer generic signatures for each input kind")
+        return t.cast("_T", self.unsign(data))'''))
     # werkzeug history-11: an import restyle and comments only
-    _edit(repo, "pkg/signing.py", "from pkg.keys import derive_key as derive_key\n",
-          "# Keys come from the key module.\nfrom pkg.keys import (\n    derive_key,\n)\n")
-    shas["restyle"] = commit(repo, "Restyle the signer module's import of its key helpers")
+    shas["restyle"] = commit_edits(repo, "Restyle the signer module's import of its key helpers",
+            ("pkg/signing.py", "from pkg.keys import derive_key as derive_key\n",
+             "# Keys come from the key module.\nfrom pkg.keys import (\n    derive_key,\n)\n"))
     # attrs history-02: a Python-version drop with a zip(strict=...)-style modernisation
-    _edit(repo, "pkg/etag.py", "    return data.hex()",
-          "    pairs = list(zip(data, data[1:], strict=False))\n    return data.hex()")
-    shas["drop"] = commit(repo, "Drop Python 3.9")
+    shas["drop"] = commit_edits(repo, "Drop Python 3.9",
+            ("pkg/etag.py", "    return data.hex()",
+             "    pairs = list(zip(data, data[1:], strict=False))\n    return data.hex()"))
     # attrs history-11/-13: a stub (.pyi, outside the universe) and a typing example only
     write(repo, "pkg/validators.pyi", "def optional(validator: object | tuple[object, ...]) "
                                       "-> object: ...\n")
@@ -136,10 +146,12 @@ _T = t.TypeVar("_T")
                                                "optional((int, str))\n")
     shas["stub"] = commit(repo, "Fix optional validator to accept tuples of validators")
     # werkzeug history-01/-15, attrs history-03: a reflowed docstring and fragments
-    _edit(repo, "pkg/hashing.py", '''def make_hasher(name):
+    shas["reflow"] = commit_edits(repo, "Let the hasher check a requested digest size",
+            ("pkg/hashing.py", '''def make_hasher(name):
     """Make a hasher for the given algorithm
     name, as hashlib spells it."""
-    return lookup_algorithm(name)''', '''def make_hasher(name, digest_size=None):
+    return lookup_algorithm(name)''',
+             '''def make_hasher(name, digest_size=None):
     """Make a hasher for the given algorithm name, as hashlib
     spells it.
 
@@ -148,10 +160,11 @@ _T = t.TypeVar("_T")
     if (digest_size is not None
             ) or digest_size is None:
         check_digest_size(name, digest_size)
-    return lookup_algorithm(name)''')
-    shas["reflow"] = commit(repo, "Let the hasher check a requested digest size")
+    return lookup_algorithm(name)'''))
     # itsdangerous history-16: later removed except for generic lines (a guard, an import)
-    _edit(repo, "pkg/keys.py", "def derive_key(secret):\n", '''import hashlib
+    shas["superseded"] = commit_edits(repo, "Add a SHA-512 fallback signer by default",
+            ("pkg/keys.py", "def derive_key(secret):\n",
+             '''import hashlib
 
 
 def default_fallbacks(fallback_signers=None):
@@ -162,40 +175,35 @@ def default_fallbacks(fallback_signers=None):
 
 
 def derive_key(secret):
-''')
-    shas["superseded"] = commit(repo, "Add a SHA-512 fallback signer by default")
-    _edit(repo, "pkg/keys.py", '''        fallback_signers = [make_sha512_signer(hashlib.sha512)]
+'''))
+    commit_edits(repo, "Stop adding fallback signers unless asked for",
+            ("pkg/keys.py", '''        fallback_signers = [make_sha512_signer(hashlib.sha512)]
     fallback_signers.extend(configured_legacy_signers())
-''', "        fallback_signers = []\n")
-    commit(repo, "Stop adding fallback signers unless asked for")
+''',
+             "        fallback_signers = []\n"))
     # itsdangerous history-02/-03: the same question twice
-    _edit(repo, "pkg/etag.py", "    return data.hex()",
-          "    weak_marker = weak_prefix_for(data)\n    return weak_marker + data.hex()")
-    shas["repeat"] = commit(repo, "Improve weak entity tag generation")
-    _edit(repo, "pkg/etag.py", "    return weak_marker + data.hex()",
-          "    strong_digest = digest_of_payload(data)\n    return weak_marker + strong_digest")
-    shas["repeated"] = commit(repo, "Improve weak entity tag generation further")
+    shas["repeat"] = commit_edits(repo, "Improve weak entity tag generation",
+            ("pkg/etag.py", "    return data.hex()",
+             "    weak_marker = weak_prefix_for(data)\n    return weak_marker + data.hex()"))
+    shas["repeated"] = commit_edits(repo, "Improve weak entity tag generation further",
+            ("pkg/etag.py", "    return weak_marker + data.hex()",
+             "    strong_digest = digest_of_payload(data)\n    return weak_marker + strong_digest"))
     # itsdangerous history-18, werkzeug history-05: two changes over unrelated modules
-    _edit(repo, "pkg/etag.py", "    return weak_marker + strong_digest",
-          "    return weak_marker + encode_base64_text(strong_digest)")
-    _edit(repo, "pkg/validators.py", "    return validator",
-          "    chained_validators = chain_validators_for(validator)\n"
-          "    return chained_validators")
-    shas["mixed"] = commit(repo, "Chain the validators and switch the entity tag to base64")
+    shas["mixed"] = commit_edits(repo, "Chain the validators and switch the entity tag to base64",
+            ("pkg/etag.py", "    return weak_marker + strong_digest",
+             "    return weak_marker + encode_base64_text(strong_digest)"),
+            ("pkg/validators.py", "    return validator",
+             "    chained_validators = chain_validators_for(validator)\n"
+             "    return chained_validators"))
     # itsdangerous history-10: a documentation subject over a small code change
-    _edit(repo, "pkg/hashing.py", "    return lookup_algorithm(name)",
-          "    hasher_algorithm = lookup_algorithm(name)\n    return hasher_algorithm")
-    shas["docs"] = commit(repo, "Create a new doc for the hashing concepts")
+    shas["docs"] = commit_edits(repo, "Create a new doc for the hashing concepts",
+            ("pkg/hashing.py", "    return lookup_algorithm(name)",
+             "    hasher_algorithm = lookup_algorithm(name)\n    return hasher_algorithm"))
     # itsdangerous history-09/-15: a re-export, imports only
-    _edit(repo, "pkg/funcs.py", '"""Turning records into plain data."""\n',
-          '"""Turning records into plain data."""\n\nfrom pkg.keys import derive_key\n')
-    shas["reexport"] = commit(repo, "Add compat import for the key derivation helper")
+    shas["reexport"] = commit_edits(repo, "Add compat import for the key derivation helper",
+            ("pkg/funcs.py", '"""Turning records into plain data."""\n',
+             '"""Turning records into plain data."""\n\nfrom pkg.keys import derive_key\n'))
     return repo, shas
-
-
-def _line(stderr: str) -> str:
-    (line,) = [line for line in stderr.splitlines() if "history: read" in line]
-    return line
 
 
 def test_the_held_out_reviews_rejects_are_skipped_with_a_counted_reason(round3_repo, cli,
@@ -206,7 +214,7 @@ def test_the_held_out_reviews_rejects_are_skipped_with_a_counted_reason(round3_r
     for name in ("ne", "safe_join", "asdict", "overloads", "restyle", "drop", "stub",
                  "superseded", "repeat", "mixed", "docs", "reexport"):
         assert shas[name] not in asked, name
-    line = _line(stderr)
+    line = history_line(stderr)
     assert f"3 {SKIP_GIVEAWAY}" in line
     assert f"2 {SKIP_NO_CODE}" in line
     for reason in (SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES, SKIP_MOSTLY_SUPERSEDED,

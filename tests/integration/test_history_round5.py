@@ -15,9 +15,12 @@ from evaluator.core.commit_filters import (
 )
 from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY, SKIP_VERSION
 from evaluator.core.giveaway import answer_names, overlap
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_history_round3 import _line
-from tests.integration.test_init_history import commit, draft, new_repo, write
+from tests.history_repos import (
+    commit_edits,
+    draft,
+    history_line,
+    package_repo,
+)
 
 MIDDLEWARE = '''"""Middleware running around the application."""
 
@@ -64,18 +67,18 @@ def load(environ):
 
 @pytest.fixture
 def round5_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
-    repo = new_repo(tmp_path / "repo")
-    write(repo, "pkg/__init__.py", '__version__ = "1.0"\n')
-    write(repo, "pkg/middleware.py", MIDDLEWARE)
-    write(repo, "pkg/settings.py", SETTINGS)
-    commit(repo, "Initial import of the package")
+    repo = package_repo(tmp_path, {
+        "pkg/__init__.py": '__version__ = "1.0"\n',
+        "pkg/middleware.py": MIDDLEWARE,
+        "pkg/settings.py": SETTINGS,
+    })
     shas: dict[str, str] = {}
 
     def change(name: str, subject: str, path: str = "pkg/middleware.py",
                old: str = "        return request\n") -> None:
         indent = old[:len(old) - len(old.lstrip())]
-        _edit(repo, path, old, f"{indent}marker_{name} = {name!r}\n{old}")
-        shas[name] = commit(repo, subject)
+        shas[name] = commit_edits(repo, subject,
+                (path, old, f"{indent}marker_{name} = {name!r}\n{old}"))
 
     # give-aways: starlette history-05/-10, cattrs history-10, packaging history-10
     change("camel", "Prevents reraising of exception from BaseHttpMiddleware")
@@ -103,13 +106,12 @@ def round5_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     for name, subject in (("bump_dev", "Bump for development"),
                           ("back_dev", "Back to development"),
                           ("bump_version", "Bump version")):
-        _edit(repo, "pkg/__init__.py", '__version__ = "',
-              f'{name} = True\n__version__ = "')
-        shas[name] = commit(repo, subject)
+        shas[name] = commit_edits(repo, subject,
+                ("pkg/__init__.py", '__version__ = "', f'{name} = True\n__version__ = "'))
     # an attribute docstring after a TypedDict field is documentation (starlette)
-    _edit(repo, "pkg/settings.py", '    """Seconds to wait."""\n',
-          '    """Seconds to wait before giving up on the request."""\n')
-    shas["attr_doc"] = commit(repo, "Explain how long a request waits for its answer")
+    shas["attr_doc"] = commit_edits(repo, "Explain how long a request waits for its answer",
+            ("pkg/settings.py", '    """Seconds to wait."""\n',
+             '    """Seconds to wait before giving up on the request."""\n'))
     return repo, shas
 
 
@@ -119,7 +121,7 @@ def test_names_spelt_loosely_are_give_aways(round5_repo, cli, tmp_path):
     asked = {q["source"]["commit"] for q in doc["queries"]}
     for name in ("camel", "plural", "words", "member"):
         assert shas[name] not in asked, name
-    assert f"4 {SKIP_GIVEAWAY}" in _line(stderr)
+    assert f"4 {SKIP_GIVEAWAY}" in history_line(stderr)
 
 
 def test_conventional_commit_types_are_read_before_cleaning(round5_repo, cli, tmp_path):
@@ -128,7 +130,7 @@ def test_conventional_commit_types_are_read_before_cleaning(round5_repo, cli, tm
     asked = {q["source"]["commit"] for q in doc["queries"]}
     for name in ("refactor", "style", "chore", "ci", "build", "docs", "test", "tests"):
         assert shas[name] not in asked, name
-    line = _line(stderr)
+    line = history_line(stderr)
     assert f"5 {SKIP_CHORE}" in line
     assert f"1 {SKIP_DOCS_SUBJECT}" in line and f"2 {SKIP_TESTS_SUBJECT}" in line
     for name in ("fix", "feat", "perf"):
@@ -141,14 +143,14 @@ def test_development_bumps_are_version_bumps(round5_repo, cli, tmp_path):
     asked = {q["source"]["commit"] for q in doc["queries"]}
     for name in ("bump_dev", "back_dev", "bump_version"):
         assert shas[name] not in asked, name
-    assert f"3 {SKIP_VERSION}" in _line(stderr)
+    assert f"3 {SKIP_VERSION}" in history_line(stderr)
 
 
 def test_an_attribute_docstring_is_documentation(round5_repo, cli, tmp_path):
     repo, shas = round5_repo
     doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
     assert shas["attr_doc"] not in {q["source"]["commit"] for q in doc["queries"]}
-    assert f"1 {SKIP_NO_CODE}" in _line(stderr)
+    assert f"1 {SKIP_NO_CODE}" in history_line(stderr)
 
 
 def test_a_backticked_parameter_is_not_a_give_away():

@@ -4,7 +4,6 @@ reverts, merges, test-only commits, version bumps, deleted files and hostile sub
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -25,6 +24,8 @@ from evaluator.core.commits import (
 )
 from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.core.schemas import ground_truth_schema
+from tests.history_repos import commit, draft, git, new_repo, write
+from tests.history_repos import package_repo as package_repo  # where other branches import it
 
 CORE = '''"""The session."""
 
@@ -41,41 +42,6 @@ UTILS = '''"""Helpers."""
 def join_url(base, path):
     return base.rstrip("/") + "/" + path.lstrip("/")
 '''
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
-
-
-def write(repo: Path, path: str, text: str) -> None:
-    (repo / path).parent.mkdir(parents=True, exist_ok=True)
-    (repo / path).write_text(text, encoding="utf-8")
-
-
-def commit(repo: Path, message: str) -> str:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", message)
-    return git(repo, "rev-parse", "HEAD").strip()
-
-
-def new_repo(repo: Path) -> Path:
-    """An empty git repository at ``repo`` (branch main) with a committer and no signing."""
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "dev@example.com")
-    git(repo, "config", "user.name", "Dev")
-    git(repo, "config", "commit.gpgsign", "false")
-    return repo
-
-
-def package_repo(tmp_path: Path, files: dict[str, str]) -> Path:
-    """A repository at ``tmp_path/repo`` whose first commit adds ``files`` (path → text)."""
-    repo = new_repo(tmp_path / "repo")
-    for path, text in files.items():
-        write(repo, path, text)
-    commit(repo, "Initial import of the package")
-    return repo
 
 
 @pytest.fixture
@@ -158,13 +124,6 @@ def history_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 SKIPPED = {SKIP_ROOT: 1, SKIP_MERGE: 1, SKIP_REVERT: 2, SKIP_VERSION: 1, SKIP_NO_MODULE: 2,
            SKIP_GONE: 2, SKIP_LONG: 1, SKIP_VAGUE: 1, SKIP_DUPLICATE: 1, SKIP_GIVEAWAY: 1,
            SKIP_CHORE: 1}
-
-
-def draft(cli, repo: Path, tmp_path: Path, *args: str) -> tuple[dict, str]:
-    out = tmp_path / f"draft{len(list(tmp_path.glob('draft*.json')))}.json"
-    run = cli("init", str(repo), "--from-history", "--no-review", "--output", str(out), *args)
-    assert run.code == 0, run.stderr
-    return json.loads(out.read_text(encoding="utf-8")), run.stderr
 
 
 def test_every_commit_is_a_question_or_a_counted_reason(history_repo, cli, tmp_path):

@@ -42,7 +42,12 @@ def test_answer_names_read_the_file_symbols_and_first_docstring_lines(sessions) 
     ("Align Session.get parameters with requests.get", ("Session",)),
     ("Constrain Session to one adapter", ("Session",)),
     ("How are settings merged between a request and its session?", ()),
-    ("Where do the sessions module's helpers live", ()),
+    # the file named in words: the fifth and sixth cold reviews counted "the validate
+    # module" (marshmallow history-14) and "in the main module" (uvicorn history-07)
+    ("Where do the sessions module's helpers live", ("sessions.py",)),
+    ("Deprecate `ServerState` in the sessions submodule", ("sessions.py",)),
+    ("Read the sessions file from disk", ()),           # a file of that kind, not the module
+    ("Sessions: keep cookies after a redirect", ()),    # a component tag, a plain word
 ])
 def test_a_question_names_its_answer_only_when_it_states_a_name(sessions, question,
                                                                 named) -> None:
@@ -242,3 +247,49 @@ def test_a_folder_that_reads_as_code_is_named() -> None:
     dev = answer_names("src/structlog/dev.py", "def render():\n    pass\n")
     assert dev.files == {"dev.py", "dev"}
     assert overlap("Make `structlog` output colourful in `src`", [dev]).named == ()
+
+
+def test_answer_names_parses_a_module_once(monkeypatch) -> None:
+    """A module's names, members, definitions and prose all come from one ``ast.parse``
+    (it parsed the same source three times: 3 calls per module of every drafted question)."""
+    import ast
+
+    from evaluator.core import giveaway
+
+    calls = []
+    real = ast.parse
+
+    def counting(source, *args, **kwargs):
+        calls.append(len(source))
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(giveaway.ast, "parse", counting)
+    names = answer_names("src/requests/sessions.py", SESSIONS)
+    assert len(calls) == 1
+    # and what it reads is unchanged: symbols, definitions, prose
+    assert {"Session", "prepare_request", "merge_setting"} <= names.symbols
+    assert names.public == {"Session", "merge_setting"}
+    assert {"session", "objects", "keep"} <= names.prose
+
+
+CLIENT = '''"""Errors of the protocols."""
+
+
+class ClientDisconnected(OSError):
+    """The client went away."""
+
+
+class Flow:
+    """Flow control."""
+'''
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    # uvicorn history-17: the class named without its last letters
+    ("`ClientDisconnect` inherits from `OSError` instead of `IOError`", ("ClientDisconnected",)),
+    ("Give ClientDisconnect a close code", ("ClientDisconnected",)),
+    ("Handle a client disconnect during the body", ()),   # plain words
+    ("Keep ClientDisc in the log", ()),                   # too short a clip to be the name
+])
+def test_a_class_named_without_its_last_letters_is_a_give_away(question, named) -> None:
+    assert overlap(question, [answer_names("pkg/protocols/utils.py", CLIENT)]).named == named

@@ -222,3 +222,14 @@ def test_paths_are_put_in_nfc():
     universe = select_universe([nfd])
     assert universe.modules == (unicodedata.normalize("NFC", "pkg/café.py"),)
     assert unicodedata.normalize("NFC", "pkg/café.py") in universe
+
+
+@pytest.mark.parametrize("path", [
+    "performance/benchmark.py",            # marshmallow's benchmark script (issue 24 round 8)
+    "perf/run.py", "asv_bench/benchmarks/io.py", "benchmarking/run.py",
+    "benchmarks/bench_parse.py", "src/pkg/benchmarks/deep/run.py", "tools/bench/x.py",
+])
+def test_benchmark_folders_are_left_out_at_every_depth(path):
+    universe = select_universe((path, "src/pkg/core.py"))
+    assert universe.modules == ("src/pkg/core.py",)
+    assert universe.reason(path) == "benchmarks"
