@@ -24,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.codemap import CodeMap, build_code_map
-from evaluator.core.commit_facts import evidence_facts
+from evaluator.core.commit_facts import evidence_facts, ranked_facts
 from evaluator.core.commit_filters import Judged
+from evaluator.core.commit_grades import regraded
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
 from evaluator.core.commit_wording import wording_reason
 from evaluator.core.commits import (
@@ -36,7 +37,6 @@ from evaluator.core.commits import (
     one_line,
     parse_log,
     pull_request,
-    regraded,
 )
 from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth
@@ -208,15 +208,15 @@ def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Ca
     evidence facts: lines the commit added (not moved, not version markers) that still
     exist, word for word, in today's file (the files graded 3 first); none makes it a
     retrieval-only question."""
-    found = regraded(found, judged.surviving, judged.ungraded)
-    facts: list[str] = []
+    found = regraded(found, judged.weights, judged.ungraded)
+    groups: list[tuple[int, list[str]]] = []
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
         lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
         if lines:
-            facts += [f for f in evidence_facts(lines, _today_lines(root, module),
-                                                about=found.question)
-                      if f not in facts]
-    facts = facts[:4] if len(facts) >= 2 else []
+            groups.append((found.grades[module], evidence_facts(
+                lines, _today_lines(root, module), about=found.question)))
+    facts = ranked_facts(groups, about=found.question)
+    facts = facts if len(facts) >= 2 else []
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
                      reasons={m: _history_reason(found, m, judged.surviving)
                               for m in found.grades},
@@ -265,7 +265,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
         judged = read_change(root, git, found)
         reason = judged.reason
         if reason is None:
-            found = regraded(found, judged.surviving, judged.ungraded)
+            found = regraded(found, judged.weights, judged.ungraded)
             for module in found.grades:
                 if module not in names:
                     texts[module] = read_source(root, module)

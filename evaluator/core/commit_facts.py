@@ -80,3 +80,18 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
     asked = words(about)
     return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
         :limit]
+
+
+def ranked_facts(groups: Sequence[tuple[int, Sequence[str]]], *, about: str,
+                 limit: int = MAX_FACTS) -> list[str]:
+    """Up to ``limit`` facts of a question from its modules' facts (``groups``: each
+    module's grade and its :func:`evidence_facts`, in the draft's module order): the
+    graded-3 modules' first and, among them, those sharing most words with the question
+    ``about`` first, whichever module of grade 3 holds them (a second module's answer
+    before a first module's other topic); then the same for grade 2. Each fact once."""
+    asked = words(about)
+    seen: dict[str, tuple[int, int]] = {}
+    for grade, facts in groups:
+        for fact in facts:
+            seen.setdefault(fact, (-grade, -len(asked & words(fact))))
+    return sorted(seen, key=lambda fact: seen[fact])[:limit]

@@ -44,7 +44,7 @@ import keyword
 import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from evaluator.core.commit_chores import (
     SKIP_COSMETIC,
@@ -55,6 +55,7 @@ from evaluator.core.commit_chores import (
     layout_change,
     parse_source,
 )
+from evaluator.core.commit_grades import grade_weights
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
 SKIP_DOCS_SUBJECT = "the subject is about documentation"
@@ -298,6 +299,8 @@ class Judged:
     fact_lines: Mapping[str, tuple[str, ...]]
     #: modules the change touched that are never graded (a version string only)
     ungraded: frozenset[str] = frozenset()
+    #: the surviving lines each module counts for its grade (:func:`.grade_weights`)
+    weights: Mapping[str, int] = field(default_factory=dict)
 
 
 VERSION_FILES = frozenset({"__version__.py", "_version.py", "version.py", "__about__.py"})
@@ -458,6 +461,7 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     if layout_change([(code[d.module], d.deleted) for d in diffs]):
         return Judged(SKIP_LAYOUT, {}, {})
     surviving: dict[str, int] = {}
+    own: dict[str, list[str]] = {}  # each module's surviving distinctive lines
     distinct = distinct_kept = 0
     for diff in diffs:
         if not code[diff.module]:
@@ -469,7 +473,8 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         if today is not None:
             surviving[diff.module] = len(kept)
         distinct += sum(1 for line in code[diff.module] if not generic(line))
-        distinct_kept += sum(1 for line in kept if not generic(line))
+        own[diff.module] = [line for line in kept if not generic(line)]
+        distinct_kept += len(own[diff.module])
     if not any(surviving.values()):
         return Judged(SKIP_SUPERSEDED, {}, {})
     if distinct_kept * 2 < distinct:
@@ -482,7 +487,9 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
                              and not renamed & _one_name_out(text)
                              and not _reflowed(text, stream))
              for d in diffs}
-    return Judged(None, {m: n for m, n in surviving.items() if n}, facts, ungraded)
+    surviving = {m: n for m, n in surviving.items() if n}
+    return Judged(None, surviving, facts, ungraded,
+                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}))
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

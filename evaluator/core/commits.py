@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from evaluator.core.commit_filters import (
     FILTER_REASONS,
@@ -43,6 +43,7 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
     subject_reason,
 )
+from evaluator.core.commit_grades import top_files, typing_example
 from evaluator.core.commit_subject import (
     branch_title,
     dependency_upgrade,
@@ -426,48 +427,6 @@ class Mined:
     skipped: Mapping[str, int]
     read: int
     reasons: Mapping[str, str] = field(default_factory=dict)  # sha → why it was skipped
-
-
-_TYPING_EXAMPLE = re.compile(r"(?:^|/)typ(?:e|es|ing)[-_](?:tests?|examples?|checks?)/")
-
-
-def typing_example(path: str) -> bool:
-    """A file of examples a type checker reads (``typing-examples/``, ``typing_tests/``):
-    test data, never the answer to a question (never graded 3)."""
-    return _TYPING_EXAMPLE.search(path) is not None
-
-
-def top_files(lines: Mapping[str, int]) -> set[str]:
-    """The fewest files, most changed lines first (ties by path), that hold more than half
-    of the changed lines: grade 3 (never a typing example while another file is there)."""
-    if any(not typing_example(p) for p in lines):
-        lines = {p: n for p, n in lines.items() if not typing_example(p)}
-    ordered = sorted(lines, key=lambda p: (-lines[p], p))
-    total = sum(lines.values())
-    out: set[str] = set()
-    held = 0
-    for path in ordered:
-        out.add(path)
-        held += lines[path]
-        if held * 2 > total:
-            break
-    return out
-
-
-def regraded(found: HistoryCandidate, surviving: Mapping[str, int],
-             ungraded: Collection[str] = ()) -> HistoryCandidate:
-    """``found`` graded by its surviving added code lines (:mod:`.commit_filters`): 3 for
-    the fewest modules holding more than half of them, 2 for the rest; unchanged when none
-    survive. The ``ungraded`` modules (a version string only) are left out."""
-    if ungraded:
-        found = replace(found, grades={m: g for m, g in found.grades.items()
-                                       if m not in ungraded})
-    kept = {m: n for m, n in surviving.items() if n and m in found.grades}
-    if not kept:
-        return found
-    best = top_files(kept)
-    grades = {path: 3 if path in best else 2 for path in found.grades}
-    return replace(found, grades=grades)
 
 
 def asked_text(commit: Commit) -> str:

@@ -1,0 +1,110 @@
+"""The history route's grade 3 against the reviewers' grade edits (issue 24, round 8).
+
+For every reviewed repository this drafts the history questions again (as
+``bench_history_review.py`` does, in clones at the reviews' evaluated commits) and prints:
+
+* each reviewed question whose edit changed which modules are graded 3 (``WANTED`` below,
+  read from the review's ``edit`` text, quoted there): met now or not;
+* the kept questions (grades accepted) whose grade-3 modules now differ from the reviewed
+  ones (must stay ~0).
+
+``--without copies`` drafts without the copy rule (:func:`evaluator.core.commit_grades.
+grade_weights`: every module counts its surviving lines), for the before/after figure. The
+reviews are tuning data for the rule (say so when quoting the figures)::
+
+    python benchmarks/bench_grade_edits.py --clones /tmp/clones-r8 [--without copies]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from pathlib import Path
+
+import bench_history_review as review_bench
+
+import evaluator.core.commit_filters as commit_filters
+
+#: (review file, id) → (modules the edit wants graded 3, modules it wants below 3); the
+#: edits that only drop a grade-2 module (2 → 0) are about grade 2 and left out.
+WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
+    # "grades": {"src/flask/helpers.py": 3, "src/flask/ctx.py": 2}
+    ("flask.json", "history-01"): (frozenset({"src/flask/helpers.py"}),
+                                   frozenset({"src/flask/ctx.py"})),
+    # "grades": {"src/flask/ctx.py": 3}
+    ("flask.json", "history-04"): (frozenset({"src/flask/ctx.py"}), frozenset()),
+    # "grades: formparsers.py 3, requests.py 3"
+    ("fresh3-starlette.json", "history-14"): (
+        frozenset({"starlette/formparsers.py", "starlette/requests.py"}), frozenset()),
+    # "grades: tenacity/stop.py 2 -> 3, tenacity/wait.py 3 -> 1"
+    ("fresh4-tenacity.json", "history-19"): (frozenset({"tenacity/stop.py"}),
+                                             frozenset({"tenacity/wait.py"})),
+    # "grades: src/anyio/_backends/_asyncio.py 3 -> 2"
+    ("fresh5-anyio.json", "history-13"): (frozenset(),
+                                          frozenset({"src/anyio/_backends/_asyncio.py"})),
+    # "_utils.py graded 3" (_legacy_keywords.py holds the draft 2019-09 copies)
+    ("fresh6-jsonschema.json", "history-18"): (frozenset({"jsonschema/_utils.py"}),
+                                               frozenset({"jsonschema/_legacy_keywords.py"})),
+    # "core.py graded 3"
+    ("fresh6-typer.json", "history-13"): (frozenset({"typer/core.py"}), frozenset()),
+    # "config.py graded 3 (it resolves the import string); main.py stays 3"
+    ("fresh6-uvicorn.json", "history-02"): (frozenset({"uvicorn/config.py",
+                                                       "uvicorn/main.py"}), frozenset()),
+    # "config.py graded 3; facts replaced by get_loop_factory's ..." (_compat.py backports)
+    ("fresh6-uvicorn.json", "history-03"): (frozenset({"uvicorn/config.py"}),
+                                            frozenset({"uvicorn/_compat.py"})),
+    # "config.py graded 2"
+    ("fresh6-uvicorn.json", "history-05"): (
+        frozenset({"uvicorn/supervisors/watchfilesreload.py"}),
+        frozenset({"uvicorn/config.py"})),
+    # "httptools_impl.py graded 3"
+    ("fresh6-uvicorn.json", "history-14"): (
+        frozenset({"uvicorn/protocols/http/httptools_impl.py",
+                   "uvicorn/protocols/http/h11_impl.py"}), frozenset()),
+    # "grades": {"src/requests/_types.py": 3}
+    ("requests.json", "history-01"): (frozenset({"src/requests/_types.py"}), frozenset()),
+    # "grades": {"src/requests/models.py": 3}
+    ("requests.json", "history-07"): (frozenset({"src/requests/models.py"}), frozenset()),
+}
+
+
+def _grade3(grades: Mapping[str, int]) -> frozenset[str]:
+    return frozenset(m for m, g in grades.items() if g == 3)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clones", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=20)
+    parser.add_argument("--repos", nargs="+", default=None)
+    parser.add_argument("--without", choices=("copies",), default=None)
+    args = parser.parse_args()
+    if args.without == "copies":
+        commit_filters.grade_weights = lambda surviving, _distinct, _today: dict(surviving)
+    met = drafted = kept = regraded = 0
+    for path, review in review_bench._reviews(args.repos):
+        name = review["repository"].split("/")[-1]
+        got = review_bench.measure(args.clones / name, review, args.count)
+        for row in got["rows"]:
+            if not row["kept_now"]:
+                continue
+            now = _grade3(row["grades_now"])
+            wanted = WANTED.get((path.name, row["id"]))
+            if wanted is not None:
+                drafted += 1
+                ok = wanted[0] <= now and not wanted[1] & now
+                met += ok
+                print(f"  edit {path.name} {row['id']}: grade 3 now {sorted(now)} "
+                      f"{'MEETS' if ok else 'misses'} the edit")
+            elif row["verdict"] == "keep":
+                kept += 1
+                if now != _grade3(row["grades"]):
+                    regraded += 1
+                    print(f"  KEPT REGRADED {path.name} {row['id']}: {sorted(now)} "
+                          f"(reviewed {sorted(_grade3(row['grades']))})")
+    print(f"grade-3 edits met: {met}/{drafted} drafted (of {len(WANTED)} edits); "
+          f"kept questions with other grade-3 modules: {regraded}/{kept} drafted")
+
+
+if __name__ == "__main__":
+    main()
