@@ -28,6 +28,7 @@ from evaluator.core.commit_facts import evidence_facts, ranked_facts
 from evaluator.core.commit_filters import Judged
 from evaluator.core.commit_grades import regraded
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS, repeats, two_topics
+from evaluator.core.commit_wording import wording_reason
 from evaluator.core.commits import (
     SKIP_GIVEAWAY,
     Commit,
@@ -276,6 +277,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                 reason = SKIP_REPEAT
             elif two_topics(found.question, {m: texts[m] for m in found.grades}):
                 reason = SKIP_TWO_TOPICS
+            reason = reason or wording_reason(found.question)  # last: the others say more
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1

@@ -55,6 +55,7 @@ from evaluator.core.commit_subject import (
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
+from evaluator.core.commit_wording import SKIP_WORDING
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
@@ -88,7 +89,8 @@ SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANC
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
                                  SKIP_GIVEAWAY,
-                                 *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS)
+                                 *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS,
+                                 SKIP_WORDING)
 
 
 @dataclass(frozen=True)
