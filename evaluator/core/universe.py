@@ -42,10 +42,15 @@ DEFAULT_WORD = "default"
 
 @dataclass(frozen=True)
 class Rule:
-    """One exclude glob and the category a file it matches is reported under."""
+    """One exclude glob and the category a file it matches is reported under.
+
+    ``spares_packages``: the glob names build output (``build/``, ``dist/``), which is never
+    a Python package itself, so a folder it matches that holds an ``__init__.py`` in the
+    checkout (pypa/build's ``src/build/``) is not left out by it."""
 
     pattern: str
     category: str
+    spares_packages: bool = False
 
 
 def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
@@ -72,7 +77,9 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("packaging", "setup.py", "MANIFEST.in", "*.spec", "*.egg-info/"),
     *_rules("scripts", "scripts/", "extra/"),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
-            "*.generated.*", "build/", "dist/", "__pycache__/", "*.pyc", "node_modules/"),
+            "*.generated.*", "__pycache__/", "*.pyc", "node_modules/"),
+    Rule("build/", "generated", spares_packages=True),
+    Rule("dist/", "generated", spares_packages=True),
     # ``*/**/packages/``: a package's bundled copies (``requests/packages/``, pip's
     # ``_vendor``); a top-level ``packages/`` (a monorepo's own code) stays.
     *_rules("vendored", "vendor/", "_vendor/", "third_party/", "thirdparty/",
@@ -121,6 +128,8 @@ class Universe:
     left_out: tuple[LeftOut, ...]
     spec: UniverseSpec = UniverseSpec()
     source_suffixes: frozenset[str] = SOURCE_SUFFIXES
+    #: the checkout's Python package folders (those holding an ``__init__.py``)
+    packages: frozenset[str] = frozenset()
 
     _members: frozenset[str] = field(init=False, repr=False, compare=False)
 
@@ -154,7 +163,8 @@ class Universe:
         """Whether ``path`` is a module by this universe's rules (for files of another
         commit too)."""
         return path in self._members or classify(
-            path, self.spec, source_suffixes=self.source_suffixes) is None
+            path, self.spec, source_suffixes=self.source_suffixes,
+            packages=self.packages) is None
 
     def split_ranking(self, ranked: Iterable[str]) -> tuple[tuple[str, ...], dict[str, int]]:
         """A system's ranking restricted to the modules this universe admits (order kept,
@@ -166,7 +176,8 @@ class Universe:
             if self.admits(path):
                 kept.append(path)
             else:
-                out = classify(path, self.spec, source_suffixes=self.source_suffixes)
+                out = classify(path, self.spec, source_suffixes=self.source_suffixes,
+                               packages=self.packages)
                 left[out.reason if out else "not a module"] += 1
         return tuple(kept), dict(sorted(left.items(), key=lambda kv: (-kv[1], kv[0])))
 
@@ -251,6 +262,24 @@ def _matches(pattern: str, path: str, folders: tuple[str, ...]) -> bool:
     return not dir_only and regex.match(path) is not None
 
 
+def _rule_applies(rule: Rule, path: str, folders: tuple[str, ...],
+                  packages: frozenset[str]) -> bool:
+    """Whether ``rule`` leaves ``path`` out: it matches, and (for a rule that spares
+    packages) it matches a folder above ``path`` that is not a Python package."""
+    if not rule.spares_packages or not packages:
+        return _matches(rule.pattern, path, folders)
+    regex, dir_only = glob_regex(rule.pattern)
+    if any(regex.match(f) and f not in packages for f in folders):
+        return True
+    return not dir_only and regex.match(path) is not None
+
+
+def python_packages(files: Iterable[str]) -> frozenset[str]:
+    """The folders of ``files`` that are Python packages (hold an ``__init__.py``)."""
+    return frozenset(posixpath.dirname(f) for f in files
+                     if posixpath.basename(f) == "__init__.py" and "/" in f)
+
+
 def invalid_globs(patterns: Sequence[str]) -> list[str]:
     """Why each bad pattern is bad (empty, absolute outside the root, a ``..`` segment)."""
     problems = []
@@ -267,15 +296,17 @@ def invalid_globs(patterns: Sequence[str]) -> list[str]:
 
 def classify(path: str, spec: UniverseSpec, *,
              source_suffixes: frozenset[str] = SOURCE_SUFFIXES,
-             rules: tuple[Rule, ...] | None = None) -> LeftOut | None:
+             rules: tuple[Rule, ...] | None = None,
+             packages: frozenset[str] = frozenset()) -> LeftOut | None:
     """Why ``path`` is not a module (``None`` when it is one). A file is a module when it
     is a candidate (matched by ``include``, or a source file when ``include`` is empty) and
     no exclude rule matches it; the reason is the first exclude rule that matches, else
-    ``not source code`` / ``not matched by include``. The decision depends on the path
-    alone, so it holds for any commit's files."""
+    ``not source code`` / ``not matched by include``. The decision depends on the path and
+    on ``packages`` (the checkout's Python package folders, :func:`python_packages`, which a
+    build-output rule spares), so it holds for any commit's files."""
     folders = _folders(path)  # once per path, for every rule
     rule = next((r for r in (rules if rules is not None else spec.exclude_rules())
-                 if _matches(r.pattern, path, folders)), None)
+                 if _rule_applies(r, path, folders, packages)), None)
     if rule is not None:
         return LeftOut(path, rule.category, rule.pattern)
     if spec.include:
@@ -295,13 +326,16 @@ def select_universe(files: Iterable[str], spec: UniverseSpec | None = None, *,
     rules = spec.exclude_rules()
     modules: list[str] = []
     left: list[LeftOut] = []
-    for path in sorted({unicodedata.normalize("NFC", f) for f in files}):
-        out = classify(path, spec, source_suffixes=source_suffixes, rules=rules)
+    paths = sorted({unicodedata.normalize("NFC", f) for f in files})
+    packages = python_packages(paths)
+    for path in paths:
+        out = classify(path, spec, source_suffixes=source_suffixes, rules=rules,
+                       packages=packages)
         if out is None:
             modules.append(path)
         else:
             left.append(out)
-    return Universe(tuple(modules), tuple(left), spec, source_suffixes)
+    return Universe(tuple(modules), tuple(left), spec, source_suffixes, packages)
 
 
 def filtered_sentence(filtered_out: Mapping[str, int]) -> str:

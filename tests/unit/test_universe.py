@@ -233,3 +233,27 @@ def test_benchmark_folders_are_left_out_at_every_depth(path):
     universe = select_universe((path, "src/pkg/core.py"))
     assert universe.modules == ("src/pkg/core.py",)
     assert universe.reason(path) == "benchmarks"
+
+
+def test_a_python_package_named_like_build_output_stays_in_the_universe():
+    """pypa/build's package is ``src/build/`` (issue 24's seventh cold review: the default
+    ``build/`` rule left out the whole package, so ``init --from-history`` drafted 2 of 20).
+    A folder holding an ``__init__.py`` is never build output; one that does not is."""
+    files = ("src/build/__init__.py", "src/build/_builder.py", "src/build/env.py",
+             "build/lib/build/__init__.py", "build/lib/build/env.py",
+             "web/dist/bundle.js", "dist/__init__.py", "dist/core.py")
+    universe = select_universe(files)
+    assert universe.modules == ("dist/__init__.py", "dist/core.py", "src/build/__init__.py",
+                                "src/build/_builder.py", "src/build/env.py")
+    # the copy under build/lib/ is output: build/ and build/lib/ are not packages
+    assert universe.reason("build/lib/build/env.py") == "generated"
+    assert universe.reason("web/dist/bundle.js") == "generated"
+    # a file of another commit in the same package is admitted too (the history route)
+    assert universe.admits("src/build/util.py")
+    assert not universe.admits("build/lib/build/util.py")
+
+
+def test_a_user_exclude_of_build_still_leaves_out_a_package_named_build():
+    universe = select_universe(("src/build/__init__.py", "src/build/env.py", "src/x/a.py"),
+                               UniverseSpec(exclude=("build/",)))
+    assert universe.modules == ("src/x/a.py",)
