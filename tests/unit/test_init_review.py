@@ -39,12 +39,22 @@ def _held_out(doc: dict[str, Any]) -> bool:
     return bool(doc.get("held_out", False))
 
 
+# Each later review (its files' name prefix) and the label of its "all" row in the README table.
+LABELS = {
+    "heldout": "all three held out",
+    "fresh": "all three fresh",
+    "fresh2": "all three fresh, round 3",
+    "fresh3": "all three, third fresh review",
+    "fresh4": "all three, fourth fresh review",
+    "fresh5": "all three, fifth fresh review",
+    "fresh6": "all three, sixth fresh review",
+}
+
+
 def _round(path: Path) -> str:
-    """Which review a file belongs to: ``tuned``, ``heldout``, ``fresh``, ``fresh2``, ``fresh3``,
-    ``fresh4``, ``fresh5`` or ``fresh6`` (its name's prefix)."""
+    """Which review a file belongs to: ``tuned`` (the first), or a prefix of ``LABELS``."""
     prefix = path.name.split("-", 1)[0]
-    rounds = ("heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
-    return prefix if prefix in rounds else "tuned"
+    return prefix if prefix in LABELS else "tuned"
 
 
 def test_the_three_history_reviews_and_the_docstring_contrast_are_there() -> None:
@@ -152,20 +162,9 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     rounds = {p: _round(p) for p in FILES}
     history = [_load(p) for p in FILES if rounds[p] == "tuned" and _load(p)["route"] == "history"]
     expected.append(("all three", "history", *_counts(history)))
-    held_out = [_load(p) for p in FILES if rounds[p] == "heldout"]
-    expected.append(("all three held out", "history", *_counts(held_out)))
-    fresh = [_load(p) for p in FILES if rounds[p] == "fresh"]
-    expected.append(("all three fresh", "history", *_counts(fresh)))
-    fresh2 = [_load(p) for p in FILES if rounds[p] == "fresh2"]
-    expected.append(("all three fresh, round 3", "history", *_counts(fresh2)))
-    fresh3 = [_load(p) for p in FILES if rounds[p] == "fresh3"]
-    expected.append(("all three, third fresh review", "history", *_counts(fresh3)))
-    fresh4 = [_load(p) for p in FILES if rounds[p] == "fresh4"]
-    expected.append(("all three, fourth fresh review", "history", *_counts(fresh4)))
-    fresh5 = [_load(p) for p in FILES if rounds[p] == "fresh5"]
-    expected.append(("all three, fifth fresh review", "history", *_counts(fresh5)))
-    fresh6 = [_load(p) for p in FILES if rounds[p] == "fresh6"]
-    expected.append(("all three, sixth fresh review", "history", *_counts(fresh6)))
+    for review, label in LABELS.items():
+        docs_of_review = [_load(p) for p in FILES if rounds[p] == review]
+        expected.append((label, "history", *_counts(docs_of_review)))
     stated = []
     for name, route, total, kept, edited, rejected, share in rows:
         assert int(share) == round(100 * int(kept) / int(total)), name
