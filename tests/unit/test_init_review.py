@@ -8,7 +8,9 @@ carrying a verdict over only where the question, its source commit, grades and f
 unchanged; the ``fresh3-*`` files are a fourth cold review, of three more repositories no earlier
 review saw (starlette, packaging, cattrs); the ``fresh4-*`` files are a fifth, of three more
 (structlog, tenacity, yarl); the ``fresh5-*`` files a sixth, of three more (marshmallow, tomlkit,
-anyio); the ``fresh6-*`` files a seventh, of three more (uvicorn, typer, jsonschema)."""
+anyio); the ``fresh6-*`` files a seventh, of three more (uvicorn, typer, jsonschema); the
+``fresh7-*`` files an eighth (urllib3, build, responses), where build's file also holds a
+supplementary review of the draft made once its package was back in the universe."""
 
 from __future__ import annotations
 
@@ -48,6 +50,7 @@ LABELS = {
     "fresh4": "all three, fourth fresh review",
     "fresh5": "all three, fifth fresh review",
     "fresh6": "all three, sixth fresh review",
+    "fresh7": "all three, seventh fresh review",
 }
 
 
@@ -118,6 +121,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh4", ["aio-libs/yarl", "hynek/structlog", "jd/tenacity"]),
     ("fresh5", ["agronholm/anyio", "marshmallow-code/marshmallow", "python-poetry/tomlkit"]),
     ("fresh6", ["encode/uvicorn", "fastapi/typer", "python-jsonschema/jsonschema"]),
+    ("fresh7", ["getsentry/responses", "pypa/build", "urllib3/urllib3"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
@@ -131,9 +135,17 @@ def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
     assert {d["tool_commit"] for d in earlier}.isdisjoint(d["tool_commit"] for d in docs.values())
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_every_question_has_a_verdict_with_its_reason(path: Path) -> None:
+def _reviews_in(path: Path) -> list[dict[str, Any]]:
+    """A file's review, and its supplementary review if it holds one (same shape)."""
     doc = _load(path)
+    extra = doc.get("supplementary_review")
+    return [doc] if extra is None else [doc, {**doc, **extra}]
+
+
+@pytest.mark.parametrize("doc", [d for p in FILES for d in _reviews_in(p)],
+                         ids=[f"{p.stem}{'-supplementary' if n else ''}"
+                              for p in FILES for n, _ in enumerate(_reviews_in(p))])
+def test_every_question_has_a_verdict_with_its_reason(doc: dict[str, Any]) -> None:
     assert re.fullmatch(r"[0-9a-f]{40}", doc["tool_commit"])
     assert re.fullmatch(r"[0-9a-f]{40}", doc["evaluated_commit"])
     assert doc["command"].startswith("retrieval-eval init ")
@@ -172,10 +184,9 @@ def test_the_readme_table_states_what_the_files_hold() -> None:
     assert sorted(stated) == sorted(expected)
 
 
-@pytest.mark.parametrize("path", [p for p in FILES if "names_its_answer" in _load(p)],
-                         ids=lambda p: p.stem)
-def test_the_give_away_count_is_what_the_file_names(path: Path) -> None:
-    doc = _load(path)
+@pytest.mark.parametrize("doc", [d for p in FILES for d in _reviews_in(p)
+                                 if "names_its_answer" in d])
+def test_the_give_away_count_is_what_the_file_names(doc: dict[str, Any]) -> None:
     names = doc["names_its_answer"]
     ids = {q["id"] for q in doc["questions"]}
     assert set(names["questions"]) <= ids
