@@ -9,7 +9,9 @@ owner differs (the Action's container runs as root), never ``*``. The checkout s
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
@@ -88,6 +90,13 @@ def _drain_tail(stream: IO[bytes], tail: list[bytes]) -> None:
         tail[0] = (tail[0] + chunk)[-STDERR_TAIL_BYTES:]
 
 
+def _stop_all(proc: subprocess.Popen[bytes]) -> None:
+    """Kill git and every process it started (its own session: an alias's shell, ssh for a
+    fetch), which would otherwise hold the output pipes open past git's end."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # all gone already
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 def run_git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bool = True,
             extra: Mapping[str, str] | None = None,
             max_bytes: int | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -99,7 +108,8 @@ def run_git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bo
     try:
         proc = subprocess.Popen(["git", *_safe_directory(cwd), "-C", str(cwd), *args],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env={**git_env(env), **(extra or {})})
+                                stderr=subprocess.PIPE, env={**git_env(env), **(extra or {})},
+                                start_new_session=True)
     except FileNotFoundError:
         raise GitError("git is not installed; it is needed to read the checkout") from None
     assert proc.stdout is not None  # both are pipes (for mypy)
@@ -108,7 +118,7 @@ def run_git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bo
 
     def stop() -> None:
         timed_out.set()
-        proc.kill()
+        _stop_all(proc)
 
     timer = threading.Timer(GIT_TIMEOUT_SECONDS, stop)
     tail = [b""]
@@ -121,7 +131,7 @@ def run_git(args: Sequence[str], cwd: Path, *, env: Mapping[str, str], check: bo
         out, over = _read_capped(proc.stdout, cap)
     finally:
         if over:
-            proc.kill()  # stopped at the cap (or interrupted): git never runs on
+            _stop_all(proc)  # stopped at the cap (or interrupted): git never runs on
         returncode = proc.wait()
         drain.join()
         timer.cancel()

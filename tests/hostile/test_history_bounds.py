@@ -11,6 +11,7 @@ to the commits read whole. Each case is a real git repository built here.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -140,11 +141,16 @@ def test_run_git_keeps_the_end_of_git_errors_and_says_what_failed(tmp_path: Path
 
 def test_run_git_stops_git_after_its_timeout(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process git started (here an alias's shell and its background child, as ssh for a
+    fetch) is stopped with git: before, run_git waited for it to close the pipes, so a child
+    sleeping 60 s held the call 60 s against a 0.2 s timeout."""
     repo = _base(tmp_path)
     monkeypatch.setattr(git_command, "GIT_TIMEOUT_SECONDS", 0.2)
+    start = time.monotonic()
     with pytest.raises(GitError, match=r"took longer than 0\.2 s"):
-        run_git(["-c", "alias.wait=!exec sleep 1", "wait"], repo,
+        run_git(["-c", "alias.wait=!sleep 60 & exec sleep 60", "wait"], repo,
                 env={"PATH": os.environ["PATH"]})
+    assert time.monotonic() - start < 30  # far below the children's 60 s
 
 
 def test_a_log_past_its_cap_is_cut_to_the_commits_read_whole(
