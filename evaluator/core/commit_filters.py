@@ -264,12 +264,15 @@ def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     tree = _parse(source)
     if tree is None:
         return None
-    module = _Behaviour().visit(tree)
-    if not imports:
-        module.body = [s for s in module.body if not (
-            isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
-            str(s.value.value).startswith("import "))]
-    return ast.dump(module, include_attributes=False)
+    try:  # a tree that parses can still be too deep to walk (1+1+…+1, 1,000 terms)
+        module = _Behaviour().visit(tree)
+        if not imports:
+            module.body = [s for s in module.body if not (
+                isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
+                str(s.value.value).startswith("import "))]
+        return ast.dump(module, include_attributes=False)
+    except RecursionError:
+        return None
 
 
 # ----------------------------------------------------------------------------- the change

@@ -182,3 +182,24 @@ def test_every_git_output_is_read_to_a_cap(tmp_path: Path,
     monkeypatch.setattr(git_command, "MAX_GIT_OUTPUT_BYTES", 20)
     with pytest.raises(GitOutputTooLarge, match="ls-files -z printed more than 20 bytes"):
         git_names(repo, env={})
+
+
+def test_a_module_too_deep_to_walk_is_judged_without_a_crash(cli, tmp_path: Path) -> None:
+    """A commit adding ``WEIGHTS = 1+1+…+1`` (1,000 terms, 4 kB) parses, but walking its
+    tree recursively overflows the stack: ``init --from-history`` stopped with an internal
+    error (RecursionError) and drafted nothing (found by the final review). Such a module is
+    read as one that does not parse; the other commits are drafted."""
+    from tests.history_repos import commit_edits, draft, package_repo
+
+    repo = package_repo(tmp_path, {"pkg/__init__.py": "", "pkg/core.py": CORE,
+                                   "pkg/weights.py": "WEIGHTS = 0\n"})
+    commit_edits(repo, "Weigh every request the same in the scheduler",
+                 ("pkg/weights.py", "WEIGHTS = 0\n",
+                  "WEIGHTS = " + "+".join(["1"] * 1000) + "\n"))
+    commit_edits(repo, "Retry a refused connection once before giving up",
+                 ("pkg/core.py", "        return request\n",
+                  "        return request or self.retry(request)\n"))
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "2")
+    assert "internal error" not in stderr
+    assert "Retry a refused connection once before giving up" in {
+        q["question"] for q in doc["queries"]}
