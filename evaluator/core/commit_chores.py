@@ -225,7 +225,11 @@ def _renames(before: ast.Module, after: ast.Module) -> dict[str, str] | None:
         for field in one._fields:
             x, y = getattr(one, field, None), getattr(two, field, None)
             if isinstance(x, list) and isinstance(y, list):
-                if len(x) != len(y):
+                if len(x) != len(y) or (x != y and not all(  # names in a list (global x)
+                        isinstance(i, ast.AST) for i in (*x, *y))):
+                    return None
+            elif isinstance(one, ast.keyword) and field == "arg":
+                if x != y:  # a call's keyword names the callee's option, not a bound name
                     return None
             elif isinstance(x, ast.AST | list) or isinstance(y, ast.AST | list):
                 if type(x) is not type(y):

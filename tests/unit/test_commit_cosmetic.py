@@ -37,6 +37,12 @@ def test_cosmetic_changes(before, after) -> None:
     ("x = f(1)", "x = f(2)"),
     (CLI, CLI.replace('help="Trust the proxy headers."', 'default=True')),
     ("def f(:", "def f(:"),  # does not parse
+    # a parameter renamed with the keyword it is passed as: the library gets another option
+    ("def fetch(url, timeout):\n    return get(url, timeout=timeout)",
+     "def fetch(url, verify):\n    return get(url, verify=verify)"),
+    # a global statement's name changed with a parameter: x = b now binds a local
+    ("def f(a):\n    global x\n    x = a", "def f(b):\n    global y\n    x = b"),
+    ("WEIGHTS = " + "+".join(["1"] * 1000), "WEIGHTS = " + "+".join(["2"] * 1000)),  # too deep
 ])
 def test_changes_that_are_not_cosmetic(before, after) -> None:
     assert not cosmetic_only(before, after)
