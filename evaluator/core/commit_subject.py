@@ -120,16 +120,20 @@ _DEPENDENCY_UPGRADE = re.compile(
 
 
 def dependency_upgrade(text: str) -> bool:
-    """``text`` (a cleaned subject) only moves a dependency to a version."""
+    """``text`` (a cleaned subject) only moves a dependency to a version (the route also asks
+    that the commit change a file outside the modules, its manifest: "Bump timeout to 30.0"
+    in a module alone is asked)."""
     return _DEPENDENCY_UPGRADE.match(text.strip()) is not None
 
 
 #: Linter rules turned on (and what they flagged fixed), "Enable the rest of the rulesets
 #: we care about and fix minor things" (jsonschema history-17, the sixth fresh review), "Add
 #: a linter to …", and a "Minor cleanup": tidying announced as such.
+_LINTERS = r"(?:lint(?:er|ing)?|style|ruff|flake8|pylint|pyflakes) rules|linters?"
 _LINT_CHORE = re.compile(
-    r"^(?:enable|turn(?:ed)? on|apply|adopt|add|use)[sd]?\b.{0,40}?\b(?:rule ?sets?|"
-    r"(?:lint(?:er|ing)?|style|ruff|flake8|pylint|pyflakes) rules|linters?)\b"
+    # rule sets only turned on ("Add rulesets for validating webhook payloads" is a feature)
+    r"^(?:enable|turn(?:ed)? on|adopt)[sd]?\b.{0,40}?\b(?:rule ?sets?|" + _LINTERS + r")\b"
+    r"|^(?:apply|add|use)[sd]?\b.{0,40}?\b(?:" + _LINTERS + r")\b"
     r"|^minor clean-?ups?\b", re.IGNORECASE)
 
 

@@ -267,11 +267,19 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
 _PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"
                           # the version alone: "Drop support for 3.8, which is near EOL"
-                          r"\b(?:drop(?:ped|s)?|remove[ds]?)\s+(?:support\s+for\s+)?"
-                          r"(?:py(?:thon)?\s*)?[23]\.\d{1,2}\b(?![.\d])|"
+                          # (never "Remove 2.0 deprecation shims": "support for" or py)
+                          r"\b(?:drop(?:ped|s)?|remove[ds]?)\s+(?:support\s+for\s+"
+                          r"(?:py(?:thon)?\s*)?|py(?:thon)?\s*)[23]\.\d{1,2}\b(?![.\d])|"
                           r"\bend[- ]of[- ]life python|\bpython\s*\d(?:\.\d+)?\+?\s+"
                           r"(?:is\s+)?(?:dropped|removed|no longer supported)",
                           re.IGNORECASE)
+
+
+def python_drop(text: str) -> bool:
+    """``text`` (a cleaned subject) drops a Python version ("Drop support for 3.8")."""
+    return _PYTHON_DROP.search(text) is not None
+
+
 _VERSION = re.compile(
     r"^(?:v?\d+(?:\.\d+)+\S*$"                                  # "2.31.0", "v8.1.3"
     r"|(?:release|releasing|prepare|preparing|bump(?:ed)?|tag(?:ged)?|version)\b.*\d+\.\d+"
@@ -453,11 +461,12 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
     if _REVERT.match(text) or _REVERT.match(_CONVENTIONAL.sub("", text)):
         return SKIP_REVERT
     cleaned = clean_subject(text)
-    if _VERSION.search(cleaned) or dependency_upgrade(cleaned):
+    if _VERSION.search(cleaned) or (dependency_upgrade(cleaned) and any(
+            not is_module_path(c.path) for c in commit.changes)):  # a manifest moves too
         return SKIP_VERSION
     if _CHORE.search(cleaned) or _CHORE.search(untagged(cleaned)) or lint_chore(cleaned):
         return SKIP_CHORE
-    if _PYTHON_DROP.search(cleaned):
+    if python_drop(cleaned):
         return SKIP_PYTHON_DROP
     if not any(is_module_path(c.path) for c in commit.changes):
         return SKIP_NO_MODULE

@@ -44,9 +44,10 @@ DEFAULT_WORD = "default"
 class Rule:
     """One exclude glob and the category a file it matches is reported under.
 
-    ``spares_packages``: the glob names build output (``build/``, ``dist/``), which is never
-    a Python package itself, so a folder it matches that holds an ``__init__.py`` in the
-    checkout (pypa/build's ``src/build/``) is not left out by it."""
+    ``spares_packages``: the glob names a folder that is never a Python package when it is
+    what the rule means (build output, ``build/``, ``dist/``; a benchmark script folder,
+    ``perf/``), so a folder it matches that holds an ``__init__.py`` in the checkout
+    (pypa/build's ``src/build/``, a library's ``perf`` subpackage) is not left out by it."""
 
     pattern: str
     category: str
@@ -68,9 +69,12 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("docs", "docs/", "doc/", "*.md", "*.rst", "*.txt", "*.adoc"),
     *_rules("examples", "examples/", "example/", "demo/", "demos/", "samples/",
             "docs_src/", "tutorial/", "tutorials/"),
-    # ``performance/`` (marshmallow's benchmark script), ``asv_bench/`` (airspeed velocity)
+    # ``performance/`` (marshmallow's benchmark script), ``asv_bench/`` (airspeed velocity);
+    # a ``perf``/``performance`` *package* (an ``__init__.py``) is a library's own code
     *_rules("benchmarks", "benchmarks/", "benchmark/", "bench/", "benchmarking/",
-            "performance/", "perf/", "asv_bench/"),
+            "asv_bench/"),
+    Rule("performance/", "benchmarks", spares_packages=True),
+    Rule("perf/", "benchmarks", spares_packages=True),
     *_rules("CI and tool configuration", ".*", ".github/", ".gitlab-ci.yml", ".circleci/",
             "azure-pipelines.yml", "tox.ini", "noxfile.py", "Makefile", "*.cfg", "*.toml",
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),

@@ -257,3 +257,13 @@ def test_a_user_exclude_of_build_still_leaves_out_a_package_named_build():
     universe = select_universe(("src/build/__init__.py", "src/build/env.py", "src/x/a.py"),
                                UniverseSpec(exclude=("build/",)))
     assert universe.modules == ("src/x/a.py",)
+
+
+def test_a_perf_subpackage_is_code_and_a_perf_script_folder_is_not():
+    """``perf/``/``performance/`` left out as benchmarks (round 8) must not take a library's
+    own subpackage of that name with them (the final review: ``src/locust/perf/``)."""
+    universe = select_universe(("src/lib/perf/__init__.py", "src/lib/perf/counters.py",
+                                "performance/benchmark.py", "src/lib/core.py"))
+    assert universe.modules == ("src/lib/core.py", "src/lib/perf/__init__.py",
+                                "src/lib/perf/counters.py")
+    assert universe.reason("performance/benchmark.py") == "benchmarks"
