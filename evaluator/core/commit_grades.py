@@ -2,7 +2,8 @@
 define the change) and which 2 (also changed), by its changed lines (:func:`top_files`) or,
 once its diff is read, its surviving added code lines (:func:`regraded`), a legacy/compat
 copy counted once (:func:`grade_weights`); typing examples are never graded 3
-(:func:`typing_example`).
+(:func:`typing_example`); a src layout's modules outside ``src/`` are tooling
+(:func:`src_layout`, :func:`in_src`).
 
 Moved from :mod:`evaluator.core.commits` (issue 24 round 8); pure, as it is.
 """
@@ -35,6 +36,22 @@ def typing_example(path: str) -> bool:
     """A file of examples a type checker reads (``typing-examples/``, ``typing_tests/``):
     test data, never the answer to a question (never graded 3)."""
     return _TYPING_EXAMPLE.search(path) is not None
+
+
+def src_layout(modules: Collection[str]) -> bool:
+    """Today's ``modules`` are a **src layout**: a package under a top-level ``src/``
+    (a module ``src/<pkg>/…``) holds most of them. Its modules outside ``src/`` are the
+    project's tooling (a test suite's HTTP server, release tasks, a demo script), never the
+    library a question asks about (issue 24 round 9: urllib3 history-20 changed only
+    ``dummyserver/``, build history-01/-02 only ``tasks/release.py``, pluggy's
+    "Rewired downstream test drivers" only ``downstream/``, all rejected)."""
+    packaged = sum(1 for m in modules if in_src(m) and m.count("/") >= 2)
+    return packaged > 0 and 2 * sum(1 for m in modules if in_src(m)) > len(modules)
+
+
+def in_src(path: str) -> bool:
+    """``path`` lies under the top-level ``src/`` folder (a src layout's library)."""
+    return path.startswith("src/")
 
 
 def top_files(lines: Mapping[str, int]) -> set[str]:

@@ -23,7 +23,8 @@ reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commi
   a commit reverted later (git's ``Revert "subject"``), a version bump, a
   change to tests/docs/CI only, a change over the size limit, files that no longer exist,
   a subject that says too little, a typo/lint/typing/clean-up subject, a Python-version
-  drop, a change to typing examples only (never graded 3 otherwise: :func:`typing_example`).
+  drop, a change to typing examples only (never graded 3 otherwise: :func:`typing_example`),
+  a change only to tooling outside a src layout's ``src/`` package (:func:`src_layout`).
 
 Commit messages are hostile input: they are decoded with replacement characters (never
 surrogates), control characters become spaces, and a subject longer than
@@ -43,7 +44,7 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
     subject_reason,
 )
-from evaluator.core.commit_grades import top_files, typing_example
+from evaluator.core.commit_grades import in_src, src_layout, top_files, typing_example
 from evaluator.core.commit_subject import (
     branch_title,
     dependency_upgrade,
@@ -85,13 +86,15 @@ SKIP_DUPLICATE = "same question as a newer commit"
 SKIP_CHORE = "a typo, formatting, lint, typing or clean-up change"
 SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
 SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
+SKIP_TOOLING = ("changes only tooling outside the src/ package (test servers, release "
+                "scripts)")
 SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a public "
                  "class or function of one graded 2)")
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANCH_TITLE,
                                  SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
-                                 SKIP_GIVEAWAY,
+                                 SKIP_TOOLING, SKIP_GIVEAWAY,
                                  *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS,
                                  SKIP_WORDING)
 
@@ -495,8 +498,10 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
          modules: Iterable[str]) -> Mined:
     """Decide every commit (newest first): a candidate, or its counted skip reason.
     ``is_module_path`` says whether a path is a module by the universe's rules (for any
-    commit's files); ``modules`` are today's modules."""
+    commit's files); ``modules`` are today's modules. In a src layout (:func:`src_layout`)
+    a commit none of whose today's modules lies under ``src/`` changed only tooling."""
     present = frozenset(modules)
+    tooling_outside = src_layout(present)   # a src layout: modules outside src/ are tooling
     renames = RenameMap()
     skipped: dict[str, int] = {}
     reasons: dict[str, str] = {}
@@ -529,6 +534,8 @@ def mine(commits: Sequence[Commit], *, is_module_path: Callable[[str], bool],
                     reason = SKIP_GONE
                 elif all(typing_example(p) for p in lines):
                     reason = SKIP_TYPING_EXAMPLES
+                elif tooling_outside and not any(in_src(p) for p in lines):
+                    reason = SKIP_TOOLING
         question = clean_subject(asked_text(commit))
         if reason is None and len(question.split()) < MIN_QUESTION_WORDS:
             reason = SKIP_VAGUE

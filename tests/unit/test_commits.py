@@ -8,6 +8,7 @@ from evaluator.core.commit_facts import added_lines, evidence_facts
 from evaluator.core.commits import (
     SKIP_IN_PULL,
     SKIP_MERGE,
+    SKIP_TOOLING,
     SKIP_VERSION,
     Commit,
     FileChange,
@@ -208,3 +209,48 @@ def test_facts_about_the_question_come_before_the_commits_other_topic() -> None:
                      "parameter_storage_class: None = None"]
     assert evidence_facts(added, added, limit=2)[0] == \
         "The route taken from the client to the application server."
+
+
+_SRC = ["src/pkg/__init__.py", "src/pkg/core.py", "src/pkg/net.py", "dummyserver/server.py",
+        "tasks/release.py"]
+
+
+def _one(path: str, *more: str, subject: str = "Use retrying sockets logic") -> Commit:
+    return Commit(A, (B,), subject, tuple(FileChange(p, 5, 1) for p in (path, *more)))
+
+
+@pytest.mark.parametrize("paths", [("dummyserver/server.py",), ("tasks/release.py",),
+                                   ("dummyserver/server.py", "tasks/release.py")])
+def test_in_a_src_layout_a_change_to_tooling_only_is_skipped(paths) -> None:
+    # urllib3 history-20 (dummyserver/ only), build history-01/-02 (tasks/release.py only)
+    mined = mine([_one(*paths)], is_module_path=lambda p: True, modules=_SRC)
+    assert mined.skipped == {SKIP_TOOLING: 1} and mined.reasons == {A: SKIP_TOOLING}
+
+
+def test_tooling_follows_renames_into_the_src_package() -> None:
+    # a file outside src/ then, renamed into the package since: the library's
+    commits = [Commit(C, (A,), "Move the package to src", (FileChange("src/pkg/net.py", 0, 0,
+                                                                      "pkg/net.py"),)),
+               _one("pkg/net.py")]
+    mined = mine(commits, is_module_path=lambda p: True, modules=_SRC)
+    assert [c.grades for c in mined.candidates] == [{"src/pkg/net.py": 3},
+                                                    {"src/pkg/net.py": 3}]
+
+
+def test_a_change_to_the_src_package_and_tooling_is_asked() -> None:
+    mined = mine([_one("src/pkg/net.py", "dummyserver/server.py")],
+                 is_module_path=lambda p: True, modules=_SRC)
+    assert not mined.skipped
+    assert set(mined.candidates[0].grades) == {"src/pkg/net.py", "dummyserver/server.py"}
+
+
+@pytest.mark.parametrize(("modules", "path"), [
+    (["pkg/__init__.py", "pkg/core.py", "scripts/release.py"], "scripts/release.py"),  # flat
+    (["src/main.py", "src/util.py", "tools/gen.py"], "tools/gen.py"),   # no package in src/
+    (["src/pkg/__init__.py", "lib/a.py", "lib/b.py", "scripts/gen.py"], "lib/a.py"),  # few
+    (["lib/src/pkg/a.py", "lib/src/pkg/b.py", "tools/gen.py"], "tools/gen.py"),  # not top
+])
+def test_without_a_src_package_holding_most_modules_nothing_is_tooling(modules, path) -> None:
+    mined = mine([_one(path)], is_module_path=lambda p: True, modules=modules)
+    assert not mined.skipped
+    assert [c.grades for c in mined.candidates] == [{path: 3}]
