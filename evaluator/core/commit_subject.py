@@ -27,6 +27,14 @@ pull request whose title is its **branch name** title-cased (:func:`branch_title
 branch ``2149-default-nested-partial`` does not hold) is no sentence to ask; its own commits
 are asked instead ("Fix the default inheritance of nested partial schemas").
 
+Found by issue 24's round-9 cold review (urllib3 ``Port "Reject CR/LF in HTTP tunnel
+request headers" (#5091)``, edited to the quoted title): a commit that **ports, backports or
+cherry-picks** another change often wraps that change's title, and the title is the
+question; the wrapper is noise (:func:`ported_title`, :func:`drop_backport_label`,
+:func:`drop_backport_mark`). Only a delimited title is unwrapped: a quoted one, one after a
+``Backport …:`` label, or one before a trailing ``(backport …)``; a wrapper around no title
+(``Backport #3504 from main to stable``, ``Port the tests to pytest``) stays as it is.
+
 Pure: text in, text out.
 """
 
@@ -140,3 +148,67 @@ _LINT_CHORE = re.compile(
 def lint_chore(text: str) -> bool:
     """``text`` (a cleaned subject) turns linter rules on, or announces a minor clean-up."""
     return _LINT_CHORE.search(text.strip()) is not None
+
+
+#: A branch a change is carried to or from: a version (``2.x``, ``1.26.x``, ``release-3.1``,
+#: ``0.16``) or a main-line name, in backticks or not.
+_BRANCH = (r"`?(?:[\w.+/-]*\d[\w.+/-]*|main|master|stable|trunk|develop|dev|upstream)`?"
+           r"(?:\s+branch)?")
+_PORT_VERB = r"(?:back[- ]?port|port|cherry[- ]?pick)(?:s|ed|ing)?"
+#: ``Port "X"``, ``Backport of “X” to 2.x``, ``Cherry-pick 'X' into 1.26.x``: the whole
+#: (cleaned) subject wraps a quoted title, straight or curly quotes.
+_PORTED = re.compile(
+    r"^" + _PORT_VERB + r"(?:\s+of\b|\s*:)?\s*"
+    r"(?:\"(?P<a>.+)\"|\u201c(?P<b>.+)[\u201d\"]|'(?P<c>.+)'|\u2018(?P<d>.+)[\u2019'])"
+    r"(?:\s+from\s+(?:the\s+)?" + _BRANCH + r")?"
+    r"(?:\s+(?:to|into|onto|on|for)\s+(?:the\s+)?" + _BRANCH + r")?[\s.]*$",
+    re.IGNORECASE)
+_DOUBLE_QUOTE = re.compile(r'["\u201c\u201d]')
+
+
+def ported_title(text: str) -> str | None:
+    """The title a (cleaned) subject only ports, backports or cherry-picks, or ``None``:
+    ``Port "Reject CR/LF in HTTP tunnel request headers"`` → ``Reject CR/LF …`` (urllib3,
+    the round-9 review). A quote inside a longer sentence (``Use "utf-8" as default``,
+    ``Report "X" in errors``) and an unquoted wrapper (``Port the tests to pytest``) are
+    no wrapper."""
+    match = _PORTED.match(text.strip())
+    if match is None:
+        return None
+    title = next(g for g in match.group("a", "b", "c", "d") if g is not None).strip()
+    # ``Port "a" and "b"``: the first double quote inside closes the wrapper's (a word
+    # before it), so this is two quotes, no wrapped title (an apostrophe may follow a word)
+    inner = _DOUBLE_QUOTE.search(title)
+    if inner is not None and inner.start() > 0 and not title[inner.start() - 1].isspace():
+        return None
+    return title or None
+
+
+#: ``Backport #982: X``, ``backport 2.2.x: X``, ``Backport to 1.x: X``, ``Backport: X``: a
+#: leading label saying where the change came from or goes (a colon or dash ends it; a
+#: ``[backport 1.26]`` in brackets is a ``[tag]``, dropped already).
+_BACKPORT_LABEL = re.compile(
+    r"^(?:back[- ]?port|cherry[- ]?pick)(?:s|ed)?"
+    r"(?:\s+(?:of\s+)?(?:pr\s*|pull\s+request\s*)?(?:[\w.-]+/[\w.-]+)?#\d+"
+    r"|\s+(?:to\s+|for\s+|into\s+)?" + _BRANCH + r")?"
+    r"\s*(?::|\s[\u2013\u2014-])\s*(?=\S)", re.IGNORECASE)
+
+
+def drop_backport_label(text: str) -> str:
+    """``text`` without a leading backport label (``Backport #982: Allow …`` → ``Allow …``;
+    marshmallow, flask pull request titles)."""
+    return _BACKPORT_LABEL.sub("", text, count=1)
+
+
+#: ``X (backport)``, ``X (backport of #123)`` (its reference already gone), ``X [backport]``,
+#: ``X (cherry picked from commit 1a2b3c)``: a trailing marker, the rest is the title.
+_BACKPORT_MARK = re.compile(
+    r"\s*(?:\((?:\s*(?:back[- ]?port|cherry[- ]?pick)(?:s|ed)?\b[^()]*)\)"
+    r"|\[(?:\s*(?:back[- ]?port|cherry[- ]?pick)(?:s|ed)?\b[^\[\]]*)\])[\s.]*$",
+    re.IGNORECASE)
+
+
+def drop_backport_mark(text: str) -> str:
+    """``text`` without a trailing ``(backport …)`` marker (cattrs "Fix include_subclasses
+    strategy with a generic parent and tagged_union (backport) (#683)")."""
+    return _BACKPORT_MARK.sub("", text)

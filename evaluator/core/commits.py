@@ -48,11 +48,14 @@ from evaluator.core.commit_grades import in_src, src_layout, top_files, typing_e
 from evaluator.core.commit_subject import (
     branch_title,
     dependency_upgrade,
+    drop_backport_label,
+    drop_backport_mark,
     drop_emoji,
     drop_emptied,
     drop_issue_prefix,
     drop_retry,
     lint_chore,
+    ported_title,
     untagged,
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
@@ -240,7 +243,10 @@ _EMPTY_BRACKETS = re.compile(r"(?<![\w`'\"\]])\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
 _BRACKETED_REFS = re.compile(r"\s*\((?:\s*[,;]?\s*(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b)+"
                              r"\s*[,;]?\s*\)", re.IGNORECASE)
 #: A pull request or squash that merges branches ("Merge stable into main", "Backport …").
-#: "Merge any number of slashes" is a feature's title, not a merge of branches.
+#: "Merge any number of slashes" is a feature's title, not a merge of branches. Read on the
+#: cleaned subject: a backport that wraps a delimited title (``Backport "X"``, ``Backport
+#: #982: X``) asks X, one change (issue 24 round 9); "Backport #3504 from main to stable"
+#: or "Backport fixes for …" wraps none and still reads as a merge of branches.
 _MERGE_TEXT = re.compile(
     r"^(?:backport\b|merge\s*$|merge\s+(?:(?:(?:remote-tracking\s+)?branch|tags?|pull|commit|"
     r"remote|upstream|origin|from|changes|main|master|stable|develop|dev|release|trunk|"
@@ -302,13 +308,25 @@ def clean_subject(subject: str) -> str:
     Only the first ``MAX_SUBJECT_CHARS + 1`` characters are read: a longer subject is
     skipped (:data:`SKIP_LONG`) whatever its cleaning says, and a subject is text a pull
     request writes, so the cleaning's expressions (some quadratic in the worst case) never
-    see more than that."""
-    text = drop_emoji(one_line(subject[:MAX_SUBJECT_CHARS + 1]))
+    see more than that.
+
+    A subject that only ports, backports or cherry-picks a change asks that change's title
+    (:func:`~evaluator.core.commit_subject.ported_title`: ``Port "X" (#5091)`` → ``X``,
+    cleaned in turn; a ``Backport #982:`` label and a trailing ``(backport)`` go too)."""
+    text = _cleaned(one_line(subject[:MAX_SUBJECT_CHARS + 1]))
+    while (title := ported_title(text)) is not None:  # each pass is shorter: it ends
+        text = _cleaned(title)
+    return text
+
+
+def _cleaned(text: str) -> str:
+    """One pass of :func:`clean_subject`'s cleaning over a one-line ``text``."""
+    text = drop_emoji(text)
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
-    text = _CLOSING.sub("", drop_issue_prefix(text))
+    text = _CLOSING.sub("", drop_backport_label(drop_issue_prefix(text)))
     text = drop_emptied(_REF.sub("", _BRACKETED_REFS.sub("", text)))
-    text = _EMPTY_BRACKETS.sub("", text)
+    text = drop_backport_mark(_EMPTY_BRACKETS.sub("", text))
     text = drop_retry(" ".join(text.split())).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
     return text[:1].upper() + text[1:]
