@@ -208,3 +208,10 @@ def test_facts_about_the_question_come_before_the_commits_other_topic() -> None:
                      "parameter_storage_class: None = None"]
     assert evidence_facts(added, added, limit=2)[0] == \
         "The route taken from the client to the application server."
+
+
+def test_added_lines_read_header_look_alikes_in_a_hunk_as_content() -> None:
+    # round 9: "+++ b/c" inside a hunk is the added line "++ b/c", not the next file
+    patch = (b"diff --git a/p.py b/p.py\n--- a/p.py\n+++ b/p.py\n@@ -1 +1,2 @@\n"
+             b"--- a/x\n+++ b/c\n+after_the_look_alike = 1\n")
+    assert added_lines(patch) == {"p.py": ["++ b/c", "after_the_look_alike = 1"]}
