@@ -6,6 +6,9 @@ Two stages, each on synthetic input of ``n`` items, timed once per size:
   the overlap check compared every pair.
 * **by_shape**: ``by_shape`` of ``n`` scored questions that each carry their own shape
   label (a ground truth may do that): every shape scanned every row.
+* **facts**: ``judge`` of a commit deleting ``n`` lines and adding ``n`` others (a module
+  rewritten): which added lines are moved, not written, searched each added line through
+  all the deleted text (issue 24 round 9; a patch may hold 2 MiB).
 
 (``compare_results`` also built a set of the question ids once per question; it is not timed
 here because its permutation test, linear but 10,000 resamples, takes minutes at 10k.)
@@ -28,6 +31,10 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from evaluator.core.commit_filters import ModuleDiff
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,6 +46,7 @@ def timed(work: Callable[[], object]) -> float:
 
 
 def stages(n: int) -> dict[str, float]:
+    from evaluator.core.commit_filters import judge
     from evaluator.core.floors import DEFAULT_POLICY
     from evaluator.core.scoring import by_shape
     from evaluator.core.sections import parse_sections
@@ -52,7 +60,25 @@ def stages(n: int) -> dict[str, float]:
     return {
         "sections": timed(lambda: parse_sections(raw, base_policy=DEFAULT_POLICY)),
         "by_shape": timed(lambda: by_shape(rows, shapes)),
+        "facts": timed(lambda: judge([rewritten(n)])),
     }
+
+
+def rewritten(n: int) -> ModuleDiff:
+    """A module whose ``n`` lines a commit replaced by ``n`` others, all surviving today:
+    assignments of calls over a pool of names that share their first word (``name_17 =
+    name_2051(name_940, key=3)``), so a text search meets a near-match at every line."""
+    from evaluator.core.commit_filters import ModuleDiff
+
+    def line(i: int, salt: int) -> str:
+        a, b, c = (i * 7919 + salt) % 3000, (i * 104729 + salt) % 3000, (i * 31 + salt) % 3000
+        return f"    name_{a} = name_{b}(name_{c}, key={(i * salt) % 1000})"
+
+    old, new = [line(i, 1) for i in range(n)], [line(i, 2) for i in range(n)]
+    before = "def f():\n" + "\n".join(old) + "\n"
+    after = "def f():\n" + "\n".join(new) + "\n"
+    return ModuleDiff(module="pkg/m.py", added=tuple(enumerate(new, start=2)),
+                      deleted=tuple(old), before=before, after=after, today=after)
 
 
 def main(argv: list[str] | None = None) -> None:

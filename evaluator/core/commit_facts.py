@@ -21,11 +21,13 @@ MAX_FACT_CHARS = 120
 
 def added_lines(patch: bytes) -> dict[str, list[str]]:
     """The lines a ``git show -U0`` patch adds, by the file's path after the commit (the
-    ``+++ b/…`` line; a quoted path is left out). Whitespace is collapsed."""
+    ``+++ b/…`` line, before the file's first hunk: inside one, ``+++ x`` is the added line
+    ``++ x``; a quoted path is left out). Whitespace is collapsed."""
     out: dict[str, list[str]] = {}
     current: str | None = None
+    in_hunk = False
     for raw in patch.split(b"\n"):
-        if raw.startswith(b"+++ "):
+        if not in_hunk and raw.startswith(b"+++ "):
             target = raw[4:]
             current = None
             if target.startswith(b"b/"):
@@ -33,6 +35,10 @@ def added_lines(patch: bytes) -> dict[str, list[str]]:
             continue
         if raw.startswith(b"diff --git "):
             current = None
+            in_hunk = False
+            continue
+        if raw.startswith(b"@@ "):
+            in_hunk = True
             continue
         if current is not None and raw.startswith(b"+"):
             line = one_line(raw[1:])

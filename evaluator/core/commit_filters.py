@@ -33,8 +33,10 @@ only change is a version string is never graded (a commit changing nothing else 
 :data:`SKIP_VERSION_ONLY`), and
 its **facts** come only from added lines that still exist word for word, were not merely
 moved (the same line deleted elsewhere in the diff, or one whose tokens differ from it
-by one renamed name) or reflowed (its words, in order, run
-through the deleted lines) and are not version markers (``.. versionadded::``).
+by one renamed name), reflowed (its words, in order, run
+through the deleted lines) or re-wrapped (its code runs through the deleted lines' code,
+its comment, if any, one a deleted line had: an argument split onto its own line) and are
+not version markers (``.. versionadded::``).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import ast
 import keyword
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from evaluator.core.commit_chores import (
@@ -329,11 +331,93 @@ def _words(line: str) -> list[str]:
     return re.findall(r"[a-z0-9]+", line.lower())
 
 
-def _reflowed(line: str, stream: str) -> bool:
+#: The most places :meth:`_Run.holds` compares a sequence at: past them it is read as not
+#: held (a patch deleting thousands of near-same lines), so a test stays near linear.
+MAX_PLACES = 2048
+
+
+class _Run:
+    """Rows of tokens (the deleted lines') read as one run, indexed by adjacent token pair:
+    whether a sequence occurs in it contiguously, across rows, compared only where its
+    rarest pair is (at most :data:`MAX_PLACES` of them), not along the run: a patch may
+    delete a megabyte."""
+
+    def __init__(self, rows: Iterable[Sequence[str]]) -> None:
+        self.tokens: list[str] = []
+        self.ends: set[int] = set()  # the position just past each row's last token
+        self.at: dict[tuple[str, ...], list[int]] = defaultdict(list)
+        for row in rows:
+            for tok in row:
+                self.at[(tok,)].append(len(self.tokens))
+                if self.tokens:
+                    self.at[(self.tokens[-1], tok)].append(len(self.tokens) - 1)
+                self.tokens.append(tok)
+            self.ends.add(len(self.tokens))
+        self.seen: dict[tuple[tuple[str, ...], bool], bool] = {}
+
+    def holds(self, seq: Sequence[str], *, row_end: bool = False) -> bool:
+        """``seq`` runs through the rows (ending where a row ends, with ``row_end``)."""
+        key = (tuple(seq), row_end)
+        if key not in self.seen:
+            self.seen[key] = self._holds(list(seq), row_end)
+        return self.seen[key]
+
+    def _holds(self, want: list[str], row_end: bool) -> bool:
+        if not want:
+            return False
+        keys = [tuple(want[i:i + 2]) for i in range(max(1, len(want) - 1))]
+        pick = min(range(len(keys)), key=lambda i: len(self.at.get(keys[i], ())))
+        for position in self.at.get(keys[pick], ())[:MAX_PLACES]:
+            start = position - pick
+            if start >= 0 and self.tokens[start:start + len(want)] == want and \
+                    (not row_end or start + len(want) in self.ends):
+                return True
+        return False
+
+
+def _reflowed(line: str, stream: _Run) -> bool:
     """An added line whose words, in order, run through the deleted lines (``stream``: their
-    words joined by spaces): text the commit only reflowed or punctuated, not new text."""
+    words): text the commit only reflowed or punctuated, not new text."""
     found = _words(line)
-    return len(found) >= 2 and f" {' '.join(found)} " in stream
+    return len(found) >= 2 and stream.holds(found)
+
+
+_CODE_TOKEN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\w+|\S")
+
+
+#: A comment that is a tool's directive, not words (as :func:`code_tokens` joins it).
+_DIRECTIVE = re.compile(r"# (?:type :|noqa\b|pragma\b|pyright :|mypy :|fmt :|pylint :|"
+                        r"nosec\b|isort :)")
+
+
+def code_tokens(line: str) -> tuple[list[str], str]:
+    """A line's code as tokens (string literals whole, names and numbers, every other
+    character one token) and its trailing ``#`` comment, its tokens joined by spaces (a
+    ``#`` in a string is code)."""
+    out = _CODE_TOKEN.findall(line)
+    if "#" not in out:
+        return out, ""
+    return out[:out.index("#")], " ".join(out[out.index("#"):])
+
+
+def _rewrapped(line: str, code: _Run, comments: Set[str]) -> bool:
+    """An added line whose code (:func:`code_tokens`) the deleted lines' code (``code``)
+    holds, as a part of one line or running across lines, or, without a trailing comma, at
+    a line's end, and whose comment, if any, a deleted line had (``comments``): a statement
+    the commit only re-wrapped or moved, within a file or between two (responses
+    history-04: ``method=…,  # type: ignore[misc]`` split out of ``method=…,
+    status_code=…  # type: ignore[misc]``; the words rule, :func:`_reflowed`, misses it
+    for the repeated comment). The added line must occur in the deleted text, not the
+    reverse: a new line holding a deleted ``self.release()`` is new; and a comment the
+    commit wrote makes the line its own (jsonschema history-14, kept: ``validator in
+    strong,  # for a high priority keyword``), unless it is a tool's directive
+    (:data:`_DIRECTIVE`: pluggy history-07's ``gi_code  # type: ignore[attr-defined]``
+    only changed its error code)."""
+    found, comment = code_tokens(line)
+    if comment and comment not in comments and not _DIRECTIVE.match(comment):
+        return False
+    return code.holds(found) or (len(found) > 2 and found[-1] == "," and
+                                 code.holds(found[:-1], row_end=True))
 
 
 def tokens(line: str) -> list[str]:
@@ -484,11 +568,15 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
     moved = {_norm(line) for d in diffs for line in d.deleted}
     renamed = {key for d in diffs for line in d.deleted for key in _one_name_out(line)}
-    stream = " " + " ".join(w for d in diffs for line in d.deleted for w in _words(line)) + " "
+    stream = _Run(_words(line) for d in diffs for line in d.deleted)
+    split = [code_tokens(line) for d in diffs for line in d.deleted]
+    deleted_code = _Run(code for code, _ in split)
+    comments = {comment for _, comment in split if comment}
     facts = {d.module: tuple(text for _, text in d.added
                              if _norm(text) not in moved and not is_version_marker(text)
                              and not renamed & _one_name_out(text)
-                             and not _reflowed(text, stream))
+                             and not _reflowed(text, stream)
+                             and not _rewrapped(text, deleted_code, comments))
              for d in diffs}
     surviving = {m: n for m, n in surviving.items() if n}
     return Judged(None, surviving, facts, ungraded,
@@ -509,21 +597,26 @@ class PatchSide:
 
 def patch_sides(patch: bytes) -> dict[str, PatchSide]:
     """The added and deleted lines of a ``git show -U0`` patch by the file's path after the
-    commit (before it, for a deleted file). Undecodable bytes become U+FFFD."""
+    commit (before it, for a deleted file). Undecodable bytes become U+FFFD. ``---``/``+++``
+    are headers only before a file's first hunk: inside one they are a deleted ``-- …`` or
+    an added ``++ …`` line (round 9)."""
     added: dict[str, list[tuple[int, str]]] = defaultdict(list)
     deleted: dict[str, list[str]] = defaultdict(list)
     current: str | None = None
     old: str | None = None
     number = 0
+    in_hunk = False  # past a file's first "@@": "--- x" is the deleted line "-- x"
     for raw in patch.split(b"\n"):
         if raw.startswith(b"diff --git "):
             current = old = None
-        elif raw.startswith(b"--- "):
+            in_hunk = False
+        elif not in_hunk and raw.startswith(b"--- "):
             old = _side_path(raw[4:], b"a/")
-        elif raw.startswith(b"+++ "):
+        elif not in_hunk and raw.startswith(b"+++ "):
             current = _side_path(raw[4:], b"b/") or old
         elif (hunk := _HUNK.match(raw)) is not None:
             number = int(hunk.group(1))
+            in_hunk = True
         elif current is not None and raw.startswith(b"+"):
             added[current].append((number, raw[1:].decode("utf-8", "replace")))
             number += 1

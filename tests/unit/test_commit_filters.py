@@ -259,3 +259,131 @@ def test_renamed_forms_are_bounded_to_lines_a_fact_can_be() -> None:
     assert MAX_RENAMED_TOKENS == MAX_FACT_CHARS
     assert _one_name_out(" ".join(f"n{i}" for i in range(MAX_RENAMED_TOKENS + 1))) == set()
     assert len(_one_name_out("result = f(x)")) == 3
+
+
+# ----------------------------------------------------------------------------- round 9
+
+
+def test_round9_an_argument_split_onto_its_own_line_is_moved_not_a_fact() -> None:
+    # responses history-04: a call re-wrapped one argument a line, the same trailing
+    # comment on each; only the new argument is the commit's
+    deleted = ("            method=response.request.method, "
+               "status_code=response.status_code  # type: ignore[misc]",)
+    added = ["            method=response.request.method,  # type: ignore[misc]",
+             "            status_code=response.status_code,  # type: ignore[misc]",
+             '            has_retry_after="Retry-After" in response.headers,  '
+             "# type: ignore[misc]"]
+    after = "retry = retries.is_retry(\n" + "\n".join(added) + "\n)\n"
+    change = _diff("retry = retries.is_retry(\n" + deleted[0] + "\n)\n", after, after,
+                   [(n, line) for n, line in enumerate(added, start=2)], deleted)
+    judged = judge([change])
+    assert judged.reason is None
+    assert judged.fact_lines["pkg/m.py"] == (added[2],)
+
+
+def test_round9_an_argument_split_out_of_a_call_in_another_file_is_moved() -> None:
+    # the call left pkg/old.py and came back in pkg/new.py one argument a line, its
+    # comment repeated on each: moved, while a new argument with the same comment is new
+    gone = "    configure(timeout=budget_seconds, retries=retry_limit)  # noqa: E501"
+    old = ModuleDiff(module="pkg/old.py", added=((1, "    pass"),), deleted=(gone,),
+                     before=f"def f():\n{gone}\n", after="def f():\n    pass\n",
+                     today="def f():\n    pass\n")
+    added = ["    configure(", "        timeout=budget_seconds,  # noqa: E501",
+             "        verify=load_verify_setting(),  # noqa: E501", "    )"]
+    after = "def g():\n" + "\n".join(added) + "\n"
+    new = ModuleDiff(module="pkg/new.py", added=tuple(enumerate(added, start=2)), deleted=(),
+                     before="", after=after, today=after)
+    judged = judge([old, new])
+    assert judged.reason is None
+    assert judged.fact_lines["pkg/new.py"] == (added[2],)  # "configure(", ")" moved too
+
+
+def test_round9_a_new_line_holding_a_removed_line_is_still_a_fact() -> None:
+    # the added line must occur in the removed text, not the reverse: a removed short line
+    # inside a new one, and a new line whose code is new but whose comment was removed
+    before = "def close(self):\n    self.release()  # the pool\n    return None\n"
+    added = ["    self.release() if self.auto_release_enabled else self.keep_alive()",
+             "    return None if self.pending_request is None else self.pending_request.cancel()"
+             "  # the pool"]
+    after = "def close(self):\n" + "\n".join(added) + "\n"
+    change = _diff(before, after, after, [(2, added[0]), (3, added[1])],
+                   ("    self.release()  # the pool", "    return None"))
+    judged = judge([change])
+    assert judged.reason is None
+    assert judged.fact_lines["pkg/m.py"] == tuple(added)
+
+
+def test_round9_code_tokens_split_off_the_comment_not_a_hash_in_a_string() -> None:
+    from evaluator.core.commit_filters import code_tokens
+    assert code_tokens('colour = parse("#ff0000")  # red') == \
+        (["colour", "=", "parse", "(", '"#ff0000"', ")"], "# red")
+    assert code_tokens("key = 'a#b'") == (["key", "=", "'a#b'"], "")
+    assert code_tokens("#  only   a comment") == ([], "# only a comment")
+    # the code of a new line is new even when its string holds removed words after a "#"
+    before = "def f():\n    return shade(colour)\n"
+    added = '    return shade(colour, fallback="#000 return shade colour")'
+    change = _diff(before, f"def f():\n{added}\n", f"def f():\n{added}\n", [(2, added)],
+                   ("    return shade(colour)",))
+    assert judge([change]).fact_lines["pkg/m.py"] == (added,)
+
+
+def test_round9_a_line_given_its_own_comment_is_the_commits() -> None:
+    # jsonschema history-14 (kept): a sort key explained element by element; the comments
+    # are the commit's, so the lines are its own (and 'csp_property("report-uri")',
+    # werkzeug history-17, drops an argument: new code)
+    deleted = ("        return (", "            -len(error.path),",
+               "            validator not in weak,", "        )",
+               '    report_uri: str | None = csp_property("report-uri", deprecated="3.3")')
+    added = ["        return (  # prefer errors which are ...",
+             "            -len(error.path),  # 'deeper' and thereby more specific",
+             "            error.path,  # earlier (for sibling errors)",
+             "            validator not in weak,  # for a non-low-priority keyword",
+             "        )  # otherwise we'll treat them the same",
+             '    report_uri: str | None = csp_property("report-uri")  # still supported']
+    after = "\n".join(added) + "\n"
+    change = _diff("\n".join(deleted) + "\n", after, after,
+                   [(n, line) for n, line in enumerate(added, start=1)], deleted)
+    judged = judge([change])
+    assert judged.reason is None
+    assert judged.fact_lines["pkg/m.py"] == tuple(added)
+
+
+def test_round9_patch_header_look_alikes_are_content() -> None:
+    # a deleted line "-- a/b" prints as "--- a/b", an added "++ b/c" as "+++ b/c": inside a
+    # hunk they are the file's lines, not the next file's headers
+    patch = (b"diff --git a/pkg/m.py b/pkg/m.py\nindex 1..2 100644\n--- a/pkg/m.py\n"
+             b"+++ b/pkg/m.py\n@@ -3,2 +3,2 @@ SQL = '''\n--- a/b comment\n-SELECT 1\n"
+             b"+++ b/c\n+SELECT 2\n"
+             b"diff --git a/pkg/n.py b/pkg/n.py\n--- a/pkg/n.py\n+++ b/pkg/n.py\n"
+             b"@@ -1 +1 @@\n-N = 1\n+N = 2\n")
+    sides = patch_sides(patch)
+    assert set(sides) == {"pkg/m.py", "pkg/n.py"}
+    assert sides["pkg/m.py"].deleted == ("-- a/b comment", "SELECT 1")
+    assert sides["pkg/m.py"].added == ((3, "++ b/c"), (4, "SELECT 2"))
+    assert sides["pkg/n.py"].deleted == ("N = 1",) and sides["pkg/n.py"].added == ((1, "N = 2"),)
+
+
+def test_round9_a_statement_joined_from_two_deleted_lines_is_moved() -> None:
+    deleted = ("    result = transport.handle(request,  # type: ignore[arg-type]",
+               "                              timeout=5)")
+    added = ["    result = transport.handle(request, timeout=5)  # type: ignore[arg-type]",
+             "    result.raise_for_status(allowed_codes=(404,))"]
+    before = "def send(request):\n" + "\n".join(deleted) + "\n"
+    after = "def send(request):\n" + "\n".join(added) + "\n"
+    judged = judge([_diff(before, after, after, [(2, added[0]), (3, added[1])], deleted)])
+    assert judged.fact_lines["pkg/m.py"] == (added[1],)
+
+
+
+def test_round9_a_directive_comment_changed_is_no_new_text() -> None:
+    # pluggy history-07: the line only changed its type-ignore code; a new prose comment
+    # on the same code is the commit's
+    deleted = ("        co = wrap_controller.gi_code  # type: ignore[union-attr]",
+               "        teardown = wrap_controller.send(result)  # noqa: F841")
+    added = ["        co = wrap_controller.gi_code  # type: ignore[attr-defined]",
+             "        teardown = wrap_controller.send(result)  # the wrapper's own result",
+             "        raise RuntimeError(_wrapper_error_message(co))  # pragma: no cover"]
+    before = "def f():\n" + "\n".join(deleted) + "\n"
+    after = "def f():\n" + "\n".join(added) + "\n"
+    judged = judge([_diff(before, after, after, list(enumerate(added, start=2)), deleted)])
+    assert judged.fact_lines["pkg/m.py"] == (added[1], added[2])

@@ -254,3 +254,11 @@ def test_without_a_src_package_holding_most_modules_nothing_is_tooling(modules, 
     mined = mine([_one(path)], is_module_path=lambda p: True, modules=modules)
     assert not mined.skipped
     assert [c.grades for c in mined.candidates] == [{path: 3}]
+
+
+
+def test_added_lines_read_header_look_alikes_in_a_hunk_as_content() -> None:
+    # round 9: "+++ b/c" inside a hunk is the added line "++ b/c", not the next file
+    patch = (b"diff --git a/p.py b/p.py\n--- a/p.py\n+++ b/p.py\n@@ -1 +1,2 @@\n"
+             b"--- a/x\n+++ b/c\n+after_the_look_alike = 1\n")
+    assert added_lines(patch) == {"p.py": ["++ b/c", "after_the_look_alike = 1"]}
