@@ -10,7 +10,8 @@ review saw (starlette, packaging, cattrs); the ``fresh4-*`` files are a fifth, o
 (structlog, tenacity, yarl); the ``fresh5-*`` files a sixth, of three more (marshmallow, tomlkit,
 anyio); the ``fresh6-*`` files a seventh, of three more (uvicorn, typer, jsonschema); the
 ``fresh7-*`` files an eighth (urllib3, build, responses), where build's file also holds a
-supplementary review of the draft made once its package was back in the universe."""
+supplementary review of the draft made once its package was back in the universe; the
+``fresh8-*`` files a ninth, of three more (pip, loguru, httpcore), after round 9."""
 
 from __future__ import annotations
 
@@ -51,6 +52,7 @@ LABELS = {
     "fresh5": "all three, fifth fresh review",
     "fresh6": "all three, sixth fresh review",
     "fresh7": "all three, seventh fresh review",
+    "fresh8": "all three, eighth fresh review",
 }
 
 
@@ -122,6 +124,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh5", ["agronholm/anyio", "marshmallow-code/marshmallow", "python-poetry/tomlkit"]),
     ("fresh6", ["encode/uvicorn", "fastapi/typer", "python-jsonschema/jsonschema"]),
     ("fresh7", ["getsentry/responses", "pypa/build", "urllib3/urllib3"]),
+    ("fresh8", ["Delgan/loguru", "encode/httpcore", "pypa/pip"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
