@@ -26,7 +26,8 @@ import bench_history_review as review_bench
 import evaluator.core.commit_filters as commit_filters
 
 #: (review file, id) → (modules the edit wants graded 3, modules it wants below 3); the
-#: edits that only drop a grade-2 module (2 → 0) are about grade 2 and left out.
+#: edits that only drop a grade-2 module (2 → 0) or add one below 3 are about the lower
+#: grades and left out.
 WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     # "grades": {"src/flask/helpers.py": 3, "src/flask/ctx.py": 2}
     ("flask.json", "history-01"): (frozenset({"src/flask/helpers.py"}),
@@ -61,6 +62,41 @@ WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     ("fresh6-uvicorn.json", "history-14"): (
         frozenset({"uvicorn/protocols/http/httptools_impl.py",
                    "uvicorn/protocols/http/h11_impl.py"}), frozenset()),
+    # "grades: src/urllib3/connection.py 2 -> 3 (poolmanager.py stays 3)"
+    ("fresh7-urllib3.json", "history-06"): (
+        frozenset({"src/urllib3/connection.py", "src/urllib3/poolmanager.py"}), frozenset()),
+    # "grades: src/urllib3/poolmanager.py 2 -> 3 (same share of the change as connection.py)"
+    ("fresh7-urllib3.json", "history-13"): (
+        frozenset({"src/urllib3/poolmanager.py", "src/urllib3/connection.py"}), frozenset()),
+    # "(grades: src/urllib3/response.py 2 -> 3)" (util/request.py stays 3)
+    ("fresh7-urllib3.json", "history-16"): (
+        frozenset({"src/urllib3/response.py", "src/urllib3/util/request.py"}), frozenset()),
+    # "grades: httpcore/_synchronization.py 2 -> 3, httpcore/_backends/anyio.py 3 -> 0
+    # (pragma-comment moves only)"
+    ("fresh8-httpcore.json", "history-03"): (frozenset({"httpcore/_synchronization.py"}),
+                                             frozenset({"httpcore/_backends/anyio.py"})),
+    # "grades: httpcore/_async/http2.py 3 -> 2 (a call site ...); _synchronization.py stays 3"
+    ("fresh8-httpcore.json", "history-14"): (frozenset({"httpcore/_synchronization.py"}),
+                                             frozenset({"httpcore/_async/http2.py"})),
+    # "grades: src/pip/_internal/metadata/importlib/_dists.py 2 -> 3"
+    ("fresh8-pip.json", "history-08"): (
+        frozenset({"src/pip/_internal/metadata/importlib/_dists.py",
+                   "src/pip/_internal/metadata/pkg_resources.py"}), frozenset()),
+    # "grades: src/pip/_internal/index/package_finder.py 2 -> 3, ..."
+    ("fresh8-pip.json", "history-10"): (
+        frozenset({"src/pip/_internal/index/package_finder.py"}), frozenset()),
+    # "grades: src/pip/_internal/utils/logging.py 2 -> 3, src/pip/_internal/utils/misc.py
+    # 3 -> 2, src/pip/_internal/network/session.py 2 -> 0" (misc.py: a helper moved)
+    ("fresh8-pip.json", "history-11"): (frozenset({"src/pip/_internal/utils/logging.py"}),
+                                        frozenset({"src/pip/_internal/utils/misc.py"})),
+    # "grades: src/pip/_internal/cli/cmdoptions.py 3 -> 2"
+    ("fresh8-pip.json", "history-12"): (frozenset(),
+                                        frozenset({"src/pip/_internal/cli/cmdoptions.py"})),
+    # "grades: src/pip/_internal/exceptions/network.py 0 -> 3,
+    # src/pip/_internal/exceptions/__init__.py 3 -> 1 (re-exports only)"
+    ("fresh8-pip.json", "history-16"): (
+        frozenset({"src/pip/_internal/exceptions/network.py"}),
+        frozenset({"src/pip/_internal/exceptions/__init__.py"})),
     # "grades": {"src/requests/_types.py": 3}
     ("requests.json", "history-01"): (frozenset({"src/requests/_types.py"}), frozenset()),
     # "grades": {"src/requests/models.py": 3}
