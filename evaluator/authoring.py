@@ -185,10 +185,6 @@ def ask_all(index: Any, chosen: Sequence[Candidate], universe: Universe, *,
 # ----------------------------------------------------------------------------- history
 
 
-def _today_lines(root: Path, module: str) -> list[str]:
-    return (read_source(root, module) or "").splitlines()
-
-
 
 def _history_reason(found: HistoryCandidate, module: str, surviving: Mapping[str, int]) \
         -> str:
@@ -201,20 +197,21 @@ def _history_reason(found: HistoryCandidate, module: str, surviving: Mapping[str
             f"{surviving.get(module, 0)} added code line(s) of them still here")
 
 
-def history_candidate(root: Path, found: HistoryCandidate, judged: Judged) -> Candidate:
+def history_candidate(found: HistoryCandidate, judged: Judged,
+                      texts: Mapping[str, str | None]) -> Candidate:
     """The draft question of a mined commit whose change was judged worth asking
     (:func:`evaluator.history_changes.read_change`): grade 3 for the modules holding most
     of its surviving added code lines, 2 for the rest, with a reason each, and up to 4
     evidence facts: lines the commit added (not moved, not version markers) that still
     exist, word for word, in today's file (the files graded 3 first); none makes it a
-    retrieval-only question."""
-    found = regraded(found, judged.weights, judged.ungraded)
+    retrieval-only question. ``found`` is already :func:`regraded`; ``texts`` holds each
+    graded module's text today."""
     groups: list[tuple[int, list[str]]] = []
     for module in sorted(found.grades, key=lambda m: (-found.grades[m], -found.lines[m], m)):
         lines = [one_line(text) for text in judged.fact_lines.get(module, ())]
         if lines:
             groups.append((found.grades[module], evidence_facts(
-                lines, _today_lines(root, module), about=found.question)))
+                lines, (texts.get(module) or "").splitlines(), about=found.question)))
     facts = ranked_facts(groups, about=found.question)
     facts = facts if len(facts) >= 2 else []
     return Candidate(shape=found.shape, question=found.question, grades=dict(found.grades),
@@ -282,7 +279,7 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
         else:
-            chosen.append(history_candidate(root, found, judged))
+            chosen.append(history_candidate(found, judged, texts))
             asked.append((found.question, _grade3(found.grades)))
     skipped = ", ".join(f"{n} {reason}" for reason, n in
                         sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))

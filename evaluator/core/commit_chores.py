@@ -45,7 +45,8 @@ _CHECK = re.compile(r"\bhasattr\(|\bsys\.version_info\b|\bsys\.implementation\b|
                     r"NameError)\b")
 
 
-def _norm(line: str) -> str:
+def collapse_space(line: str) -> str:
+    """``line`` with its runs of whitespace one space, none at its ends."""
     return " ".join(line.split())
 
 
@@ -57,10 +58,10 @@ def pin_only(added: Sequence[str]) -> bool:
 def compat_swap(added: Sequence[str], deleted: Sequence[str]) -> bool:
     """The added code lines are compatibility checks or moved deleted lines, one adds a
     check, and the deleted lines held one."""
-    moved = {_norm(line) for line in deleted}
+    moved = {collapse_space(line) for line in deleted}
     return bool(added) and any(_CHECK.search(line) for line in added) and \
         any(_CHECK.search(line) for line in deleted) and \
-        all(_COMPAT.search(line) or _norm(line) in moved for line in added)
+        all(_COMPAT.search(line) or collapse_space(line) in moved for line in added)
 
 
 _SLOTS = re.compile(r"^\s*__slots__\s*[:=]")
@@ -80,7 +81,7 @@ _BARE_INIT = re.compile(r"^\s*def __init__\(\s*self\s*\)\s*(?:->\s*None\s*)?:")
 
 def _unself(line: str) -> str:
     """A line as a moved attribute compares: without ``self.`` and its annotation."""
-    return _norm(_ANNOTATED.sub(r"\1 =", re.sub(r"\bself\.", "", line)))
+    return collapse_space(_ANNOTATED.sub(r"\1 =", re.sub(r"\bself\.", "", line)))
 
 
 def slots_only(added: Sequence[str], deleted: Sequence[str]) -> bool:

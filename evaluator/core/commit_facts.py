@@ -10,7 +10,8 @@ import keyword
 import re
 from collections.abc import Iterable, Sequence
 
-from evaluator.core.commits import decoded_path, one_line
+from evaluator.core.commit_filters import patch_sides
+from evaluator.core.commits import one_line
 from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import fact_problem
 
@@ -20,30 +21,14 @@ MAX_FACT_CHARS = 120
 
 
 def added_lines(patch: bytes) -> dict[str, list[str]]:
-    """The lines a ``git show -U0`` patch adds, by the file's path after the commit (the
-    ``+++ b/…`` line, before the file's first hunk: inside one, ``+++ x`` is the added line
-    ``++ x``; a quoted path is left out). Whitespace is collapsed."""
+    """The lines a ``git show -U0`` patch adds, by the file's path after the commit, as
+    :func:`evaluator.core.commit_filters.patch_sides` reads them, each one line (control
+    characters and runs of whitespace one space, empty ones left out)."""
     out: dict[str, list[str]] = {}
-    current: str | None = None
-    in_hunk = False
-    for raw in patch.split(b"\n"):
-        if not in_hunk and raw.startswith(b"+++ "):
-            target = raw[4:]
-            current = None
-            if target.startswith(b"b/"):
-                current = decoded_path(target[2:])
-            continue
-        if raw.startswith(b"diff --git "):
-            current = None
-            in_hunk = False
-            continue
-        if raw.startswith(b"@@ "):
-            in_hunk = True
-            continue
-        if current is not None and raw.startswith(b"+"):
-            line = one_line(raw[1:])
-            if line:
-                out.setdefault(current, []).append(line)
+    for path, side in patch_sides(patch).items():
+        lines = [line for _, text in side.added if (line := one_line(text))]
+        if lines:
+            out[path] = lines
     return out
 
 

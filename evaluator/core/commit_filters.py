@@ -53,6 +53,7 @@ from evaluator.core.commit_chores import (
     SKIP_LAYOUT,
     SKIP_PIN_OR_COMPAT,
     chore_change,
+    collapse_space,
     cosmetic_change,
     layout_change,
     parse_source,
@@ -318,13 +319,9 @@ def version_string_only(diff: ModuleDiff) -> bool:
     (``__version__ = "2.1.0"`` for ``"2.0.0"``)."""
     if diff.module.rsplit("/", 1)[-1] not in VERSION_FILES:
         return False
-    added = sorted(_LITERAL.sub('""', _norm(t)) for _, t in diff.added if t.strip())
-    deleted = sorted(_LITERAL.sub('""', _norm(t)) for t in diff.deleted if t.strip())
+    added = sorted(_LITERAL.sub('""', collapse_space(t)) for _, t in diff.added if t.strip())
+    deleted = sorted(_LITERAL.sub('""', collapse_space(t)) for t in diff.deleted if t.strip())
     return bool(added) and added == deleted
-
-
-def _norm(line: str) -> str:
-    return " ".join(line.split())
 
 
 def _words(line: str) -> list[str]:
@@ -566,14 +563,14 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         return Judged(SKIP_SUPERSEDED, {}, {})
     if distinct_kept * 2 < distinct:
         return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
-    moved = {_norm(line) for d in diffs for line in d.deleted}
+    moved = {collapse_space(line) for d in diffs for line in d.deleted}
     renamed = {key for d in diffs for line in d.deleted for key in _one_name_out(line)}
     stream = _Run(_words(line) for d in diffs for line in d.deleted)
     split = [code_tokens(line) for d in diffs for line in d.deleted]
     deleted_code = _Run(code for code, _ in split)
     comments = {comment for _, comment in split if comment}
     facts = {d.module: tuple(text for _, text in d.added
-                             if _norm(text) not in moved and not is_version_marker(text)
+                             if collapse_space(text) not in moved and not is_version_marker(text)
                              and not renamed & _one_name_out(text)
                              and not _reflowed(text, stream)
                              and not _rewrapped(text, deleted_code, comments))

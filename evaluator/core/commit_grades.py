@@ -15,6 +15,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from evaluator.core.commit_chores import collapse_space
+
 
 class _Graded(Protocol):
     """A drafted question (:class:`evaluator.core.commits.HistoryCandidate`, a frozen
@@ -98,10 +100,6 @@ def copy_module(path: str) -> bool:
     return _COPY_MODULE.search(path) is not None
 
 
-def _norm(line: str) -> str:
-    return " ".join(line.split())
-
-
 def grade_weights(surviving: Mapping[str, int], distinct: Mapping[str, Sequence[str]],
                   today: Mapping[str, str | None]) -> dict[str, int]:
     """The surviving added code lines a module counts for its grade: a copy counts once, in
@@ -115,10 +113,10 @@ def grade_weights(surviving: Mapping[str, int], distinct: Mapping[str, Sequence[
     for module, lines in distinct.items():
         if not copy_module(module) or not surviving.get(module):
             continue
-        elsewhere = {_norm(line) for other, text in today.items()
+        elsewhere = {collapse_space(line) for other, text in today.items()
                      if other != module and other in surviving and not copy_module(other)
                      for line in (text or "").splitlines()}
-        own = [line for line in lines if _norm(line) not in elsewhere]
+        own = [line for line in lines if collapse_space(line) not in elsewhere]
         if len(own) < len(lines):
             out[module] = len(own)
     return out if any(out.values()) else dict(surviving)

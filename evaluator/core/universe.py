@@ -259,9 +259,11 @@ def _folders(path: str) -> tuple[str, ...]:
     return tuple("/".join(parts[:i]) for i in range(1, len(parts)))
 
 
-def _matches(pattern: str, path: str, folders: tuple[str, ...]) -> bool:
+def _matches(pattern: str, path: str, folders: tuple[str, ...],
+             spared: frozenset[str] = frozenset()) -> bool:
+    """``pattern`` matches ``path`` or a folder above it that is not one of ``spared``."""
     regex, dir_only = glob_regex(pattern)
-    if any(regex.match(folder) for folder in folders):
+    if any(regex.match(folder) and folder not in spared for folder in folders):
         return True
     return not dir_only and regex.match(path) is not None
 
@@ -270,12 +272,8 @@ def _rule_applies(rule: Rule, path: str, folders: tuple[str, ...],
                   packages: frozenset[str]) -> bool:
     """Whether ``rule`` leaves ``path`` out: it matches, and (for a rule that spares
     packages) it matches a folder above ``path`` that is not a Python package."""
-    if not rule.spares_packages or not packages:
-        return _matches(rule.pattern, path, folders)
-    regex, dir_only = glob_regex(rule.pattern)
-    if any(regex.match(f) and f not in packages for f in folders):
-        return True
-    return not dir_only and regex.match(path) is not None
+    return _matches(rule.pattern, path, folders,
+                    packages if rule.spares_packages else frozenset())
 
 
 def python_packages(files: Iterable[str]) -> frozenset[str]:
