@@ -8,8 +8,6 @@ a quote inside a longer sentence) stay as they are.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from evaluator.core.commit_subject import (
@@ -169,9 +167,11 @@ def test_reverting_a_port_is_still_a_revert() -> None:
     assert questions == ["Start here now"]
 
 
-def test_nested_wrappers_end_quickly() -> None:
+def test_nested_wrappers_end() -> None:
+    # Each pass unwraps a shorter title, so the cleaning ends; a pattern that backtracked
+    # without bound would hang here (the CI job's time limit, not a wall-clock assertion,
+    # catches that). A title that holds its own quotes, or is cut by the length cap, is no
+    # single quoted title and stays wrapped.
     subject = 'Port "' * (MAX_SUBJECT_CHARS // 6) + "Keep cookies" + '"' * 50
-    start = time.perf_counter()
-    clean_subject(subject)
-    clean_subject('Port "' + "a" * MAX_SUBJECT_CHARS + '"')
-    assert time.perf_counter() - start < 1.0
+    assert clean_subject(subject).startswith('Port "Port "')
+    assert clean_subject('Port "' + "a" * MAX_SUBJECT_CHARS + '"').startswith('Port "a')
