@@ -11,6 +11,7 @@ to the commits read whole. Each case is a real git repository built here.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -195,7 +196,7 @@ def test_a_module_too_deep_to_walk_is_judged_without_a_crash(cli, tmp_path: Path
                                    "pkg/weights.py": "WEIGHTS = 0\n"})
     commit_edits(repo, "Weigh every request the same in the scheduler",
                  ("pkg/weights.py", "WEIGHTS = 0\n",
-                  "WEIGHTS = " + "+".join(["1"] * 1000) + "\n"))
+                  "WEIGHTS = " + "+".join(["1"] * sys.getrecursionlimit()) + "\n"))
     commit_edits(repo, "Retry a refused connection once before giving up",
                  ("pkg/core.py", "        return request\n",
                   "        return request or self.retry(request)\n"))
