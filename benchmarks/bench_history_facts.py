@@ -20,7 +20,6 @@ rules this measures (say so when quoting the figures)::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 from pathlib import Path
@@ -31,17 +30,10 @@ def dump(clones: Path, count: int, names: list[str] | None) -> dict[str, Any]:
     """Every reviewed repository's drafted questions by source commit: question, facts."""
     import bench_history_review as review_bench
 
-    from evaluator.authoring import history_plan
-    from evaluator.git_repo import GitRepo
-    from evaluator.progress import Progress
-    from evaluator.validation import universe_of
-
     out: dict[str, Any] = {}
     for path, review in review_bench._reviews(names):
-        clone = clones / review["repository"].split("/")[-1]
-        chosen, _ = history_plan(clone, universe_of(review_bench._files(clone), None),
-                                 GitRepo({}), count=count, since=None,
-                                 progress=Progress(io.StringIO()))
+        chosen = review_bench.draft_at_review(
+            clones / review["repository"].split("/")[-1], review, count)
         out[path.name] = {c.key.removeprefix("commit:"): {"question": c.question,
                                                           "facts": list(c.facts)}
                           for c in chosen}

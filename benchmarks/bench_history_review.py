@@ -33,6 +33,7 @@ from typing import Any
 
 from evaluator.authoring import history_plan
 from evaluator.core.commits import SKIP_IN_PULL
+from evaluator.drafting import Candidate
 from evaluator.git_repo import GitRepo
 from evaluator.progress import Progress
 from evaluator.validation import universe_of
@@ -74,19 +75,29 @@ def _pull_merge(clone: Path, sha: str) -> str | None:
     return None
 
 
-def measure(clone: Path, review: dict[str, Any], count: int) -> dict[str, Any]:
-    """One repository: the draft now against the review's verdicts."""
+def draft_at_review(clone: Path, review: dict[str, Any], count: int,
+                    decisions: dict[str, str] | None = None,
+                    log: io.StringIO | None = None) -> list[Candidate]:
+    """``init --from-history --count`` drafted in ``clone`` with the tool as it is now, once
+    the clone is checked to be at the review's evaluated commit (elsewhere, the figures
+    would move for a reason other than the tool)."""
     head = subprocess.run(["git", "-C", str(clone), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()
     if head != review["evaluated_commit"]:
         raise SystemExit(f"{clone} is at {head[:12]}, the review evaluated "
                          f"{review['evaluated_commit'][:12]}: check it out first")
+    chosen, _ = history_plan(clone, universe_of(_files(clone), None), GitRepo({}),
+                             count=count, since=None, progress=Progress(log or io.StringIO()),
+                             decisions=decisions)
+    return chosen
+
+
+def measure(clone: Path, review: dict[str, Any], count: int) -> dict[str, Any]:
+    """One repository: the draft now against the review's verdicts."""
     decisions: dict[str, str] = {}
     log = io.StringIO()
     started = time.perf_counter()
-    chosen, _ = history_plan(clone, universe_of(_files(clone), None), GitRepo({}),
-                             count=count, since=None, progress=Progress(log),
-                             decisions=decisions)
+    chosen = draft_at_review(clone, review, count, decisions, log)
     seconds = time.perf_counter() - started
     drafted = {c.key.removeprefix("commit:"): c for c in chosen}
     rows = []
