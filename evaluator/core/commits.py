@@ -271,7 +271,31 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     r"|\b(?:a bit|a little)\s*$|^(?:use\s+|more\s+|apply\s+)?f-?strings\b"
                     r"|^(?:refactor(?:s|ed|ing)?|simplif(?:y|ies|ied|ying))\b"
                     r"(?!.*\b(?:allow|support|fix|improv|custom|"
-                    r"enabl|handl|new|add))",
+                    r"enabl|handl|new|add))"
+                    # issue 24's eighth fresh review (loguru -06, pip -04, httpcore -16,
+                    # loguru -16). Wording announced as such: "Trivial grammar fix", "Fix
+                    # wording in …", "Reword …" (never a parser's "parse_lines grammar")
+                    r"|\bgrammatical(?:ly)?\b|\bgrammar\s+(?:fix|nit|correction|error|mistake)"
+                    r"|(?:^|\b(?:fix(?:e[sd]|ing)?|correct(?:s|ed|ing)?|improve[sd]?|minor|"
+                    r"small|tiny|trivial|more|moar|some)\s+(?:(?:the|some|a|up)\s+)?)grammar\b"
+                    r"|\b(?:wording|phrasing)\b|^(?:rephrase[sd]?|reword(?:s|ed)?)\b"
+                    # dead code removed: "Remove the unreachable … branch", "Removed unused
+                    # argument …", "Add pragma on unreachable code" (never "Remove dead lock
+                    # in pool", "Drop unused connections": things that live at run time)
+                    r"|^(?:remov(?:e[sd]?|ing)|drop(?:s|ped|ping)?|delet(?:e[sd]?|ing)|"
+                    r"kill(?:s|ed)?|prune[sd]?)\s+(?:(?:an?|the|some|more|now|all|two|few)\s+)*"
+                    r"(?:unreachable|dead|unused)\b(?!\s+(?:locks?|connections?|sockets?|"
+                    r"threads?|workers?|process(?:es)?|sessions?|streams?|handles?|peers?|"
+                    r"hosts?)\b)"
+                    r"|\b(?:dead|unused|unreachable)\s+code\b"
+                    # a refactor announced as minor, or code moved into a helper of its own
+                    r"|\b(?:minor|small|tiny|little|slight)\s+(?:code\s+)?(?:refactor(?:s|ings?)?|"
+                    r"restructur\w*|reorgani[sz]\w*)\b"
+                    r"|^(?:extract|move|factor|split|turn|pull|break)(?:s|ed)?\b.{0,60}?"
+                    r"\b(?:into|to|as)\s+(?:(?:an?|its|their|the)\s+)?(?:(?:dedicated|separate|"
+                    r"new|own|private|helper|internal)\s+)*(?:method|function|helper)s?\b"
+                    r"|\bas\s+(?:an?\s+)?(?:(?:dedicated|separate|new)\s+)?private\s+"
+                    r"(?:method|function|helper)\b",
                     re.IGNORECASE)
 #: Dropping a Python version: CI, packaging and modernised syntax, nothing to ask.
 _PYTHON_DROP = re.compile(r"\b(?:drop(?:ped|s)?|remove[ds]?|end)\b.{0,30}\bpython\b|"

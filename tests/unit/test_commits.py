@@ -6,6 +6,7 @@ import pytest
 
 from evaluator.core.commit_facts import added_lines, evidence_facts
 from evaluator.core.commits import (
+    SKIP_CHORE,
     SKIP_IN_PULL,
     SKIP_MERGE,
     SKIP_TOOLING,
@@ -262,3 +263,46 @@ def test_added_lines_read_header_look_alikes_in_a_hunk_as_content() -> None:
     patch = (b"diff --git a/p.py b/p.py\n--- a/p.py\n+++ b/p.py\n@@ -1 +1,2 @@\n"
              b"--- a/x\n+++ b/c\n+after_the_look_alike = 1\n")
     assert added_lines(patch) == {"p.py": ["++ b/c", "after_the_look_alike = 1"]}
+
+
+@pytest.mark.parametrize("subject", [
+    # wording announced as such (loguru history-06, issue 24's eighth fresh review)
+    "Trivial grammar fix (#1429)", "Fix grammatical error", "Grammar.",
+    "Minor grammar fix in the warning", "Fix wording in warning message",
+    "Rephrase the warning printed when run as root", "Reword the error message",
+    # dead code removed (pip history-04)
+    "Remove the unreachable (latest) marker branch (#14178)",
+    "Remove dead code from _syscall_wrapper", "Removed unused argument to Headers",
+    "Drop unreachable except block", "Kill now unused assigned_names",
+    "Add pragma on unreachable code",
+    # a refactor announced as minor (httpcore history-16)
+    "Docstrings and minor refactor for HTTP/2. (#720)", "Small refactor to looping over mro",
+    "Minor refactoring of HttpProtocol",
+    # code moved into a helper of its own (loguru history-16)
+    "Expose `is_valid` as dedicated private method (#1270)",
+    "Extract encoding detection into helper function", "Move auth rebuild to its own method.",
+    "Factor out editable parsing into a function",
+])
+def test_wording_dead_code_and_minor_refactor_subjects_are_chores(subject: str) -> None:
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 3, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert mined.skipped == {SKIP_CHORE: 1}
+
+
+@pytest.mark.parametrize("subject", [
+    # a parser's grammar, a message changed for what it says, not its words
+    "Remove 'headers' from parse_lines grammar", "Fix marker grammar to accept extras",
+    "Improve error message to mention dynamic formatter caveat",
+    # unused or dead things that are behaviour, not code
+    "Fix crash on unused argument", "Remove dead lock in pool",
+    "Remove dead connections from the pool", "Drop unused connections after keep-alive expiry",
+    "Close unused sockets on shutdown",
+    # a minor fix is a fix; a method made public is a feature
+    "Minor fix: Initialise _trace in Rule init", "Small fix for potential missing url variable",
+    "Expose converter as a decorator", "Expose the regex used to parse versions as a constant",
+    "Move the retry budget to the pool so retries are shared",
+])
+def test_look_alikes_of_wording_and_dead_code_chores_are_asked(subject: str) -> None:
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 3, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert [c.question for c in mined.candidates] == [clean_subject(subject)]
