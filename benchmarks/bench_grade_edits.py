@@ -6,7 +6,10 @@ For every reviewed repository this drafts the history questions again (as
 * each reviewed question whose edit changed which modules are graded 3 (``WANTED`` below,
   read from the review's ``edit`` text, quoted there): met now or not;
 * the kept questions (grades accepted) whose grade-3 modules now differ from the reviewed
-  ones (must stay ~0).
+  ones (must stay ~0);
+* each reviewed question whose edit took a module out of the grades (``DROPS``): met now
+  or not; and every question that lost a module its reviewer left graded (round 11: none
+  should, the kept ones least of all).
 
 ``--without copies`` drafts without the copy rule (:func:`evaluator.core.commit_grades.
 grade_weights`: every module counts its surviving lines), for the before/after figure. The
@@ -104,6 +107,36 @@ WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
 }
 
 
+#: (review file, id) → the modules the edit takes out of the grades (2 → 0), quoted from
+#: its ``edit`` (issue 24 round 11: the lower grades, left out of :data:`WANTED`).
+DROPS: dict[tuple[str, str], frozenset[str]] = {
+    # "drop httpx/__version__.py (2 -> 0)"
+    ("fresh-httpx.json", "history-05"): frozenset({"httpx/__version__.py"}),
+    ("fresh-httpx.json", "history-09"): frozenset({"httpx/__version__.py"}),
+    ("fresh2-httpx.json", "history-03"): frozenset({"httpx/__version__.py"}),
+    ("fresh2-httpx.json", "history-06"): frozenset({"httpx/__version__.py"}),
+    # "__init__.py, _hooks.py, _manager.py 2 -> 0" (one commit reviewed twice)
+    ("fresh-pluggy.json", "history-07"): frozenset({
+        "src/pluggy/__init__.py", "src/pluggy/_hooks.py", "src/pluggy/_manager.py"}),
+    ("fresh2-pluggy.json", "history-05"): frozenset({
+        "src/pluggy/__init__.py", "src/pluggy/_hooks.py", "src/pluggy/_manager.py"}),
+    # "src/structlog/_frames.py 2 -> 0, src/structlog/tracebacks.py 2 -> 0"
+    ("fresh4-structlog.json", "history-15"): frozenset({
+        "src/structlog/_frames.py", "src/structlog/tracebacks.py"}),
+    # "httpcore/_backends/anyio.py 3 -> 0 (pragma-comment moves only)"
+    ("fresh8-httpcore.json", "history-03"): frozenset({"httpcore/_backends/anyio.py"}),
+    # "httpcore/_async/connection_pool.py 2 -> 0, httpcore/_sync/connection_pool.py 2 -> 0"
+    ("fresh8-httpcore.json", "history-09"): frozenset({
+        "httpcore/_async/connection_pool.py", "httpcore/_sync/connection_pool.py"}),
+    # "src/pip/_internal/utils/pylock.py 2 -> 0 (comment only),
+    # src/pip/_internal/req/req_install.py 2 -> 0 (deletions only)"
+    ("fresh8-pip.json", "history-10"): frozenset({
+        "src/pip/_internal/utils/pylock.py", "src/pip/_internal/req/req_install.py"}),
+    # "src/pip/_internal/network/session.py 2 -> 0"
+    ("fresh8-pip.json", "history-11"): frozenset({"src/pip/_internal/network/session.py"}),
+}
+
+
 def _grade3(grades: Mapping[str, int]) -> frozenset[str]:
     return frozenset(m for m, g in grades.items() if g == 3)
 
@@ -121,6 +154,7 @@ def main() -> None:
         assert hasattr(commit_filters, "grade_weights")
         commit_filters.grade_weights = lambda surviving, _distinct, _today: dict(surviving)
     met = drafted = kept = regraded = 0
+    dropped = drop_drafted = dropped_wrong = dropped_any = 0
     for path, review in review_bench._reviews(args.repos):
         name = review["repository"].split("/")[-1]
         got = review_bench.measure(args.clones / name, review, args.count)
@@ -128,6 +162,22 @@ def main() -> None:
             if not row["kept_now"]:
                 continue
             now = _grade3(row["grades_now"])
+            graded_now = frozenset(m for m, g in row["grades_now"].items() if g > 0)
+            graded = frozenset(m for m, g in row["grades"].items() if g > 0)
+            drops = DROPS.get((path.name, row["id"]))
+            if drops is not None:
+                drop_drafted += 1
+                ok = not drops & graded_now
+                dropped += ok
+                print(f"  drop {path.name} {row['id']}: still graded "
+                      f"{sorted(drops & graded_now)} {'MEETS' if ok else 'misses'} the edit")
+            # a module the reviewer kept graded (any verdict) that is no longer graded:
+            # wrong unless the edit dropped it
+            lost = graded - graded_now - (drops or frozenset())
+            if lost:
+                dropped_any += 1
+                dropped_wrong += row["verdict"] == "keep"
+                print(f"  UNGRADED {row['verdict']} {path.name} {row['id']}: {sorted(lost)}")
             wanted = WANTED.get((path.name, row["id"]))
             if wanted is not None:
                 drafted += 1
@@ -143,6 +193,9 @@ def main() -> None:
                           f"(reviewed {sorted(_grade3(row['grades']))})")
     print(f"grade-3 edits met: {met}/{drafted} drafted (of {len(WANTED)} edits); "
           f"kept questions with other grade-3 modules: {regraded}/{kept} drafted")
+    print(f"grade-0 edits met: {dropped}/{drop_drafted} drafted (of {len(DROPS)} edits); "
+          f"questions that lost a module the reviewer graded: {dropped_any} "
+          f"({dropped_wrong} kept)")
 
 
 if __name__ == "__main__":

@@ -57,8 +57,11 @@ def in_src(path: str) -> bool:
 
 
 def top_files(lines: Mapping[str, int]) -> set[str]:
-    """The fewest files, most changed lines first (ties by path), that hold more than half
-    of the changed lines: grade 3 (never a typing example while another file is there)."""
+    """The fewest files, most changed lines first, that hold more than half of the changed
+    lines, and every file with as many lines as the last of them: grade 3 (never a typing
+    example while another file is there). A tie is graded alike, never broken by path
+    (issue 24 round 11: urllib3 history-13's poolmanager.py, as many surviving lines as
+    connection.py, was graded 2 for sorting after it; the seventh review graded both 3)."""
     if any(not typing_example(p) for p in lines):
         lines = {p: n for p, n in lines.items() if not typing_example(p)}
     ordered = sorted(lines, key=lambda p: (-lines[p], p))
@@ -70,7 +73,7 @@ def top_files(lines: Mapping[str, int]) -> set[str]:
         held += lines[path]
         if held * 2 > total:
             break
-    return out
+    return out | {p for p in ordered if lines[p] == lines[path]}
 
 
 def regraded(found: _Found, surviving: Mapping[str, int],

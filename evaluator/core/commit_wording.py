@@ -11,7 +11,7 @@ cannot rewrite a subject; it skips one that carries too little to be asked
   (:data:`CODE_WORK_VERBS`: refactor, update, improve, use, replace, rename, …), or holds a
   **vague phrase** (:data:`VAGUE`: "as expected", "correctly", "properly", "issue", "bug",
   "take 2", a version number; since round 9 a failure noun: "error", "failure", "crash",
-  "behaviour"), and
+  "behaviour"; since round 11 "edge case", "corner case"), and
 * at most :data:`MAX_CONTENT_WORDS` of its words are **content words**: words other than
   generic verbs, fillers and those vague words (:data:`GENERIC`; a failure noun stays a
   content word).
@@ -55,7 +55,7 @@ moved rename renamed implement implemented
 #: error message" (kept) keeps three.
 VAGUE = re.compile(r"\b(?:as expected|correctly|properly|issues?|bugs?|problems?|"
                    r"related changes|robustness|various|misc|take \d+|some|a few|"
-                   r"errors?|failures?|crash(?:es)?|behaviou?rs?)\b|"
+                   r"errors?|failures?|crash(?:es)?|behaviou?rs?|(?:edge|corner)[- ]cases?)\b|"
                    r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.])", re.IGNORECASE)
 #: Verbs and fillers that say nothing of which behaviour changed (with the vague words).
 GENERIC = frozenset("""
@@ -67,12 +67,15 @@ issue issues bug bugs problem problems case cases when not do does don't should 
 working expected related robustness take
 """.split()) | CODE_WORK_VERBS  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
+#: "edge case", "corner-cases": some case, not which (round 11, httpcore "Fix pool timeout
+#: edge-case"); its words are no content words (a lone "edge" or "corner" still is one).
+_SOME_CASE = re.compile(r"\b(?:edge|corner)[- ]cases?\b", re.IGNORECASE)
 
 
 def content_words(question: str) -> list[str]:
     """The question's words other than generic verbs, fillers and vague words, after a
     component tag (``Dev:``; lower-case; numbers are no words)."""
-    return [w for w in (m.lower() for m in _WORD.findall(untagged(question)))
+    return [w for w in (m.lower() for m in _WORD.findall(_SOME_CASE.sub(" ", untagged(question))))
             if w not in GENERIC]
 
 

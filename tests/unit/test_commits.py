@@ -78,6 +78,14 @@ def test_top_files_hold_more_than_half_of_the_lines() -> None:
     assert top_files({"a": 5, "b": 5}) == {"a", "b"}
 
 
+def test_top_files_grade_a_tie_alike() -> None:
+    # round 11: a file with as many lines as the last grade-3 file is graded 3 too
+    assert top_files({"a": 4, "b": 3, "c": 3}) == {"a", "b", "c"}
+    assert top_files({"b": 10, "a": 10, "c": 10}) == {"a", "b", "c"}
+    assert top_files({"a": 7, "b": 3, "c": 3}) == {"a"}  # a holds more than half alone
+    assert top_files({"a": 4, "b": 3, "c": 2, "d": 2}) == {"a", "b"}
+
+
 def test_mine_counts_every_skip_and_follows_renames() -> None:
     commits = [
         Commit("1" * 40, ("2" * 40,), "Bump version to 2.0.1", (FileChange("pkg/a.py", 1, 1),)),
