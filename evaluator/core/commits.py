@@ -293,7 +293,7 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     r"restructur\w*|reorgani[sz]\w*)\b"
                     r"|^(?:extract|move|factor|split|turn|pull|break)(?:s|ed)?\b.{0,60}?"
                     r"\b(?:into|to|as)\s+(?:(?:an?|its|their|the)\s+)?(?:(?:dedicated|separate|"
-                    r"new|own|private|helper|internal)\s+)*(?:method|function|helper)s?\b"
+                    r"new|own|private|helper|internal)\s+)*(?:method|function|helper)s?\b(?!\.\w)"
                     r"|\bas\s+(?:an?\s+)?(?:(?:dedicated|separate|new)\s+)?private\s+"
                     r"(?:method|function|helper)\b",
                     re.IGNORECASE)
