@@ -6,6 +6,7 @@ share (they imported it from each other's test modules before)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -77,3 +78,10 @@ def history_line(stderr: str) -> str:
     """The one ``history: read …`` line of a draft's output."""
     (line,) = [line for line in stderr.splitlines() if "history: read" in line]
     return line
+
+
+def skipped(line: str, reason: str) -> int:
+    """How many commits the ``history:`` line skipped for ``reason`` (0 when it names none):
+    the count right before the reason, never a longer number ending in it (13 is no 3)."""
+    found = re.search(rf"(?<![\d])(\d+) {re.escape(reason)}", line)
+    return int(found.group(1)) if found else 0

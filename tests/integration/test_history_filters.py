@@ -17,8 +17,8 @@ from evaluator.core.commit_filters import (
     SKIP_TESTS_SUBJECT,
 )
 from evaluator.core.commits import SKIP_MERGE
-from tests.history_repos import commit, draft, new_repo, write
-from tests.history_repos import edit as _edit  # also imported from here by other rounds
+from tests.history_repos import commit, draft, new_repo, skipped, write
+from tests.history_repos import edit as _edit
 
 CLIENT = '''"""The client."""
 
@@ -176,8 +176,8 @@ def test_the_reviews_rejects_are_skipped_with_a_counted_reason(review_repo, cli,
     # "Merge commit from fork" (one parent) is a merge of branches (core/commits.py).
     for reason in (SKIP_SUPERSEDED, SKIP_NO_CODE, SKIP_REMOVAL, SKIP_TESTS_SUBJECT, SKIP_MERGE):
         assert reason in line, reason
-    assert f"2 {SKIP_NO_CODE}" in line
-    assert f"1 {SKIP_SUPERSEDED}" in line and f"1 {SKIP_REMOVAL}" in line
+    assert skipped(line, SKIP_NO_CODE) == 2
+    assert skipped(line, SKIP_SUPERSEDED) == 1 and skipped(line, SKIP_REMOVAL) == 1
 
 
 def test_renamed_and_reflowed_lines_survive(review_repo, cli, tmp_path):

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.core.commit_grades import copy_module, grade_weights
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_init_history import commit, draft, package_repo
+from tests.history_repos import commit, draft, package_repo
+from tests.history_repos import edit as _edit
 
 UTILS = '''"""Helpers of the validators."""
 

@@ -16,6 +16,7 @@ from tests.history_repos import (
     draft,
     history_line,
     package_repo,
+    skipped,
 )
 
 MODELS = '''"""Requests, responses and their headers."""
@@ -97,7 +98,7 @@ def test_private_names_written_as_words_are_give_aways(round4_repo, cli, tmp_pat
     doc, stderr = draft(cli, repo, tmp_path, "--count", "20")
     asked = {q["source"]["commit"] for q in doc["queries"]}
     assert shas["words"] not in asked and shas["camel"] not in asked
-    assert f"2 {SKIP_GIVEAWAY}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_GIVEAWAY) == 2
 
 
 def test_a_version_string_change_is_never_graded(round4_repo, cli, tmp_path):
@@ -108,7 +109,7 @@ def test_a_version_string_change_is_never_graded(round4_repo, cli, tmp_path):
     assert graded == {"pkg/client.py": 3}
     assert asked[shas["with_version"]]["shape"] == "focused"
     assert shas["version_only"] not in asked
-    assert f"1 {SKIP_VERSION_ONLY}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_VERSION_ONLY) == 1
     graded = {m: g for m, g in asked[shas["version_code"]]["relevance_grades"].items() if g}
     assert graded == {"pkg/__version__.py": 3}
 
@@ -119,7 +120,7 @@ def test_tidying_subjects_are_chores_but_a_plain_optimize_is_not(round4_repo, cl
     asked = {q["source"]["commit"] for q in doc["queries"]}
     for name in ("cleanups", "tool", "a_bit", "simplify"):
         assert shas[name] not in asked, name
-    assert f"4 {SKIP_CHORE}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_CHORE) == 4
     assert shas["optimize"] in asked and shas["refactor"] in asked
 
 
@@ -175,5 +176,5 @@ def test_related_changes_and_lists_over_unrelated_modules_are_two_topics(tmp_pat
     doc, stderr = draft(cli, repo, tmp_path, "--count", "5")
     asked = {q["source"]["commit"] for q in doc["queries"]}
     assert shas["related"] not in asked and shas["list"] not in asked
-    assert f"2 {SKIP_TWO_TOPICS}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_TWO_TOPICS) == 2
     assert shas["control"] in asked   # urls.py imports cookies.py: one topic

@@ -20,6 +20,7 @@ from tests.history_repos import (
     draft,
     history_line,
     package_repo,
+    skipped,
 )
 
 MIDDLEWARE = '''"""Middleware running around the application."""
@@ -121,7 +122,7 @@ def test_names_spelt_loosely_are_give_aways(round5_repo, cli, tmp_path):
     asked = {q["source"]["commit"] for q in doc["queries"]}
     for name in ("camel", "plural", "words", "member"):
         assert shas[name] not in asked, name
-    assert f"4 {SKIP_GIVEAWAY}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_GIVEAWAY) == 4
 
 
 def test_conventional_commit_types_are_read_before_cleaning(round5_repo, cli, tmp_path):
@@ -131,8 +132,8 @@ def test_conventional_commit_types_are_read_before_cleaning(round5_repo, cli, tm
     for name in ("refactor", "style", "chore", "ci", "build", "docs", "test", "tests"):
         assert shas[name] not in asked, name
     line = history_line(stderr)
-    assert f"5 {SKIP_CHORE}" in line
-    assert f"1 {SKIP_DOCS_SUBJECT}" in line and f"2 {SKIP_TESTS_SUBJECT}" in line
+    assert skipped(line, SKIP_CHORE) == 5
+    assert skipped(line, SKIP_DOCS_SUBJECT) == 1 and skipped(line, SKIP_TESTS_SUBJECT) == 2
     for name in ("fix", "feat", "perf"):
         assert shas[name] in asked, name
 
@@ -143,14 +144,14 @@ def test_development_bumps_are_version_bumps(round5_repo, cli, tmp_path):
     asked = {q["source"]["commit"] for q in doc["queries"]}
     for name in ("bump_dev", "back_dev", "bump_version"):
         assert shas[name] not in asked, name
-    assert f"3 {SKIP_VERSION}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_VERSION) == 3
 
 
 def test_an_attribute_docstring_is_documentation(round5_repo, cli, tmp_path):
     repo, shas = round5_repo
     doc, stderr = draft(cli, repo, tmp_path, "--count", "40")
     assert shas["attr_doc"] not in {q["source"]["commit"] for q in doc["queries"]}
-    assert f"1 {SKIP_NO_CODE}" in history_line(stderr)
+    assert skipped(history_line(stderr), SKIP_NO_CODE) == 1
 
 
 def test_a_backticked_parameter_is_not_a_give_away():

@@ -11,9 +11,9 @@ import pytest
 from evaluator.core.commit_chores import SKIP_PIN_OR_COMPAT
 from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT
 from evaluator.core.commits import SKIP_CHORE, SKIP_GIVEAWAY
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_history_round3 import _line
-from tests.integration.test_init_history import commit, draft, package_repo
+from tests.history_repos import commit, draft, package_repo, skipped
+from tests.history_repos import edit as _edit
+from tests.history_repos import history_line as _line
 
 DEV = '''"""Pretty console output for development."""
 
@@ -153,7 +153,7 @@ def test_public_names_of_grade_2_modules_hyphens_and_misspellings_are_give_aways
     asked = _asked(doc)
     for name in ("graded2", "hyphen", "misspelt"):
         assert shas[name] not in asked, name
-    assert f"3 {SKIP_GIVEAWAY}" in _line(stderr)
+    assert skipped(_line(stderr), SKIP_GIVEAWAY) == 3
     # the class as a word, not as code: starlette history-07, kept as asked
     assert asked[shas["plain"]] == "Let the retry strategies of Retrying be pickled"
     graded = next(q for q in doc["queries"] if q["source"]["commit"] == shas["plain"])
@@ -168,6 +168,6 @@ def test_pins_compatibility_swaps_and_screenshots_are_chores(round6_repo, cli, t
     for name in ("compat", "pin", "screenshot", "tagged"):
         assert shas[name] not in asked, name
     line = _line(stderr)
-    assert f"2 {SKIP_PIN_OR_COMPAT}" in line and f"1 {SKIP_DOCS_SUBJECT}" in line
-    assert f"2 {SKIP_CHORE}" in line  # a refactor behind a component tag, f-strings
+    assert skipped(line, SKIP_PIN_OR_COMPAT) == 2 and skipped(line, SKIP_DOCS_SUBJECT) == 1
+    assert skipped(line, SKIP_CHORE) == 2  # a refactor behind a component tag, f-strings
     assert asked[shas["feature"]] == "Build the fast parser on new interpreters"

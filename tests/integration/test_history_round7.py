@@ -10,9 +10,9 @@ import pytest
 
 from evaluator.core.commit_chores import SKIP_LAYOUT
 from evaluator.core.commits import SKIP_BRANCH_TITLE, SKIP_CHORE
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_history_round3 import _line
-from tests.integration.test_init_history import commit, draft, git, package_repo
+from tests.history_repos import commit, draft, git, package_repo, skipped
+from tests.history_repos import edit as _edit
+from tests.history_repos import history_line as _line
 
 ITEMS = '''"""Items of a document."""
 import sys
@@ -168,7 +168,7 @@ def test_chore_subjects_slots_and_sentinel_swaps_are_skipped(round7_repo, cli, t
     shas, asked, line = _drafted(round7_repo, cli, tmp_path)
     for name in ("precommit", "types", "casts", "needless", "simplify", "slots", "sentinel"):
         assert shas[name] not in asked, name
-    assert f"5 {SKIP_CHORE}" in line and f"2 {SKIP_LAYOUT}" in line
+    assert skipped(line, SKIP_CHORE) == 5 and skipped(line, SKIP_LAYOUT) == 2
     assert asked[shas["types_of"]] == "Fix types of values returned by the loader"
     assert asked[shas["simplify_for"]] == "Simplify the loader to allow partial nested loads"
     assert asked[shas["slots_feature"]] == "Compare comments ignoring case and spaces"
@@ -178,5 +178,5 @@ def test_a_pull_request_titled_by_its_branch_asks_its_commits(round7_repo, cli, 
     shas, asked, line = _drafted(round7_repo, cli, tmp_path)
     assert shas["branch_pr"] not in asked
     assert asked[shas["pr_commit"]] == "Fix the default inheritance of nested partial schemas"
-    assert f"1 {SKIP_BRANCH_TITLE}" in line
+    assert skipped(line, SKIP_BRANCH_TITLE) == 1
     assert asked[shas["sentence_pr"]] == "Fix logic for field both load_only and dump_only"

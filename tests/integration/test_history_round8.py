@@ -4,7 +4,6 @@ question that review rejected or edited (its repository and id in the comment)."
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -17,9 +16,9 @@ from evaluator.core.commits import (
     SKIP_VERSION,
     SKIP_WORDING,
 )
-from tests.integration.test_history_filters import _edit
-from tests.integration.test_history_round3 import _line
-from tests.integration.test_init_history import commit, draft, git, package_repo
+from tests.history_repos import commit, draft, git, package_repo, skipped
+from tests.history_repos import edit as _edit
+from tests.history_repos import history_line as _line
 
 MAIN = '''"""The command line."""
 import click
@@ -148,12 +147,6 @@ def round8_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return repo, shas
 
 
-def _count(line: str, reason: str) -> int:
-    """How many commits the ``history:`` line skipped for ``reason`` (0 when it says none)."""
-    found = re.search(rf"(?<![\d])(\d+) {re.escape(reason)}", line)
-    return int(found.group(1)) if found else 0
-
-
 def _drafted(round8_repo, cli, tmp_path) -> tuple[dict[str, str], dict[str, str], str]:
     """The fixture's shas, the draft's questions by source commit, its ``history:`` line."""
     repo, shas = round8_repo
@@ -166,7 +159,7 @@ def test_alias_help_text_type_checker_and_rename_changes_are_skipped(round8_repo
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     for name in ("alias", "help", "ty", "rename"):
         assert shas[name] not in asked, name
-    assert _count(line, SKIP_COSMETIC) == 4
+    assert skipped(line, SKIP_COSMETIC) == 4
     assert asked[shas["behaviour"]] == "Strip blanks around references before resolving them"
     assert asked[shas["ujson"]] == "Write the JSON list of applicable rules faster with ujson"
 
@@ -175,19 +168,19 @@ def test_a_python_version_dropped_and_a_dependency_upgrade_are_skipped(round8_re
                                                                         tmp_path):
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     assert shas["py38"] not in asked and shas["upgrade"] not in asked
-    assert _count(line, SKIP_PYTHON_DROP) == 1 and _count(line, SKIP_VERSION) == 1
-    assert shas["timeout"] not in asked and _count(line, SKIP_WORDING) == 1
+    assert skipped(line, SKIP_PYTHON_DROP) == 1 and skipped(line, SKIP_VERSION) == 1
+    assert shas["timeout"] not in asked and skipped(line, SKIP_WORDING) == 1
 
 
 def test_a_file_named_in_words_and_a_clipped_class_name_are_give_aways(round8_repo, cli,
                                                                        tmp_path):
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     assert shas["main_module"] not in asked and shas["clipped"] not in asked
-    assert _count(line, SKIP_GIVEAWAY) == 2
+    assert skipped(line, SKIP_GIVEAWAY) == 2
 
 
 def test_linter_rules_turned_on_and_a_minor_cleanup_are_chores(round8_repo, cli, tmp_path):
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     assert shas["lint"] not in asked and shas["minor"] not in asked
-    assert _count(line, SKIP_CHORE) == 2
+    assert skipped(line, SKIP_CHORE) == 2
     assert asked[shas["rules"]] == "Add support for websocket rules in the routing state"

@@ -25,7 +25,6 @@ from evaluator.core.commits import (
 from evaluator.core.groundtruth_check import load_ground_truth
 from evaluator.core.schemas import ground_truth_schema
 from tests.history_repos import commit, draft, git, new_repo, write
-from tests.history_repos import package_repo as package_repo  # where other branches import it
 
 CORE = '''"""The session."""
 
