@@ -11,7 +11,8 @@ review saw (starlette, packaging, cattrs); the ``fresh4-*`` files are a fifth, o
 anyio); the ``fresh6-*`` files a seventh, of three more (uvicorn, typer, jsonschema); the
 ``fresh7-*`` files an eighth (urllib3, build, responses), where build's file also holds a
 supplementary review of the draft made once its package was back in the universe; the
-``fresh8-*`` files a ninth, of three more (pip, loguru, httpcore), after round 9."""
+``fresh8-*`` files a ninth, of three more (pip, loguru, httpcore), after round 9; the
+``fresh9-*`` files a tenth, of three more (alembic, tox, trio), after round 11."""
 
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ LABELS = {
     "fresh6": "all three, sixth fresh review",
     "fresh7": "all three, seventh fresh review",
     "fresh8": "all three, eighth fresh review",
+    "fresh9": "all three, ninth fresh review",
 }
 
 
@@ -125,6 +127,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh6", ["encode/uvicorn", "fastapi/typer", "python-jsonschema/jsonschema"]),
     ("fresh7", ["getsentry/responses", "pypa/build", "urllib3/urllib3"]),
     ("fresh8", ["Delgan/loguru", "encode/httpcore", "pypa/pip"]),
+    ("fresh9", ["python-trio/trio", "sqlalchemy/alembic", "tox-dev/tox"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
