@@ -8,9 +8,11 @@ today. It is pure: the adapter (:mod:`evaluator.history_changes`) reads git.
 
 A commit is **skipped** (each a counted reason) when
 
-* its subject is about tests (``Add tests …``, ``test: …``) or holds two sentences (two
-  topics): :func:`subject_reason` (a ``Merge …`` subject, ``Merge commit from fork`` with
-  one parent included, is a merge of branches in :mod:`.commits` before this is asked);
+* its subject is about tests (``Add tests …``, ``test: …``, a test named, coverage), about
+  docs (their build too) or holds several topics (two sentences, two "; ", a count of
+  fixes, a list of verb clauses: :func:`listed_topics`): :func:`subject_reason` (a
+  ``Merge …`` subject, ``Merge commit from fork`` with one parent included, is a merge of
+  branches in :mod:`.commits` before this is asked);
 * it is a **chore**: every Python module it touched has the same syntax tree before and
   after once docstrings, comments, type annotations, ``if TYPE_CHECKING:`` blocks, typing
   imports, ``@overload`` stubs, ``cast()``, ``TypeVar`` assignments and ``__all__`` are dropped and
@@ -62,7 +64,7 @@ from evaluator.core.commit_grades import grade_weights
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
 SKIP_DOCS_SUBJECT = "the subject is about documentation"
-SKIP_MIXED = "two topics in one subject (two sentences)"
+SKIP_MIXED = "two topics in one subject (two sentences, or a list of changes)"
 SKIP_NO_CODE = "a chore: docstrings, comments or type hints only"
 SKIP_REMOVAL = "removes code only (adds no new code line)"
 SKIP_IMPORTS_ONLY = "changes the modules' imports only (a re-export or a compat import)"
@@ -96,6 +98,96 @@ _DOCS_SUBJECT = re.compile(
 #: A screenshot or screencast is documentation, whatever module a demo script it updates.
 _SCREENSHOT = re.compile(r"\bscreen(?:shots?|casts?)\b", re.IGNORECASE)
 _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
+#: Several topics listed in one subject (issue 24's ninth fresh review, round 12): two
+#: or more "; " separators ("bump pytest to 9; add pyv to file template; use = for …",
+#: alembic history-16; all 29 such subjects of the 30 tuning histories list chores).
+_SEMICOLONS = re.compile(r";\s+\S[^;]*;\s+\S")
+#: ... or a count of fixes or changes: "Four run-edge polish fixes" (tox history-01),
+#: "Various fixes", "Two small doc tweaks" (42 tuning subjects, all bundles).
+_COUNTED = re.compile(r"^(?:two|three|four|five|six|seven|several|multiple|various|a few|"
+                      r"a couple of|misc(?:ellaneous)?)\s+(?:[\w-]+\s+){0,3}?(?:fix(?:es)?|"
+                      r"changes|improvements|tweaks|updates|clean-?ups)(?:\s+(?:to|in|for|after|on|and)\b|"
+                      r"\s*$)", re.IGNORECASE)
+#: A verb opening a clause of a list: "Honor tox c -o, clean devenv ALL error, correct
+#: provision pin" (tox history-02), in its base (imperative) or its past form.
+_LIST_VERBS = (r"add|allow|avoid|change|clean|correct|deprecate|drop|fix|handle|honou?r|"
+               r"improve|make|move|raise|remove|rename|replace|return|set|support|switch|"
+               r"update|use|document|refactor|fail|repair|restore|skip|ensure|preserve|"
+               r"respect|reject|accept|expose|harden|propagate|treat|stop|keep|bump|tweak|"
+               r"adjust|enable|disable|emit|warn|pass|guard|reuse|normali[sz]e|simplify|"
+               r"sort|strip|validate|catch|delete|rewrite|introduce|extend|implement|"
+               r"convert|check|show|include|exclude|require|modify|reorder|rearrange|"
+               r"separate|split|extract|clarify|mention|test|get|apply")
+_CLAUSE_VERB = re.compile(r"^(?:(?P<past>(?:" + _LIST_VERBS + r")(?:e?d|[pgt]ed)|made|got|"
+                          r"kept|rewrote)|(?P<base>" + _LIST_VERBS + r"))\b", re.IGNORECASE)
+_CLAUSE_SPLIT = re.compile(r",\s+(?:and\s+)?")
+#: A second clause that says more of the first: a test or a changelog entry added with
+#: it, "… instead", "related …", a pronoun back to it ("and avoid exceptions in it"), or
+#: a deprecation of what it replaces ("Add env argument …, deprecate **env_options").
+_CLAUSE_SAME = re.compile(r"\b(?:tests?|changelog|changes|news\w*|authors|docs?|instead|"
+                          r"related|it|its|them|that|this|these|those)\b|^deprecat",
+                          re.IGNORECASE)
+_LIST_STOP = frozenset({"with", "from", "into", "when", "some", "more", "also"})
+
+
+def _content(clause: str) -> set[str]:
+    """A clause's words past its verb, of four characters or more, not stop words."""
+    rest = clause.split(None, 1)[1] if " " in clause else ""
+    return {w for w in re.findall(r"[a-z][a-z0-9_]{3,}", rest.lower()) if w not in _LIST_STOP}
+
+
+def listed_topics(cleaned: str) -> bool:
+    """The subject lists changes as clauses after commas, each opening with a verb (issue
+    24's ninth fresh review, tox history-02 "Honor tox c -o, clean devenv ALL error,
+    correct provision pin"; -04 "Honor metadata behind a BOM, fail cleanly on bad
+    blocks"): three or more such clauses; or two in the same form (both imperative or
+    both past: "Rename to AsyncHTTPTransport, add AsyncByteStream") unless the second
+    says more of the first (:data:`_CLAUSE_SAME`, or a content word of the first: "Remove
+    support for Click 7, require Click 8+"). Brackets and code spans are not read (their
+    commas list names). Of 207 tuning subjects caught, a sample of 60 read holds a few
+    single topics ("Implement … commands, fix up lots of problems from that" before the
+    pronoun rule)."""
+    if "`" in cleaned or re.search(r"[(\[{][^)\]}]*,", cleaned):
+        return False
+    parts = [p.strip() for p in _CLAUSE_SPLIT.split(cleaned)]
+    if len(parts) < 2:
+        return False
+    forms = set()
+    for part in parts:
+        verb = _CLAUSE_VERB.match(part)
+        # a clause has an object, and its verb is a word, not SQL ("Emit DROP CHECK for
+        # MySQL, DROP CONSTRAINT for MariaDB"; "Split, simplify, and fix x" is one topic)
+        if verb is None or " " not in part or verb.group(0).isupper():
+            return False
+        word = verb.group(0).lower()
+        if word not in {"set", "split"}:  # either form
+            forms.add("past" if verb.group("past") else "base")
+    if len(parts) >= 3:
+        return True
+    return len(forms) <= 1 and _CLAUSE_SAME.search(parts[1]) is None and \
+        not _content(parts[0]) & _content(parts[1])
+
+
+#: A test named in the subject: a test module ``test_x.py`` or a test function whose name
+#: holds three words or more after ``test_`` ("Run GC on PyPy more for
+#: test_worker_thread_context_not_leaked", trio history-01); never an API method called
+#: ``app.test_request_context`` or ``test_client`` (Flask's).
+_TEST_NAME = re.compile(r"(?<![.\w])test_\w+\.py\b|(?<![.\w])test_[a-z0-9]+(?:_[a-z0-9]+){2,}"
+                        r"\b(?!\()", re.IGNORECASE)
+#: A test fixed: "Adjust sqlite test further" (alembic history-19), "Fix redis tests".
+_TEST_FIXED = re.compile(r"^(?:adjust|fix|tweak|update|repair|correct|rework|amend)(?:s|e?d|es)?"
+                         r"\s+(?:\S+\s+){0,2}tests?(?:\s+(?:further|again|more))?$",
+                         re.IGNORECASE)
+#: Coverage chores: "Get and enforce 100% coverage" (trio history-11), "Increase test
+#: coverage" (never a coverage tool's own "branch coverage" feature).
+_COVERAGE = re.compile(r"\b(?:100\s?%|full|complete)\s+(?:\w+\s+)?coverage\b|"
+                       r"\b(?:test|code)\s+coverage\b|\bcoverage\s+(?:to|at)\s+100\b|"
+                       r"^(?:get|reach|enforce|achieve)\w*\s+(?:\S+\s+){0,2}coverage\b",
+                       re.IGNORECASE)
+#: Documentation builds: "Allow documentation builds on Windows" (trio history-07).
+_DOCS_BUILD = re.compile(r"\b(?:docs?|documentation|sphinx)\s+builds?\b|"
+                         r"\bbuild(?:ing)?\s+(?:the\s+)?(?:docs?|documentation)\b",
+                         re.IGNORECASE)
 _VERSION_MARKER = re.compile(r"^\.\.\s*(?:versionadded|versionchanged|deprecated|"
                              r"versionremoved)\s*::", re.IGNORECASE)
 _TOKEN = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*|\d+")
@@ -105,14 +197,18 @@ _TYPING_MODULES = frozenset({"typing", "typing_extensions", "collections.abc", "
 
 
 def subject_reason(raw_subject: str, cleaned: str) -> str | None:
-    """Why a subject cannot be a question whatever its diff: about tests, or two
-    topics."""
+    """Why a subject cannot be a question whatever its diff: about tests (a test named,
+    a test fixed, coverage), about docs (their build too), or several topics (two
+    sentences, two "; ", a count of fixes, a list of verb clauses)."""
     if _TESTS_PREFIX.match(raw_subject) or _TESTS_SUBJECT.search(cleaned) or \
-            _TEST_TOOLING.search(cleaned):
+            _TEST_TOOLING.search(cleaned) or _TEST_NAME.search(cleaned) or \
+            _TEST_FIXED.match(cleaned) or _COVERAGE.search(cleaned):
         return SKIP_TESTS_SUBJECT
-    if _DOCS_SUBJECT.match(cleaned) or _SCREENSHOT.search(cleaned):
+    if _DOCS_SUBJECT.match(cleaned) or _SCREENSHOT.search(cleaned) or \
+            _DOCS_BUILD.search(cleaned):
         return SKIP_DOCS_SUBJECT
-    if _TWO_SENTENCES.search(cleaned):
+    if _TWO_SENTENCES.search(cleaned) or _SEMICOLONS.search(cleaned) or \
+            _COUNTED.match(cleaned) or listed_topics(cleaned):
         return SKIP_MIXED
     return None
 

@@ -22,7 +22,8 @@ reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commi
   a pull request), a commit of a merged pull request, a revert or
   a commit reverted later (git's ``Revert "subject"``), a version bump, a
   change to tests/docs/CI only, a change over the size limit, files that no longer exist,
-  a subject that says too little, a typo/lint/typing/clean-up subject, a Python-version
+  a subject that says too little or is cut off (``…``), a typo/lint/typing/clean-up
+  subject (or a conventional-commit scope naming one: ``fix(type):``), a Python-version
   drop, a change to typing examples only (never graded 3 otherwise: :func:`typing_example`),
   a change only to tooling outside a src layout's ``src/`` package (:func:`src_layout`).
 
@@ -82,6 +83,7 @@ SKIP_SIZE = (f"over the size limit ({MAX_FILES} modules, {MAX_LINES} changed lin
 SKIP_GONE = "its modules no longer exist"
 SKIP_VAGUE = f"subject too short to ask (under {MIN_QUESTION_WORDS} words once cleaned)"
 SKIP_LONG = f"subject over {MAX_SUBJECT_CHARS} characters"
+SKIP_CUT_OFF = "subject cut off (ends with \"…\", the rest not in the body)"
 SKIP_DUPLICATE = "same question as a newer commit"
 SKIP_CHORE = "a typo, formatting, lint, typing or clean-up change"
 SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
@@ -93,6 +95,7 @@ SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a 
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANCH_TITLE,
                                  SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
+                                 SKIP_CUT_OFF,
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
                                  SKIP_TOOLING, SKIP_GIVEAWAY,
                                  *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS,
@@ -223,12 +226,29 @@ _TYPE_REASONS = {"refactor": SKIP_CHORE, "style": SKIP_CHORE, "chore": SKIP_CHOR
                  "tests": SKIP_TESTS_SUBJECT}
 
 
+#: Conventional-commit scopes that name a chore, docs or tests whatever the type: ``fix(type):
+#: Correct argparse override signatures …`` (issue 24's ninth fresh review, tox history-19,
+#: a typing chore), ``perf(tests): …``, ``fix(docs): …``.
+_SCOPE_REASONS = {**dict.fromkeys(("type", "types", "typing", "typecheck", "mypy", "pyright",
+                                   "ty", "lint", "linting", "style", "ci", "deps",
+                                   "dependencies"), SKIP_CHORE),
+                  **dict.fromkeys(("doc", "docs", "documentation"), SKIP_DOCS_SUBJECT),
+                  **dict.fromkeys(("test", "tests", "testing"), SKIP_TESTS_SUBJECT)}
+_SCOPE = re.compile(r"\(\s*([\w-]+)\s*\)")
+
+
 def _conventional_reason(text: str) -> str | None:
     """Why a ``refactor:``, ``style:``, ``chore:``, ``ci:``, ``build:``, ``docs:`` or
-    ``test:`` subject is skipped (``fix:``, ``feat:``, ``perf:`` are asked)."""
-    match = _CONVENTIONAL.match(text.strip())
+    ``test:`` subject is skipped (``fix:``, ``feat:``, ``perf:`` are asked), or one of any
+    type whose scope names a chore, docs or tests (:data:`_SCOPE_REASONS`: ``fix(type):``).
+    A leading gitmoji (``🐛 fix(type): …``) is read past."""
+    match = _CONVENTIONAL.match(drop_emoji(text).strip())
     kind = re.match(r"[a-z]+", match.group(0).lower()) if match else None
-    return _TYPE_REASONS.get(kind.group(0)) if kind else None
+    if match is None or kind is None:
+        return None
+    scope = _SCOPE.search(match.group(0))
+    return _TYPE_REASONS.get(kind.group(0)) or \
+        (_SCOPE_REASONS.get(scope.group(1).lower()) if scope else None)
 
 
 _BRACKET_TAG = re.compile(r"^\[[^\]]{1,30}\]\s*")
@@ -484,9 +504,15 @@ class Mined:
 
 def asked_text(commit: Commit) -> str:
     """What a commit asks, before cleaning: a merged pull request's title, else its
-    subject."""
+    subject. A title GitHub cut off at its end (``… postgresql_inc…``) with the rest at the
+    start of the body (``…lude``) is joined again; one whose rest is not there is skipped
+    (:data:`SKIP_CUT_OFF`; issue 24's ninth fresh review, alembic history-04)."""
     pull = pull_request(commit)
-    return pull[1] if pull is not None else commit.subject
+    text = pull[1] if pull is not None else commit.subject
+    head = _PULL_SUFFIX.sub("", text).rstrip()  # a squash's "Title… (#5)"
+    if head.endswith("…") and text == commit.subject and commit.body_line.startswith("…"):
+        return head[:-1] + commit.body_line[1:]
+    return text
 
 
 def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
@@ -503,6 +529,8 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
         return SKIP_REVERT
     if len(text) > MAX_SUBJECT_CHARS:
         return SKIP_LONG
+    if _PULL_SUFFIX.sub("", text).rstrip().endswith("…"):
+        return SKIP_CUT_OFF
     if _REVERT.match(text) or _REVERT.match(_CONVENTIONAL.sub("", text)):
         return SKIP_REVERT
     cleaned = clean_subject(text)

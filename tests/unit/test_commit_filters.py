@@ -387,3 +387,70 @@ def test_round9_a_directive_comment_changed_is_no_new_text() -> None:
     after = "def f():\n" + "\n".join(added) + "\n"
     judged = judge([_diff(before, after, after, list(enumerate(added, start=2)), deleted)])
     assert judged.fact_lines["pkg/m.py"] == (added[1], added[2])
+
+
+# issue 24's ninth fresh review (round 12): subjects the history route should not ask.
+@pytest.mark.parametrize("raw", [
+    # several topics (alembic history-16, tox history-02, -04, -01)
+    "bump pytest to 9; add pyv to file template; use = for all custom args",
+    "Honor tox c -o, clean devenv ALL error, correct provision pin",
+    "Honor metadata behind a BOM, fail cleanly on bad blocks",
+    "Rename to AsyncHTTPTransport, add AsyncByteStream",
+    "Added response.freeze, fixed make_action in profiler and improved performance",
+    "Dropped the cache, stopped the timer",
+    "🐛 fix(ux): four run-edge polish fixes (#4000)",
+    "Various fixes", "Two small doc tweaks",
+])
+def test_several_topics_in_one_subject_are_mixed(raw) -> None:
+    from evaluator.core.commit_filters import SKIP_MIXED
+    from evaluator.core.commits import clean_subject
+    assert subject_reason(raw, clean_subject(raw)) == SKIP_MIXED
+
+
+@pytest.mark.parametrize("raw", [
+    # look-alikes that stay questions: one topic said in two clauses, a list of names
+    "Honor the fail-fast contract, resilient teardown",          # tox history-03, kept
+    "Fix structuring of nested generics, add test",              # cattrs history-14, kept
+    "Remove support for Click 7, require Click 8+",
+    "Remove urllib3.util.current_time, use time.monotonic instead",
+    "Clarify the contract of Response#ok, and avoid exceptions in it",
+    "Add env argument to Jinja2Templates, deprecate **env_options",
+    "Move set_wakeup_fd into common code, used on all platforms",
+    "Emit DROP CHECK for MySQL, DROP CONSTRAINT for MariaDB",
+    "Split, simplify, and fix egg_info_matches",
+    "Allow to provide importable string in `--http`, `--ws` and `--loop`",
+    "Modify color tags (add auto-close, raise on unknown tag, remove mixing)",
+    "If possible, raise the last exception when stopping",
+    "Escape the package name, allowing rich to stylize URLs",
+    "Fix pool; keep sockets open",
+    "Two changes of state are reported once",
+])
+def test_one_topic_with_commas_is_a_question(raw) -> None:
+    from evaluator.core.commits import clean_subject
+    assert subject_reason(raw, clean_subject(raw)) is None
+
+
+@pytest.mark.parametrize(("raw", "reason"), [
+    # a test named (trio history-01), a test fixed (alembic history-19), coverage (trio
+    # history-11), documentation builds (trio history-07)
+    ("Run GC on PyPy more for test_worker_thread_context_not_leaked", SKIP_TESTS_SUBJECT),
+    ("Remove python2 compat stuff from test_socketlevel.py", SKIP_TESTS_SUBJECT),
+    ("Adjust sqlite test further", SKIP_TESTS_SUBJECT),
+    ("Fix redis tests", SKIP_TESTS_SUBJECT),
+    ("Get and enforce 100% coverage", SKIP_TESTS_SUBJECT),
+    ("Increase code coverage on fspath", SKIP_TESTS_SUBJECT),
+    ("Allow documentation builds on Windows", "docs"),
+    ("Fix docs build on sphinx 1.6.1", "docs"),
+    # look-alikes: an API named test_…, a coverage tool's feature, a build of packages
+    ("Allow to specify subdomain and url_scheme in app.test_request_context()", None),
+    ("Pass keyword args from `test_client` method to client class constructor", None),
+    ("Add test_cli_runner for testing app.cli commands", None),
+    ("Support branch coverage in the tracer", None),
+    ("Update the test client", None),
+    ("Allow wheel builds on Windows", None),
+])
+def test_tests_and_docs_build_subjects(raw, reason) -> None:
+    from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT
+    from evaluator.core.commits import clean_subject
+    want = SKIP_DOCS_SUBJECT if reason == "docs" else reason
+    assert subject_reason(raw, clean_subject(raw)) == want

@@ -7,6 +7,7 @@ import pytest
 from evaluator.core.commit_facts import added_lines, evidence_facts
 from evaluator.core.commits import (
     SKIP_CHORE,
+    SKIP_CUT_OFF,
     SKIP_IN_PULL,
     SKIP_MERGE,
     SKIP_TOOLING,
@@ -316,3 +317,45 @@ def test_look_alikes_of_wording_and_dead_code_chores_are_asked(subject: str) -> 
     commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 3, 1),))
     mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
     assert [c.question for c in mined.candidates] == [clean_subject(subject)]
+
+
+# issue 24's ninth fresh review (round 12)
+@pytest.mark.parametrize(("subject", "reason"), [
+    ("🐛 fix(type): correct argparse override signatures for ty 0.0.33 (#3932)", "chore"),
+    ("fix(typing): Using correct typing for `param_hint`", "chore"),
+    ("fix(ci): drop module scope from commonprefix warning filter (#3735)", "chore"),
+    ("fix(deps): raise the floor of the parser", "chore"),
+    ("perf(tests): freeze GC after collection (#1385)", "tests"),
+    ("fix(docs): correct path for built documentation (#3680)", "docs"),
+    ("🔧 chore(config): drop stale loader ignores", "chore"),
+    # look-alikes: a scope that names code, not a chore
+    ("🐛 fix(cli): keep the override when a section is reached by reference", None),
+    ("fix(typer): keep the default of an option", None),
+    ("feat(styles): add a dark theme to the renderer", None),
+])
+def test_a_conventional_scope_that_names_a_chore(subject: str, reason: str | None) -> None:
+    from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT, SKIP_TESTS_SUBJECT
+    commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 3, 1),))
+    mined = mine([commit], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    want = {"chore": SKIP_CHORE, "tests": SKIP_TESTS_SUBJECT, "docs": SKIP_DOCS_SUBJECT}
+    assert mined.skipped == ({want[reason]: 1} if reason else {})
+
+
+def test_a_subject_cut_off_is_joined_with_its_rest_or_skipped() -> None:
+    # alembic history-04: GitHub cut the title at "postgresql_inc…"
+    cut = "Fix rendering of Column objects in dialect kwargs like postgresql_inc…"
+    alone = Commit(A, (B,), cut, (FileChange("pkg/a.py", 3, 1),), "Fixed rendering of …")
+    mined = mine([alone], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert mined.skipped == {SKIP_CUT_OFF: 1}
+    squash = Commit(A, (B,), cut + " (#1802)", (FileChange("pkg/a.py", 3, 1),))
+    assert mine([squash], is_module_path=lambda p: True,
+                modules=["pkg/a.py"]).skipped == {SKIP_CUT_OFF: 1}
+    joined = Commit(A, (B,), cut, (FileChange("pkg/a.py", 3, 1),), "…lude")
+    mined = mine([joined], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert [c.question for c in mined.candidates] == [
+        "Fix rendering of Column objects in dialect kwargs like postgresql_include"]
+    # a body that starts with "…" under a whole subject is no rest of it
+    whole = Commit(A, (B,), "Force prefetch on send", (FileChange("pkg/a.py", 3, 1),),
+                   "… otherwise we run out of sockets")
+    mined = mine([whole], is_module_path=lambda p: True, modules=["pkg/a.py"])
+    assert [c.question for c in mined.candidates] == ["Force prefetch on send"]
