@@ -12,8 +12,8 @@ Two options define it (globs, gitignore style, see :func:`glob_regex`):
   with ``exclude: []`` scores every file of the checkout, as the evaluator did before the
   universe existed);
 * ``exclude`` — globs whose files are left out. The default is :data:`DEFAULT_EXCLUDES`
-  (tests, docs, examples, benchmarks, CI and tool configuration, packaging, scripts and
-  extras, licences, generated and vendored files); a list given by the user *replaces* it,
+  (tests, docs, examples, benchmarks, CI and tool configuration, packaging, scripts, tools
+  and extras, licences, generated and vendored files); a list given by the user *replaces* it,
   and the word ``default`` in that list stands for the whole default list
   (``[default, "build_tools/"]`` extends it, ``[]`` turns it off).
 
@@ -52,6 +52,10 @@ class Rule:
     pattern: str
     category: str
     spares_packages: bool = False
+    #: the glob names a folder that is a library's own subpackage when both it and the
+    #: folder above it hold an ``__init__.py``: a package's public testing API
+    #: (``src/trio/testing/``, ``numpy/testing/``), never a top-level test folder
+    spares_subpackages: bool = False
 
 
 def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
@@ -63,7 +67,10 @@ def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
 DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("licences", "LICENSE", "LICENSE.*", "LICENCE", "LICENCE.*", "COPYING",
             "COPYING.*", "NOTICE", "NOTICE.*", "AUTHORS", "AUTHORS.*"),
-    *_rules("tests", "tests/", "test/", "testing/", "__tests__/", "test_*.py", "*_test.py",
+    # ``_tests/``: tests inside the package (``src/trio/_tests/``); a ``testing/`` folder
+    # is a top-level test suite (pytest's) unless it is a subpackage (``trio.testing``)
+    Rule("testing/", "tests", spares_subpackages=True),
+    *_rules("tests", "tests/", "test/", "_tests/", "__tests__/", "test_*.py", "*_test.py",
             "conftest.py", "*_test.go", "*.test.js", "*.test.ts", "*.test.tsx", "*.spec.js",
             "*.spec.ts", "*.spec.tsx", "*Test.java", "*Tests.java"),
     *_rules("docs", "docs/", "doc/", "*.md", "*.rst", "*.txt", "*.adoc"),
@@ -80,6 +87,9 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),
     *_rules("packaging", "setup.py", "MANIFEST.in", "*.spec", "*.egg-info/"),
     *_rules("scripts", "scripts/", "extra/"),
+    # a ``tools/`` folder of scripts (alembic's ``tools/write_pyi.py``); a ``tools``
+    # *package* (an ``__init__.py``) is a library's own code
+    Rule("tools/", "scripts", spares_packages=True),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
             "*.generated.*", "__pycache__/", "*.pyc", "node_modules/"),
     Rule("build/", "generated", spares_packages=True),
@@ -271,9 +281,16 @@ def _matches(pattern: str, path: str, folders: tuple[str, ...],
 def _rule_applies(rule: Rule, path: str, folders: tuple[str, ...],
                   packages: frozenset[str]) -> bool:
     """Whether ``rule`` leaves ``path`` out: it matches, and (for a rule that spares
-    packages) it matches a folder above ``path`` that is not a Python package."""
-    return _matches(rule.pattern, path, folders,
-                    packages if rule.spares_packages else frozenset())
+    packages or subpackages) it matches a folder above ``path`` that is not one."""
+    spared = packages if rule.spares_packages else \
+        _subpackages(packages) if rule.spares_subpackages else frozenset()
+    return _matches(rule.pattern, path, folders, spared)
+
+
+@lru_cache(maxsize=8)
+def _subpackages(packages: frozenset[str]) -> frozenset[str]:
+    """The ``packages`` whose parent folder is one of ``packages`` too."""
+    return frozenset(p for p in packages if posixpath.dirname(p) in packages)
 
 
 def python_packages(files: Iterable[str]) -> frozenset[str]:

@@ -267,3 +267,37 @@ def test_a_perf_subpackage_is_code_and_a_perf_script_folder_is_not():
     assert universe.modules == ("src/lib/core.py", "src/lib/perf/__init__.py",
                                 "src/lib/perf/counters.py")
     assert universe.reason("performance/benchmark.py") == "benchmarks"
+
+
+TRIO_ALEMBIC_LIKE = (
+    "src/trio/__init__.py", "src/trio/_core/__init__.py", "src/trio/_core/_run.py",
+    "src/trio/_core/_tests/__init__.py", "src/trio/_core/_tests/tutil.py",
+    "src/trio/_tests/__init__.py", "src/trio/_tests/module_with_deprecations.py",
+    "src/trio/testing/__init__.py", "src/trio/testing/_raises_group.py",
+    "testing/__init__.py", "testing/helpers.py", "testing/plain/check.py",
+    "alembic/__init__.py", "alembic/command.py", "tools/write_pyi.py", "tools/toxnox.py",
+    "pkg/__init__.py", "pkg/tools/__init__.py", "pkg/tools/merge.py",
+)
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    # tests inside the package (issue 24 round 12, trio)
+    ("src/trio/_tests/module_with_deprecations.py", "tests"),
+    ("src/trio/_core/_tests/tutil.py", "tests"),
+    # a top-level testing/ folder is a test suite, a package or not
+    ("testing/helpers.py", "tests"),
+    ("testing/plain/check.py", "tests"),
+    # a tools/ folder of scripts (alembic)
+    ("tools/write_pyi.py", "scripts"),
+    ("tools/toxnox.py", "scripts"),
+])
+def test_tests_inside_a_package_and_a_tools_folder_are_left_out(path: str, reason: str) -> None:
+    assert select_universe(TRIO_ALEMBIC_LIKE).reason(path) == reason
+
+
+def test_a_testing_subpackage_and_a_tools_package_stay_modules() -> None:
+    # trio.testing is the library's public testing API: a package inside a package
+    modules = select_universe(TRIO_ALEMBIC_LIKE).modules
+    assert "src/trio/testing/__init__.py" in modules
+    assert "src/trio/testing/_raises_group.py" in modules
+    assert "pkg/tools/merge.py" in modules and "alembic/command.py" in modules
