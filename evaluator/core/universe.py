@@ -52,10 +52,6 @@ class Rule:
     pattern: str
     category: str
     spares_packages: bool = False
-    #: the glob names a folder that is a library's own subpackage when both it and the
-    #: folder above it hold an ``__init__.py``: a package's public testing API
-    #: (``src/trio/testing/``, ``numpy/testing/``), never a top-level test folder
-    spares_subpackages: bool = False
 
 
 def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
@@ -67,12 +63,12 @@ def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
 DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("licences", "LICENSE", "LICENSE.*", "LICENCE", "LICENCE.*", "COPYING",
             "COPYING.*", "NOTICE", "NOTICE.*", "AUTHORS", "AUTHORS.*"),
-    # ``_tests/``: tests inside the package (``src/trio/_tests/``); a ``testing/`` folder
-    # is a top-level test suite (pytest's) unless it is a subpackage (``trio.testing``)
-    Rule("testing/", "tests", spares_subpackages=True),
-    *_rules("tests", "tests/", "test/", "_tests/", "__tests__/", "test_*.py", "*_test.py",
-            "conftest.py", "*_test.go", "*.test.js", "*.test.ts", "*.test.tsx", "*.spec.js",
-            "*.spec.ts", "*.spec.tsx", "*Test.java", "*Tests.java"),
+    # ``_tests/``: tests inside a package (``src/trio/_tests/``); ``testing/``: a test
+    # suite (pytest's) or a package's test support, even a subpackage (kept in the universe,
+    # ``alembic.testing``'s fixtures took grade 3 from kept questions: issue 24 round 12)
+    *_rules("tests", "tests/", "test/", "testing/", "_tests/", "__tests__/", "test_*.py",
+            "*_test.py", "conftest.py", "*_test.go", "*.test.js", "*.test.ts", "*.test.tsx",
+            "*.spec.js", "*.spec.ts", "*.spec.tsx", "*Test.java", "*Tests.java"),
     *_rules("docs", "docs/", "doc/", "*.md", "*.rst", "*.txt", "*.adoc"),
     *_rules("examples", "examples/", "example/", "demo/", "demos/", "samples/",
             "docs_src/", "tutorial/", "tutorials/"),
@@ -281,16 +277,9 @@ def _matches(pattern: str, path: str, folders: tuple[str, ...],
 def _rule_applies(rule: Rule, path: str, folders: tuple[str, ...],
                   packages: frozenset[str]) -> bool:
     """Whether ``rule`` leaves ``path`` out: it matches, and (for a rule that spares
-    packages or subpackages) it matches a folder above ``path`` that is not one."""
-    spared = packages if rule.spares_packages else \
-        _subpackages(packages) if rule.spares_subpackages else frozenset()
-    return _matches(rule.pattern, path, folders, spared)
-
-
-@lru_cache(maxsize=8)
-def _subpackages(packages: frozenset[str]) -> frozenset[str]:
-    """The ``packages`` whose parent folder is one of ``packages`` too."""
-    return frozenset(p for p in packages if posixpath.dirname(p) in packages)
+    packages) it matches a folder above ``path`` that is not a Python package."""
+    return _matches(rule.pattern, path, folders,
+                    packages if rule.spares_packages else frozenset())
 
 
 def python_packages(files: Iterable[str]) -> frozenset[str]:

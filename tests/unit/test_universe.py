@@ -295,9 +295,10 @@ def test_tests_inside_a_package_and_a_tools_folder_are_left_out(path: str, reaso
     assert select_universe(TRIO_ALEMBIC_LIKE).reason(path) == reason
 
 
-def test_a_testing_subpackage_and_a_tools_package_stay_modules() -> None:
-    # trio.testing is the library's public testing API: a package inside a package
-    modules = select_universe(TRIO_ALEMBIC_LIKE).modules
-    assert "src/trio/testing/__init__.py" in modules
-    assert "src/trio/testing/_raises_group.py" in modules
-    assert "pkg/tools/merge.py" in modules and "alembic/command.py" in modules
+def test_a_tools_package_stays_and_a_testing_subpackage_is_left_out() -> None:
+    universe = select_universe(TRIO_ALEMBIC_LIKE)
+    assert "pkg/tools/merge.py" in universe.modules
+    assert "alembic/command.py" in universe.modules
+    # a package's test support (trio.testing, alembic.testing) is left out like a test
+    # suite: kept in, alembic's fixtures took grade 3 from kept questions (round 12)
+    assert universe.reason("src/trio/testing/_raises_group.py") == "tests"
