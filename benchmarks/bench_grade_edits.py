@@ -100,6 +100,32 @@ WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     ("fresh8-pip.json", "history-16"): (
         frozenset({"src/pip/_internal/exceptions/network.py"}),
         frozenset({"src/pip/_internal/exceptions/__init__.py"})),
+    # "alembic/autogenerate/compare/check_constraints.py 2 -> 3,
+    # alembic/autogenerate/compare/constraints.py 2 -> 0 (comments only)"
+    ("fresh9-alembic.json", "history-01"): (
+        frozenset({"alembic/autogenerate/compare/check_constraints.py"}),
+        frozenset({"alembic/autogenerate/compare/constraints.py"})),
+    # "alembic/operations/base.py 2 -> 3 ...; alembic/util/langhelpers.py stays 3"
+    ("fresh9-alembic.json", "history-17"): (
+        frozenset({"alembic/operations/base.py", "alembic/util/langhelpers.py"}), frozenset()),
+    # "src/tox/session/env_select.py 2->3, src/tox/session/cmd/run/common.py 3->2"
+    ("fresh9-tox.json", "history-10"): (frozenset({"src/tox/session/env_select.py"}),
+                                        frozenset({"src/tox/session/cmd/run/common.py"})),
+    # "src/trio/testing/__init__.py 3 (needs adding to the universe), src/trio/_deprecate.py
+    # 3 -> 2"
+    ("fresh9-trio.json", "history-03"): (frozenset({"src/trio/testing/__init__.py"}),
+                                         frozenset({"src/trio/_deprecate.py"})),
+    # "src/trio/_tests/module_with_deprecations.py 3 -> 0 (test fixture)"
+    ("fresh9-trio.json", "history-09"): (
+        frozenset({"src/trio/_deprecate.py"}),
+        frozenset({"src/trio/_tests/module_with_deprecations.py"})),
+    # "src/trio/testing/_raises_group.py 3 (needs adding to the universe),
+    # src/trio/_core/_run.py 3 -> 1"
+    ("fresh9-trio.json", "history-10"): (frozenset({"src/trio/testing/_raises_group.py"}),
+                                         frozenset({"src/trio/_core/_run.py"})),
+    # "src/trio/_sync.py 2 -> 3" (_parking_lot.py stays 3)
+    ("fresh9-trio.json", "history-18"): (
+        frozenset({"src/trio/_sync.py", "src/trio/_core/_parking_lot.py"}), frozenset()),
     # "grades": {"src/requests/_types.py": 3}
     ("requests.json", "history-01"): (frozenset({"src/requests/_types.py"}), frozenset()),
     # "grades": {"src/requests/models.py": 3}
@@ -134,6 +160,27 @@ DROPS: dict[tuple[str, str], frozenset[str]] = {
         "src/pip/_internal/utils/pylock.py", "src/pip/_internal/req/req_install.py"}),
     # "src/pip/_internal/network/session.py 2 -> 0"
     ("fresh8-pip.json", "history-11"): frozenset({"src/pip/_internal/network/session.py"}),
+    # "alembic/autogenerate/compare/constraints.py 2 -> 0 (comments only)"
+    ("fresh9-alembic.json", "history-01"): frozenset({
+        "alembic/autogenerate/compare/constraints.py"}),
+    # "alembic/__init__.py 2 -> 0 (version bump only)"
+    ("fresh9-alembic.json", "history-02"): frozenset({"alembic/__init__.py"}),
+    # "alembic/ddl/impl.py, alembic/ddl/mssql.py, alembic/ddl/postgresql.py 2 -> 0 (typing only)"
+    ("fresh9-alembic.json", "history-09"): frozenset({
+        "alembic/ddl/impl.py", "alembic/ddl/mssql.py", "alembic/ddl/postgresql.py"}),
+    # "src/tox/session/cmd/devenv.py 2->0, src/tox/provision.py 2->0"
+    ("fresh9-tox.json", "history-02"): frozenset({
+        "src/tox/session/cmd/devenv.py", "src/tox/provision.py"}),
+    # "src/tox/tox_env/python/pep723.py 2->0, src/tox/config/cli/parser.py 2->0,
+    # src/tox/tox_env/python/pip/req/file.py 2->0"
+    ("fresh9-tox.json", "history-20"): frozenset({
+        "src/tox/tox_env/python/pep723.py", "src/tox/config/cli/parser.py",
+        "src/tox/tox_env/python/pip/req/file.py"}),
+    # "src/trio/_tests/module_with_deprecations.py 3 -> 0 (test fixture)"
+    ("fresh9-trio.json", "history-09"): frozenset({
+        "src/trio/_tests/module_with_deprecations.py"}),
+    # "src/trio/_tools/gen_exports.py 2 -> 0"
+    ("fresh9-trio.json", "history-20"): frozenset({"src/trio/_tools/gen_exports.py"}),
 }
 
 

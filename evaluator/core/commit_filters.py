@@ -410,14 +410,23 @@ _LITERAL = re.compile(r"""(?:[rbuf]{0,2})(?:"[^"\n]*"|'[^'\n]*')|\b\d[\w.]*""",
                       re.IGNORECASE)
 
 
+#: A line that sets a module's version (``__version__ = "1.2"``, ``VERSION: str = …``).
+_VERSION_LINE = re.compile(r"^\s*(?:__version__|__version_info__|VERSION|version)\s*"
+                           r"(?::[^=]*)?=")
+
+
 def version_string_only(diff: ModuleDiff) -> bool:
     """A version file whose changed lines differ only in their string and number literals
-    (``__version__ = "2.1.0"`` for ``"2.0.0"``)."""
-    if diff.module.rsplit("/", 1)[-1] not in VERSION_FILES:
+    (``__version__ = "2.1.0"`` for ``"2.0.0"``), or any module whose changed lines are only
+    such a version line (a package's ``__init__.py`` bumped for a release: issue 24 round
+    12, alembic history-02)."""
+    added = [t for _, t in diff.added if t.strip()]
+    deleted = [t for t in diff.deleted if t.strip()]
+    if diff.module.rsplit("/", 1)[-1] not in VERSION_FILES and not all(
+            _VERSION_LINE.match(t) for t in (*added, *deleted)):
         return False
-    added = sorted(_LITERAL.sub('""', collapse_space(t)) for _, t in diff.added if t.strip())
-    deleted = sorted(_LITERAL.sub('""', collapse_space(t)) for t in diff.deleted if t.strip())
-    return bool(added) and added == deleted
+    return bool(added) and sorted(_LITERAL.sub('""', collapse_space(t)) for t in added) == \
+        sorted(_LITERAL.sub('""', collapse_space(t)) for t in deleted)
 
 
 def _words(line: str) -> list[str]:

@@ -12,8 +12,8 @@ Two options define it (globs, gitignore style, see :func:`glob_regex`):
   with ``exclude: []`` scores every file of the checkout, as the evaluator did before the
   universe existed);
 * ``exclude`` — globs whose files are left out. The default is :data:`DEFAULT_EXCLUDES`
-  (tests, docs, examples, benchmarks, CI and tool configuration, packaging, scripts and
-  extras, licences, generated and vendored files); a list given by the user *replaces* it,
+  (tests, docs, examples, benchmarks, CI and tool configuration, packaging, scripts, tools
+  and extras, licences, generated and vendored files); a list given by the user *replaces* it,
   and the word ``default`` in that list stands for the whole default list
   (``[default, "build_tools/"]`` extends it, ``[]`` turns it off).
 
@@ -63,9 +63,12 @@ def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
 DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("licences", "LICENSE", "LICENSE.*", "LICENCE", "LICENCE.*", "COPYING",
             "COPYING.*", "NOTICE", "NOTICE.*", "AUTHORS", "AUTHORS.*"),
-    *_rules("tests", "tests/", "test/", "testing/", "__tests__/", "test_*.py", "*_test.py",
-            "conftest.py", "*_test.go", "*.test.js", "*.test.ts", "*.test.tsx", "*.spec.js",
-            "*.spec.ts", "*.spec.tsx", "*Test.java", "*Tests.java"),
+    # ``_tests/``: tests inside a package (``src/trio/_tests/``); ``testing/``: a test
+    # suite (pytest's) or a package's test support, even a subpackage (kept in the universe,
+    # ``alembic.testing``'s fixtures took grade 3 from kept questions: issue 24 round 12)
+    *_rules("tests", "tests/", "test/", "testing/", "_tests/", "__tests__/", "test_*.py",
+            "*_test.py", "conftest.py", "*_test.go", "*.test.js", "*.test.ts", "*.test.tsx",
+            "*.spec.js", "*.spec.ts", "*.spec.tsx", "*Test.java", "*Tests.java"),
     *_rules("docs", "docs/", "doc/", "*.md", "*.rst", "*.txt", "*.adoc"),
     *_rules("examples", "examples/", "example/", "demo/", "demos/", "samples/",
             "docs_src/", "tutorial/", "tutorials/"),
@@ -80,6 +83,9 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),
     *_rules("packaging", "setup.py", "MANIFEST.in", "*.spec", "*.egg-info/"),
     *_rules("scripts", "scripts/", "extra/"),
+    # a ``tools/`` folder of scripts (alembic's ``tools/write_pyi.py``); a ``tools``
+    # *package* (an ``__init__.py``) is a library's own code
+    Rule("tools/", "scripts", spares_packages=True),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
             "*.generated.*", "__pycache__/", "*.pyc", "node_modules/"),
     Rule("build/", "generated", spares_packages=True),

@@ -454,3 +454,30 @@ def test_tests_and_docs_build_subjects(raw, reason) -> None:
     from evaluator.core.commits import clean_subject
     want = SKIP_DOCS_SUBJECT if reason == "docs" else reason
     assert subject_reason(raw, clean_subject(raw)) == want
+
+
+def _init(added: str, deleted: str, rest: str = "from pkg.core import run\n") -> ModuleDiff:
+    return ModuleDiff(module="pkg/__init__.py", added=((2, added),), deleted=(deleted,),
+                      before=rest + deleted + "\n", after=rest + added + "\n",
+                      today=rest + added + "\n")
+
+
+@pytest.mark.parametrize(("added", "deleted"), [
+    ('__version__ = "1.16.0"', '__version__ = "1.15.4"'),     # alembic history-02
+    ("VERSION = (2, 1, 0)", "VERSION = (2, 0, 9)"),
+    ('__version__: str = "3.0"', '__version__: str = "2.9"'),
+])
+def test_round12_a_version_line_bumped_in_any_module_is_not_graded(added: str,
+                                                                    deleted: str) -> None:
+    from evaluator.core.commit_filters import version_string_only
+    assert version_string_only(_init(added, deleted))
+
+
+@pytest.mark.parametrize(("added", "deleted"), [
+    ('__version__ = get_version("pkg")', '__version__ = "1.15.4"'),  # code, not a literal
+    ('DEFAULT_TIMEOUT = "30"', 'DEFAULT_TIMEOUT = "20"'),            # no version line
+    ('version_info = "1.2"', 'version_info = "1.1"'),
+])
+def test_round12_other_lines_of_a_module_are_graded(added: str, deleted: str) -> None:
+    from evaluator.core.commit_filters import version_string_only
+    assert not version_string_only(_init(added, deleted))

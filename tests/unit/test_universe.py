@@ -267,3 +267,38 @@ def test_a_perf_subpackage_is_code_and_a_perf_script_folder_is_not():
     assert universe.modules == ("src/lib/core.py", "src/lib/perf/__init__.py",
                                 "src/lib/perf/counters.py")
     assert universe.reason("performance/benchmark.py") == "benchmarks"
+
+
+TRIO_ALEMBIC_LIKE = (
+    "src/trio/__init__.py", "src/trio/_core/__init__.py", "src/trio/_core/_run.py",
+    "src/trio/_core/_tests/__init__.py", "src/trio/_core/_tests/tutil.py",
+    "src/trio/_tests/__init__.py", "src/trio/_tests/module_with_deprecations.py",
+    "src/trio/testing/__init__.py", "src/trio/testing/_raises_group.py",
+    "testing/__init__.py", "testing/helpers.py", "testing/plain/check.py",
+    "alembic/__init__.py", "alembic/command.py", "tools/write_pyi.py", "tools/toxnox.py",
+    "pkg/__init__.py", "pkg/tools/__init__.py", "pkg/tools/merge.py",
+)
+
+
+@pytest.mark.parametrize(("path", "reason"), [
+    # tests inside the package (issue 24 round 12, trio)
+    ("src/trio/_tests/module_with_deprecations.py", "tests"),
+    ("src/trio/_core/_tests/tutil.py", "tests"),
+    # a top-level testing/ folder is a test suite, a package or not
+    ("testing/helpers.py", "tests"),
+    ("testing/plain/check.py", "tests"),
+    # a tools/ folder of scripts (alembic)
+    ("tools/write_pyi.py", "scripts"),
+    ("tools/toxnox.py", "scripts"),
+])
+def test_tests_inside_a_package_and_a_tools_folder_are_left_out(path: str, reason: str) -> None:
+    assert select_universe(TRIO_ALEMBIC_LIKE).reason(path) == reason
+
+
+def test_a_tools_package_stays_and_a_testing_subpackage_is_left_out() -> None:
+    universe = select_universe(TRIO_ALEMBIC_LIKE)
+    assert "pkg/tools/merge.py" in universe.modules
+    assert "alembic/command.py" in universe.modules
+    # a package's test support (trio.testing, alembic.testing) is left out like a test
+    # suite: kept in, alembic's fixtures took grade 3 from kept questions (round 12)
+    assert universe.reason("src/trio/testing/_raises_group.py") == "tests"
