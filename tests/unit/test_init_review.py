@@ -12,7 +12,9 @@ anyio); the ``fresh6-*`` files a seventh, of three more (uvicorn, typer, jsonsch
 ``fresh7-*`` files an eighth (urllib3, build, responses), where build's file also holds a
 supplementary review of the draft made once its package was back in the universe; the
 ``fresh8-*`` files a ninth, of three more (pip, loguru, httpcore), after round 9; the
-``fresh9-*`` files a tenth, of three more (alembic, tox, trio), after round 11."""
+``fresh9-*`` files a tenth, of three more (alembic, tox, trio), after round 11; the
+``fresh10-*`` files an eleventh, of three more (gunicorn, virtualenv, flake8), after round
+12."""
 
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ LABELS = {
     "fresh7": "all three, seventh fresh review",
     "fresh8": "all three, eighth fresh review",
     "fresh9": "all three, ninth fresh review",
+    "fresh10": "all three, tenth fresh review",
 }
 
 
@@ -128,6 +131,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh7", ["getsentry/responses", "pypa/build", "urllib3/urllib3"]),
     ("fresh8", ["Delgan/loguru", "encode/httpcore", "pypa/pip"]),
     ("fresh9", ["python-trio/trio", "sqlalchemy/alembic", "tox-dev/tox"]),
+    ("fresh10", ["PyCQA/flake8", "benoitc/gunicorn", "pypa/virtualenv"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
