@@ -33,14 +33,21 @@ def added_lines(patch: bytes) -> dict[str, list[str]]:
 
 
 _CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
+#: A line the next one completes: it ends with an opening bracket or a backslash
+#: (``LOGGER.warning(``, ``raise ValueError(``), or it is a bare name, an argument of a
+#: call (``_INSECURE_FALLBACK_ENV,``), or a decorator without arguments (``@classmethod``):
+#: the tenth review's virtualenv history-11 and -20 (issue 24 round 13).
+_UNFINISHED = re.compile(r"(?:[(\[{\\]|^[\w.]+,?|^@[\w.]+)$")
 
 
 def fragment(line: str) -> bool:
     """A line that is no statement of its own: it continues the one before (starts with a
-    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
-    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
+    closing bracket, an operator or ``or``/``and``…), the next one completes it
+    (:data:`_UNFINISHED`), or it is mostly punctuation and keywords (``) or x is None:``,
+    ``}, {``) with under 3 names: a call writing code
     (``self.writeline("finally: await agen.aclose()")``) is a statement."""
-    if _CONTINUED.match(line.strip()):
+    code = line.split("  #", 1)[0].strip()
+    if _CONTINUED.match(line.strip()) or _UNFINISHED.search(code):
         return True
     names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
              if not keyword.iskeyword(w) and w not in ("self", "cls")]
