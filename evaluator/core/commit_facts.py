@@ -33,11 +33,13 @@ def added_lines(patch: bytes) -> dict[str, list[str]]:
 
 
 _CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
-#: A line the next one completes: it ends with an opening bracket or a backslash
-#: (``LOGGER.warning(``, ``raise ValueError(``), or it is a bare name, an argument of a
-#: call (``_INSECURE_FALLBACK_ENV,``), or a decorator without arguments (``@classmethod``):
-#: the tenth review's virtualenv history-11 and -20 (issue 24 round 13).
-_UNFINISHED = re.compile(r"(?:[(\[{\\]|^[\w.]+,?|^@[\w.]+)$")
+#: A line that says nothing until the next one: a bare call opened with its arguments on
+#: the lines below (``LOGGER.warning(``), a bare name or argument (``_INSECURE_FALLBACK_ENV,``),
+#: a decorator without arguments (``@classmethod``), a line continued by a backslash: the
+#: tenth review's virtualenv history-11 and -20 (issue 24 round 13). A ``def f(``, a
+#: ``raise ValueError(`` or an assignment opening a call names what it defines or raises
+#: and stays: reviewers kept such facts (jinja "async def do_unique(").
+_UNFINISHED = re.compile(r"^(?:[\w.]+\(|[\w.]+,?|@[\w.]+)$|\\$")
 
 
 def fragment(line: str) -> bool:
