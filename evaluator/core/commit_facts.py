@@ -33,14 +33,23 @@ def added_lines(patch: bytes) -> dict[str, list[str]]:
 
 
 _CONTINUED = re.compile(r"^(?:[)\]},.+*/%|&=<>-]|(?:or|and|not|in|is|else|if|for)\b)")
+#: A line that says nothing until the next one: a bare call opened with its arguments on
+#: the lines below (``LOGGER.warning(``), a bare name or argument (``_INSECURE_FALLBACK_ENV,``),
+#: a decorator without arguments (``@classmethod``), a line continued by a backslash: the
+#: tenth review's virtualenv history-11 and -20 (issue 24 round 13). A ``def f(``, a
+#: ``raise ValueError(`` or an assignment opening a call names what it defines or raises
+#: and stays: reviewers kept such facts (jinja "async def do_unique(").
+_UNFINISHED = re.compile(r"^(?:[\w.]+\(|[\w.]+,?|@[\w.]+)$|\\$")
 
 
 def fragment(line: str) -> bool:
     """A line that is no statement of its own: it continues the one before (starts with a
-    closing bracket, an operator or ``or``/``and``…), or is mostly punctuation and
-    keywords (``) or x is None:``, ``}, {``) with under 3 names: a call writing code
+    closing bracket, an operator or ``or``/``and``…), the next one completes it
+    (:data:`_UNFINISHED`), or it is mostly punctuation and keywords (``) or x is None:``,
+    ``}, {``) with under 3 names: a call writing code
     (``self.writeline("finally: await agen.aclose()")``) is a statement."""
-    if _CONTINUED.match(line.strip()):
+    code = line.split("  #", 1)[0].strip()
+    if _CONTINUED.match(line.strip()) or _UNFINISHED.search(code):
         return True
     names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
              if not keyword.iskeyword(w) and w not in ("self", "cls")]

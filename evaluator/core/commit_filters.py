@@ -108,6 +108,12 @@ _COUNTED = re.compile(r"^(?:two|three|four|five|six|seven|several|multiple|vario
                       r"a couple of|misc(?:ellaneous)?)\s+(?:[\w-]+\s+){0,3}?(?:fix(?:es)?|"
                       r"changes|improvements|tweaks|updates|clean-?ups)(?:\s+(?:to|in|for|after|on|and)\b|"
                       r"\s*$)", re.IGNORECASE)
+#: ... or a number of fixes or findings anywhere: "Address six WSGI/ASGI parser and protocol
+#: findings" (the tenth review's gunicorn history-18), "Fix two small documentation issues",
+#: "Fixed various issues on the Python 3 port" (28 tuning subjects, bundles).
+_COUNTED_FIXES = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|"
+                            r"multiple|various)\s+(?:[\w/-]+\s+){0,4}?(?:fixes|findings|"
+                            r"issues|bugs|problems)\b", re.IGNORECASE)
 #: A verb opening a clause of a list: "Honor tox c -o, clean devenv ALL error, correct
 #: provision pin" (tox history-02), in its base (imperative) or its past form.
 _LIST_VERBS = (r"add|allow|avoid|change|clean|correct|deprecate|drop|fix|handle|honou?r|"
@@ -208,7 +214,8 @@ def subject_reason(raw_subject: str, cleaned: str) -> str | None:
             _DOCS_BUILD.search(cleaned):
         return SKIP_DOCS_SUBJECT
     if _TWO_SENTENCES.search(cleaned) or _SEMICOLONS.search(cleaned) or \
-            _COUNTED.match(cleaned) or listed_topics(cleaned):
+            _COUNTED.match(cleaned) or _COUNTED_FIXES.search(cleaned) or \
+            listed_topics(cleaned):
         return SKIP_MIXED
     return None
 

@@ -276,7 +276,10 @@ _REVERTED = re.compile(r'^Revert "(.+)"$')
 _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8|pylint|"
                     r"black|isort|ruff|reformat(?:ted)?|formatting|pre[- ]?commit|autoupdate|"
                     r"mypy|pyright|type (?:check(?:er|ing)? )?errors|static typing|typing|"
-                    r"type[- ]hint(?:s|ing|ed)?|type annotations?|type ?casts?)\b"
+                    r"type[- ]hint(?:s|ing|ed)?|type annotations?|type ?casts?|"
+                    # a type checker's ignore comment (the tenth review's virtualenv
+                    # history-18 "Replace ty: ignore with proper type declarations")
+                    r"(?:type|ty|pyright|mypy)\s*:\s*ignores?)\b"
                     r"|^clean(?:ed)? ?up\b"
                     # "Improve types in …": annotations; "Remove unnecessary …": clean-up
                     r"|^(?:improve|fix|add|update|tighten|refine)[sd]?\s+(?:the\s+|some\s+|more\s+)?"

@@ -229,6 +229,32 @@ def test_round3_generic_lines_and_fragments():
     assert not fragment("The digest size is checked against the algorithm's own size.")
 
 
+@pytest.mark.parametrize("line", [
+    # the tenth review (virtualenv history-11, -20; gunicorn history-16)
+    "LOGGER.warning(", "_INSECURE_FALLBACK_ENV,", "@classmethod", "self.cfg.proxy_allow_ips,",
+    "result = first_part + \\",
+    "LOGGER.warning(  # keep the message short",
+])
+def test_round13_a_line_the_next_one_completes_is_a_fragment(line: str) -> None:
+    from evaluator.core.commit_facts import fragment
+    assert fragment(line)
+
+
+@pytest.mark.parametrize("line", [
+    "verify=load_verify_setting(),", "@pytest.fixture(scope='session')",
+    "def download_wheel(distribution, version_spec, for_py_version):",
+    "timeout=self.timeout if self.timeout is not None else DEFAULT_TIMEOUT,",
+    "self.jobs = min(len(self.filenames), self.jobs)",
+    'raise ChunkMissingTerminator(b"") from None',
+    # they name what they define or raise: reviewers kept such facts
+    "async def do_unique(", "raise ValueError(",
+    "self.selected_explicitly = _explicitly_chosen(",
+])
+def test_round13_a_complete_statement_or_argument_is_no_fragment(line: str) -> None:
+    from evaluator.core.commit_facts import fragment
+    assert not fragment(line)
+
+
 def test_round7_slots_declarations_and_sentinel_swaps() -> None:
     """anyio history-11 and -01 (the fifth fresh review's chores), as diff lines."""
     from evaluator.core.commit_chores import sentinel_swap, slots_only
@@ -400,6 +426,9 @@ def test_round9_a_directive_comment_changed_is_no_new_text() -> None:
     "Dropped the cache, stopped the timer",
     "🐛 fix(ux): four run-edge polish fixes (#4000)",
     "Various fixes", "Two small doc tweaks",
+    # a number of fixes or findings anywhere (round 13, gunicorn history-18)
+    "Address six WSGI/ASGI parser and protocol findings",
+    "Fix two small documentation issues (#3297)", "Fixed various issues on the Python 3 port",
 ])
 def test_several_topics_in_one_subject_are_mixed(raw) -> None:
     from evaluator.core.commit_filters import SKIP_MIXED
@@ -424,6 +453,8 @@ def test_several_topics_in_one_subject_are_mixed(raw) -> None:
     "Escape the package name, allowing rich to stylize URLs",
     "Fix pool; keep sockets open",
     "Two changes of state are reported once",
+    "Fix issue with two headers", "Handle two-phase commit issues",
+    "Report the issues of two workers once",
 ])
 def test_one_topic_with_commas_is_a_question(raw) -> None:
     from evaluator.core.commits import clean_subject

@@ -291,6 +291,9 @@ def test_added_lines_read_header_look_alikes_in_a_hunk_as_content() -> None:
     "Expose `is_valid` as dedicated private method (#1270)",
     "Extract encoding detection into helper function", "Move auth rebuild to its own method.",
     "Factor out editable parsing into a function",
+    # a type checker's ignore comments (round 13, virtualenv history-18)
+    "Replace ty: ignore with proper type declarations for inheritance patterns",
+    "Remove unused type: ignore (#3038)", "Add type: ignore to requirements loop",
 ])
 def test_wording_dead_code_and_minor_refactor_subjects_are_chores(subject: str) -> None:
     commit = Commit(A, (B,), subject, (FileChange("pkg/a.py", 3, 1),))
@@ -310,6 +313,8 @@ def test_wording_dead_code_and_minor_refactor_subjects_are_chores(subject: str) 
     "Minor fix: Initialise _trace in Rule init", "Small fix for potential missing url variable",
     "Expose converter as a decorator", "Expose the regex used to parse versions as a constant",
     "Move the retry budget to the pool so retries are shared",
+    # an ignore list of a type, not a type checker's comment
+    "Fix type inference for ignore lists",
     # a file named like a helper is no helper of its own (a move between files)
     "Move the URL helpers to helpers.py and split paths",
 ])
