@@ -82,9 +82,11 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
             "azure-pipelines.yml", "tox.ini", "noxfile.py", "Makefile", "*.cfg", "*.toml",
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),
     *_rules("packaging", "setup.py", "MANIFEST.in", "*.spec", "*.egg-info/"),
-    *_rules("scripts", "scripts/", "extra/"),
-    # a ``tools/`` folder of scripts (alembic's ``tools/write_pyi.py``); a ``tools``
-    # *package* (an ``__init__.py``) is a library's own code
+    *_rules("scripts", "extra/"),
+    # a ``scripts/`` or ``tools/`` folder of scripts (alembic's ``tools/write_pyi.py``); such
+    # a *package* (an ``__init__.py``) is a library's own code (pip-tools' command line,
+    # ``piptools/scripts/compile.py``: issue 24's eleventh review)
+    Rule("scripts/", "scripts", spares_packages=True),
     Rule("tools/", "scripts", spares_packages=True),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
             "*.generated.*", "__pycache__/", "*.pyc", "node_modules/"),

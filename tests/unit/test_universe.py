@@ -277,6 +277,7 @@ TRIO_ALEMBIC_LIKE = (
     "testing/__init__.py", "testing/helpers.py", "testing/plain/check.py",
     "alembic/__init__.py", "alembic/command.py", "tools/write_pyi.py", "tools/toxnox.py",
     "pkg/__init__.py", "pkg/tools/__init__.py", "pkg/tools/merge.py",
+    "piptools/__init__.py", "piptools/scripts/__init__.py", "piptools/scripts/compile.py",
 )
 
 
@@ -298,6 +299,8 @@ def test_tests_inside_a_package_and_a_tools_folder_are_left_out(path: str, reaso
 def test_a_tools_package_stays_and_a_testing_subpackage_is_left_out() -> None:
     universe = select_universe(TRIO_ALEMBIC_LIKE)
     assert "pkg/tools/merge.py" in universe.modules
+    # a scripts *package* is the library's command line (pip-tools, the eleventh review)
+    assert "piptools/scripts/compile.py" in universe.modules
     assert "alembic/command.py" in universe.modules
     # a package's test support (trio.testing, alembic.testing) is left out like a test
     # suite: kept in, alembic's fixtures took grade 3 from kept questions (round 12)
