@@ -14,7 +14,8 @@ supplementary review of the draft made once its package was back in the universe
 ``fresh8-*`` files a ninth, of three more (pip, loguru, httpcore), after round 9; the
 ``fresh9-*`` files a tenth, of three more (alembic, tox, trio), after round 11; the
 ``fresh10-*`` files an eleventh, of three more (gunicorn, virtualenv, flake8), after round
-12."""
+12; the ``fresh11-*`` files a twelfth, of three more (quart, pip-tools, twine), after round
+13."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ LABELS = {
     "fresh8": "all three, eighth fresh review",
     "fresh9": "all three, ninth fresh review",
     "fresh10": "all three, tenth fresh review",
+    "fresh11": "all three, eleventh fresh review",
 }
 
 
@@ -132,6 +134,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh8", ["Delgan/loguru", "encode/httpcore", "pypa/pip"]),
     ("fresh9", ["python-trio/trio", "sqlalchemy/alembic", "tox-dev/tox"]),
     ("fresh10", ["PyCQA/flake8", "benoitc/gunicorn", "pypa/virtualenv"]),
+    ("fresh11", ["jazzband/pip-tools", "pallets/quart", "pypa/twine"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
