@@ -112,7 +112,7 @@ WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
     ("fresh9-tox.json", "history-10"): (frozenset({"src/tox/session/env_select.py"}),
                                         frozenset({"src/tox/session/cmd/run/common.py"})),
     # "src/trio/testing/__init__.py 3 (needs adding to the universe), src/trio/_deprecate.py
-    # 3 -> 2"
+    # 3 -> 2" (an expected miss: testing/ stays out of the universe, round 12)
     ("fresh9-trio.json", "history-03"): (frozenset({"src/trio/testing/__init__.py"}),
                                          frozenset({"src/trio/_deprecate.py"})),
     # "src/trio/_tests/module_with_deprecations.py 3 -> 0 (test fixture)"
@@ -120,7 +120,7 @@ WANTED: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"src/trio/_deprecate.py"}),
         frozenset({"src/trio/_tests/module_with_deprecations.py"})),
     # "src/trio/testing/_raises_group.py 3 (needs adding to the universe),
-    # src/trio/_core/_run.py 3 -> 1"
+    # src/trio/_core/_run.py 3 -> 1" (an expected miss: testing/ stays out, round 12)
     ("fresh9-trio.json", "history-10"): (frozenset({"src/trio/testing/_raises_group.py"}),
                                          frozenset({"src/trio/_core/_run.py"})),
     # "src/trio/_sync.py 2 -> 3" (_parking_lot.py stays 3)
@@ -212,7 +212,7 @@ DROPS: dict[tuple[str, str], frozenset[str]] = {
     # "src/trio/_tests/module_with_deprecations.py 3 -> 0 (test fixture)"
     ("fresh9-trio.json", "history-09"): frozenset({
         "src/trio/_tests/module_with_deprecations.py"}),
-    # "src/trio/_tools/gen_exports.py 2 -> 0"
+    # "src/trio/_tools/gen_exports.py 2 -> 0" (no rule leaves out a _tools/ folder)
     ("fresh9-trio.json", "history-20"): frozenset({"src/trio/_tools/gen_exports.py"}),
 }
 

@@ -29,10 +29,11 @@ A commit is **skipped** (each a counted reason) when
   (imports and lines with at most one name, ``if x is None:``, ``except E:``, are not).
 
 Otherwise its **grades** follow the surviving added code lines (3 for the fewest modules
-holding more than half of them, 2 for the rest), not deletions or docstring rewrites; a
-version file (``__version__.py``, ``_version.py``, ``version.py``, ``__about__.py``) whose
-only change is a version string is never graded (a commit changing nothing else is skipped:
-:data:`SKIP_VERSION_ONLY`), and
+holding more than half of them and any module tied with the last, 2 for the rest), not
+deletions or docstring rewrites; a version file (``__version__.py``, ``_version.py``,
+``version.py``, ``__about__.py``) whose only change is a version string, or any module whose
+only changed line sets its version at the top level (``__version__ = "1.2"``), is never
+graded (a commit changing nothing else is skipped: :data:`SKIP_VERSION_ONLY`), and
 its **facts** come only from added lines that still exist word for word, were not merely
 moved (the same line deleted elsewhere in the diff, or one whose tokens differ from it
 by one renamed name), reflowed (its words, in order, run
@@ -71,7 +72,7 @@ SKIP_IMPORTS_ONLY = "changes the modules' imports only (a re-export or a compat 
 SKIP_SUPERSEDED = "superseded: none of its added code lines exists at the evaluated commit"
 SKIP_MOSTLY_SUPERSEDED = ("superseded: most of its distinctive added code lines (not "
                           "imports or guards) are gone at the evaluated commit")
-SKIP_VERSION_ONLY = "changes only a version string (in a version file)"
+SKIP_VERSION_ONLY = "changes only a version string (a version file or line)"
 FILTER_REASONS: tuple[str, ...] = (SKIP_TESTS_SUBJECT, SKIP_MIXED, SKIP_DOCS_SUBJECT,
                                    SKIP_NO_CODE, SKIP_IMPORTS_ONLY, SKIP_VERSION_ONLY,
                                    SKIP_REMOVAL, SKIP_PIN_OR_COMPAT, SKIP_LAYOUT,
@@ -102,18 +103,25 @@ _TWO_SENTENCES = re.compile(r"[a-z0-9`')\]]\.\s+[A-Z][a-z]+\s+\S")
 #: or more "; " separators ("bump pytest to 9; add pyv to file template; use = for …",
 #: alembic history-16; all 29 such subjects of the 30 tuning histories list chores).
 _SEMICOLONS = re.compile(r";\s+\S[^;]*;\s+\S")
+#: What a subject's separators are read without: a code span (```a; b; c```) and an HTML
+#: entity (``&lt;``), whose ";" separates nothing.
+_NOT_SEPARATORS = re.compile(r"`[^`]*`|&#?\w+;")
 #: ... or a count of fixes or changes: "Four run-edge polish fixes" (tox history-01),
 #: "Various fixes", "Two small doc tweaks" (42 tuning subjects, all bundles).
+#: A behaviour said of several changes stays a question: "Two updates to the same key are
+#: merged" (the count ends the subject, or fixes, tweaks or clean-ups go on "to …").
 _COUNTED = re.compile(r"^(?:two|three|four|five|six|seven|several|multiple|various|a few|"
-                      r"a couple of|misc(?:ellaneous)?)\s+(?:[\w-]+\s+){0,3}?(?:fix(?:es)?|"
-                      r"changes|improvements|tweaks|updates|clean-?ups)(?:\s+(?:to|in|for|after|on|and)\b|"
-                      r"\s*$)", re.IGNORECASE)
-#: ... or a number of fixes or findings anywhere: "Address six WSGI/ASGI parser and protocol
-#: findings" (the tenth review's gunicorn history-18), "Fix two small documentation issues",
-#: "Fixed various issues on the Python 3 port" (28 tuning subjects, bundles).
-_COUNTED_FIXES = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten|several|"
-                            r"multiple|various)\s+(?:[\w/-]+\s+){0,4}?(?:fixes|findings|"
-                            r"issues|bugs|problems)\b", re.IGNORECASE)
+                      r"a couple of|misc(?:ellaneous)?)\s+(?:[\w-]+\s+){0,3}?"
+                      r"(?:(?:fix(?:es)?|tweaks|clean-?ups)(?:\s+(?:to|in|for|after|on|and)\b|"
+                      r"\s*$)|(?:changes|improvements|updates)\s*$)", re.IGNORECASE)
+#: ... or a number of fixes or findings that the subject addresses: "Address six WSGI/ASGI
+#: parser and protocol findings" (the tenth review's gunicorn history-18), "Fix two small
+#: documentation issues", "Fixed various issues on the Python 3 port" (never "Avoid
+#: deadlock when two threads report issues": the number must follow the opening verb).
+_COUNTED_FIXES = re.compile(r"^(?:fix(?:e[sd])?|address(?:es|ed)?|resolve[sd]?|solve[sd]?)\s+"
+                            r"(?:the\s+)?(?:two|three|four|five|six|seven|eight|nine|ten|"
+                            r"several|multiple|various)\s+(?:[\w/-]+\s+){0,4}?(?:fixes|"
+                            r"findings|issues|bugs|problems)\b", re.IGNORECASE)
 #: A verb opening a clause of a list: "Honor tox c -o, clean devenv ALL error, correct
 #: provision pin" (tox history-02), in its base (imperative) or its past form.
 _LIST_VERBS = (r"add|allow|avoid|change|clean|correct|deprecate|drop|fix|handle|honou?r|"
@@ -165,6 +173,9 @@ def listed_topics(cleaned: str) -> bool:
         # MySQL, DROP CONSTRAINT for MariaDB"; "Split, simplify, and fix x" is one topic)
         if verb is None or " " not in part or verb.group(0).isupper():
             return False
+        # operations listed for one object: "Add read, update and delete handlers"
+        if re.match(r"\S+\s+(?:and|or|&)\s", part):
+            return False
         word = verb.group(0).lower()
         if word not in {"set", "split"}:  # either form
             forms.add("past" if verb.group("past") else "base")
@@ -213,7 +224,8 @@ def subject_reason(raw_subject: str, cleaned: str) -> str | None:
     if _DOCS_SUBJECT.match(cleaned) or _SCREENSHOT.search(cleaned) or \
             _DOCS_BUILD.search(cleaned):
         return SKIP_DOCS_SUBJECT
-    if _TWO_SENTENCES.search(cleaned) or _SEMICOLONS.search(cleaned) or \
+    if _TWO_SENTENCES.search(cleaned) or \
+            _SEMICOLONS.search(_NOT_SEPARATORS.sub(" ", cleaned)) or \
             _COUNTED.match(cleaned) or _COUNTED_FIXES.search(cleaned) or \
             listed_topics(cleaned):
         return SKIP_MIXED
@@ -417,9 +429,11 @@ _LITERAL = re.compile(r"""(?:[rbuf]{0,2})(?:"[^"\n]*"|'[^'\n]*')|\b\d[\w.]*""",
                       re.IGNORECASE)
 
 
-#: A line that sets a module's version (``__version__ = "1.2"``, ``VERSION: str = …``).
-_VERSION_LINE = re.compile(r"^\s*(?:__version__|__version_info__|VERSION|version)\s*"
-                           r"(?::[^=]*)?=")
+#: A line that sets a module's version at its top level (``__version__ = "1.2"``,
+#: ``VERSION: str = "2.0.1"``, ``__version_info__ = (1, 2)``): never indented, never a
+#: protocol's ``version = "HTTP/1.1"`` or ``VERSION = 13``.
+_VERSION_LINE = re.compile(r"^(?:__version__|__version_info__|VERSION)\s*(?::[^=]*)?=\s*"
+                           r"(?:[rbuf]{0,2}[\"']v?\d+\.\d+|\(\s*\d+\s*,\s*\d+)")
 
 
 def version_string_only(diff: ModuleDiff) -> bool:

@@ -49,13 +49,17 @@ updates upgrade upgraded improve improved improves enhance enhanced tweak tweake
 adjusted review revise use uses used migrate migrated port ported replace replaced move
 moved rename renamed implement implemented
 """.split())  # noqa: SIM905 (a word list reads best as text)
+#: "edge case", "corner-cases": some case, not which (round 11, httpcore "Fix pool timeout
+#: edge-case"): a vague phrase whose words are no content words (a lone "edge" or "corner"
+#: still is one).
+_SOME_CASE_WORDS = r"(?:edge|corner)[- ]cases?"
 #: Phrases that say something went wrong or now goes right without saying what; a failure
 #: noun (error, failure, crash, behaviour) says that something failed, not what (round 9,
 #: getsentry/responses "Fix retry error"), yet is still a content word: "Improve InvalidURL
 #: error message" (kept) keeps three.
 VAGUE = re.compile(r"\b(?:as expected|correctly|properly|issues?|bugs?|problems?|"
                    r"related changes|robustness|various|misc|take \d+|some|a few|"
-                   r"errors?|failures?|crash(?:es)?|behaviou?rs?|(?:edge|corner)[- ]cases?)\b|"
+                   r"errors?|failures?|crash(?:es)?|behaviou?rs?|" + _SOME_CASE_WORDS + r")\b|"
                    r"(?<![\w.])\d+\.\d+(?:\.\d+)*(?![\w.])", re.IGNORECASE)
 #: Verbs and fillers that say nothing of which behaviour changed (with the vague words).
 GENERIC = frozenset("""
@@ -67,9 +71,7 @@ issue issues bug bugs problem problems case cases when not do does don't should 
 working expected related robustness take
 """.split()) | CODE_WORK_VERBS  # noqa: SIM905 (a word list reads best as text)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'-]*")
-#: "edge case", "corner-cases": some case, not which (round 11, httpcore "Fix pool timeout
-#: edge-case"); its words are no content words (a lone "edge" or "corner" still is one).
-_SOME_CASE = re.compile(r"\b(?:edge|corner)[- ]cases?\b", re.IGNORECASE)
+_SOME_CASE = re.compile(r"\b" + _SOME_CASE_WORDS + r"\b", re.IGNORECASE)
 
 
 def content_words(question: str) -> list[str]:

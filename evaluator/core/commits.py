@@ -16,7 +16,8 @@ reads the bytes of ``git log`` and ``git show`` (:func:`evaluator.git_repo.commi
 * the **relevant modules**: the files it changed that are modules of the universe by their
   path, followed through later renames to today's paths (:class:`RenameMap`); a file that
   no longer exists is dropped. Grade 3 for the files carrying most of the changed lines
-  (the fewest files, most lines first, holding more than half of them), 2 for the rest;
+  (the fewest files, most lines first, holding more than half of them, and any file tied
+  with the last), 2 for the rest;
 * the **shape**: ``focused`` for one module, ``cross-file`` for two or more;
 * or why it is **skipped** (:data:`SKIP_REASONS`): the first commit, a merge of branches (not
   a pull request), a commit of a merged pull request, a revert or
@@ -229,8 +230,8 @@ _TYPE_REASONS = {"refactor": SKIP_CHORE, "style": SKIP_CHORE, "chore": SKIP_CHOR
 #: Conventional-commit scopes that name a chore, docs or tests whatever the type: ``fix(type):
 #: Correct argparse override signatures …`` (issue 24's ninth fresh review, tox history-19,
 #: a typing chore), ``perf(tests): …``, ``fix(docs): …``.
-_SCOPE_REASONS = {**dict.fromkeys(("type", "types", "typing", "typecheck", "mypy", "pyright",
-                                   "ty", "lint", "linting", "style", "ci", "deps",
+_SCOPE_REASONS = {**dict.fromkeys(("type", "typing", "typecheck", "mypy", "pyright",
+                                   "ty", "lint", "linting", "ci", "deps",
                                    "dependencies"), SKIP_CHORE),
                   **dict.fromkeys(("doc", "docs", "documentation"), SKIP_DOCS_SUBJECT),
                   **dict.fromkeys(("test", "tests", "testing"), SKIP_TESTS_SUBJECT)}
@@ -300,7 +301,11 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     # wording in …", "Reword …" (never a parser's "parse_lines grammar")
                     r"|\bgrammatical(?:ly)?\b|\bgrammar\s+(?:fix|nit|correction|error|mistake)"
                     r"|(?:^|\b(?:fix(?:e[sd]|ing)?|correct(?:s|ed|ing)?|improve[sd]?|minor|"
-                    r"small|tiny|trivial|more|moar|some)\s+(?:(?:the|some|a|up)\s+)?)grammar\b"
+                    r"small|tiny|trivial|more|moar|some)\s+(?:(?:the|some|a|up)\s+)?)grammar"
+                    # ... said of text, not a parser's grammar ("Fix grammar parsing of …")
+                    r"(?:\s*$|\s+(?:fix|nit|error|mistake|issues?)\b|\s+in\s+(?:the\s+)?"
+                    r"(?:docs?|documentation|comments?|docstrings?|(?:error\s+)?messages?|"
+                    r"readme|changelog|warnings?)\b)"
                     r"|\b(?:wording|phrasing)\b|^(?:rephrase[sd]?|reword(?:s|ed)?)\b"
                     # dead code removed: "Remove the unreachable … branch", "Removed unused
                     # argument …", "Add pragma on unreachable code" (never "Remove dead lock
@@ -317,6 +322,8 @@ _CHORE = re.compile(r"\b(?:typos?|spelling|whitespace|lint(?:ing)?|flake8|pep ?8
                     r"|^(?:extract|move|factor|split|turn|pull|break)(?:s|ed)?\b.{0,60}?"
                     r"\b(?:into|to|as)\s+(?:(?:an?|its|their|the)\s+)?(?:(?:dedicated|separate|"
                     r"new|own|private|helper|internal)\s+)*(?:method|function|helper)s?\b(?!\.\w)"
+                    # ... that states no purpose ("… to a function so it runs for HTTP/2 too")
+                    r"(?!.*\b(?:so|and|allow|support|fix|enabl|handl)\w*\b)"
                     r"|\bas\s+(?:an?\s+)?(?:(?:dedicated|separate|new)\s+)?private\s+"
                     r"(?:method|function|helper)\b",
                     re.IGNORECASE)
@@ -512,10 +519,15 @@ def asked_text(commit: Commit) -> str:
     (:data:`SKIP_CUT_OFF`; issue 24's ninth fresh review, alembic history-04)."""
     pull = pull_request(commit)
     text = pull[1] if pull is not None else commit.subject
-    head = _PULL_SUFFIX.sub("", text).rstrip()  # a squash's "Title… (#5)"
-    if head.endswith("…") and text == commit.subject and commit.body_line.startswith("…"):
-        return head[:-1] + commit.body_line[1:]
+    rest = commit.body_line[1:].strip() if commit.body_line.startswith("…") else ""
+    if _cut_off(text) and text == commit.subject and rest and not rest.endswith("…"):
+        return _PULL_SUFFIX.sub("", text).rstrip()[:-1] + commit.body_line[1:]
     return text
+
+
+def _cut_off(text: str) -> bool:
+    """``text`` ends with "…", before a squash's " (#5)": GitHub cut the title there."""
+    return _PULL_SUFFIX.sub("", text).rstrip().endswith("…")
 
 
 def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
@@ -532,7 +544,7 @@ def _skip_reason(commit: Commit, is_module_path: Callable[[str], bool],
         return SKIP_REVERT
     if len(text) > MAX_SUBJECT_CHARS:
         return SKIP_LONG
-    if _PULL_SUFFIX.sub("", text).rstrip().endswith("…"):
+    if _cut_off(text):
         return SKIP_CUT_OFF
     if _REVERT.match(text) or _REVERT.match(_CONVENTIONAL.sub("", text)):
         return SKIP_REVERT

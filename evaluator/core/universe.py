@@ -46,12 +46,17 @@ class Rule:
 
     ``spares_packages``: the glob names a folder that is never a Python package when it is
     what the rule means (build output, ``build/``, ``dist/``; a benchmark script folder,
-    ``perf/``), so a folder it matches that holds an ``__init__.py`` in the checkout
-    (pypa/build's ``src/build/``, a library's ``perf`` subpackage) is not left out by it."""
+    ``perf/``; a folder of scripts, ``scripts/``, ``tools/``, where only a package inside
+    another is spared: ``subpackages_only``), so a folder it matches that holds an
+    ``__init__.py`` in the checkout (pypa/build's ``src/build/``, a library's ``perf``
+    subpackage, pip-tools' ``piptools/scripts/``) is not left out by it."""
 
     pattern: str
     category: str
     spares_packages: bool = False
+    #: only a package inside another package is spared (``piptools/scripts/``, never a
+    #: top-level ``scripts/`` or ``tools/`` package of release tooling)
+    subpackages_only: bool = False
 
 
 def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
@@ -84,10 +89,10 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     *_rules("packaging", "setup.py", "MANIFEST.in", "*.spec", "*.egg-info/"),
     *_rules("scripts", "extra/"),
     # a ``scripts/`` or ``tools/`` folder of scripts (alembic's ``tools/write_pyi.py``); such
-    # a *package* (an ``__init__.py``) is a library's own code (pip-tools' command line,
+    # a package inside a package is the library's own code (pip-tools' command line,
     # ``piptools/scripts/compile.py``: issue 24's eleventh review)
-    Rule("scripts/", "scripts", spares_packages=True),
-    Rule("tools/", "scripts", spares_packages=True),
+    Rule("scripts/", "scripts", spares_packages=True, subpackages_only=True),
+    Rule("tools/", "scripts", spares_packages=True, subpackages_only=True),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
             "*.generated.*", "__pycache__/", "*.pyc", "node_modules/"),
     Rule("build/", "generated", spares_packages=True),
@@ -280,8 +285,15 @@ def _rule_applies(rule: Rule, path: str, folders: tuple[str, ...],
                   packages: frozenset[str]) -> bool:
     """Whether ``rule`` leaves ``path`` out: it matches, and (for a rule that spares
     packages) it matches a folder above ``path`` that is not a Python package."""
-    return _matches(rule.pattern, path, folders,
-                    packages if rule.spares_packages else frozenset())
+    spared = (_subpackages(packages) if rule.subpackages_only else packages) \
+        if rule.spares_packages else frozenset()
+    return _matches(rule.pattern, path, folders, spared)
+
+
+@lru_cache(maxsize=8)
+def _subpackages(packages: frozenset[str]) -> frozenset[str]:
+    """The ``packages`` inside another of ``packages``."""
+    return frozenset(p for p in packages if posixpath.dirname(p) in packages)
 
 
 def python_packages(files: Iterable[str]) -> frozenset[str]:

@@ -455,6 +455,17 @@ def test_several_topics_in_one_subject_are_mixed(raw) -> None:
     "Two changes of state are reported once",
     "Fix issue with two headers", "Handle two-phase commit issues",
     "Report the issues of two workers once",
+    # a behaviour said of several changes, a number of another noun, operations listed for
+    # one object, separators inside code or an entity (the final read of round 13)
+    "Two updates to the same key are merged into one",
+    "Multiple changes to a watched file trigger one reload",
+    "Several changes in quick succession are coalesced",
+    "Avoid deadlock when two threads report issues",
+    "Retry up to ten times on connection problems",
+    "Fix race between two workers causing problems",
+    "Add read, update and delete handlers", "Allow get, set and delete on headers",
+    "Support add, remove and clear on the registry",
+    "Support `a; b; c` in statements", "Escape &lt; and &gt; in attribute values",
 ])
 def test_one_topic_with_commas_is_a_question(raw) -> None:
     from evaluator.core.commits import clean_subject
@@ -508,6 +519,9 @@ def test_round12_a_version_line_bumped_in_any_module_is_not_graded(added: str,
     ('__version__ = get_version("pkg")', '__version__ = "1.15.4"'),  # code, not a literal
     ('DEFAULT_TIMEOUT = "30"', 'DEFAULT_TIMEOUT = "20"'),            # no version line
     ('version_info = "1.2"', 'version_info = "1.1"'),
+    # a protocol's version, or one set inside a function (the final read of round 13)
+    ('version = "HTTP/1.1"', 'version = "HTTP/1.0"'), ("VERSION = 13", "VERSION = 8"),
+    ('    __version__ = "2.0"', '    __version__ = "1.0"'),
 ])
 def test_round12_other_lines_of_a_module_are_graded(added: str, deleted: str) -> None:
     from evaluator.core.commit_filters import version_string_only

@@ -315,6 +315,11 @@ def test_wording_dead_code_and_minor_refactor_subjects_are_chores(subject: str) 
     "Move the retry budget to the pool so retries are shared",
     # an ignore list of a type, not a type checker's comment
     "Fix type inference for ignore lists",
+    # a parser's grammar, and code moved into a function for a stated purpose (the final
+    # read of round 13)
+    "Fix grammar parsing of extras", "Fix the grammar for extras in markers",
+    "Move header validation to a function so it runs for HTTP/2 too",
+    "Extract retry into a helper and retry on 503",
     # a file named like a helper is no helper of its own (a move between files)
     "Move the URL helpers to helpers.py and split paths",
 ])
@@ -337,6 +342,9 @@ def test_look_alikes_of_wording_and_dead_code_chores_are_asked(subject: str) -> 
     ("🐛 fix(cli): keep the override when a section is reached by reference", None),
     ("fix(typer): keep the default of an option", None),
     ("feat(styles): add a dark theme to the renderer", None),
+    # "style" and "types" name modules as often as chores (rich's style.py, click's types.py)
+    ("fix(style): parse 'not bold' in Style.parse", None),
+    ("fix(types): ParamType.convert accepts None", None),
 ])
 def test_a_conventional_scope_that_names_a_chore(subject: str, reason: str | None) -> None:
     from evaluator.core.commit_filters import SKIP_DOCS_SUBJECT, SKIP_TESTS_SUBJECT
@@ -364,3 +372,8 @@ def test_a_subject_cut_off_is_joined_with_its_rest_or_skipped() -> None:
                    "… otherwise we run out of sockets")
     mined = mine([whole], is_module_path=lambda p: True, modules=["pkg/a.py"])
     assert [c.question for c in mined.candidates] == ["Force prefetch on send"]
+    # a body line of "…" alone, or one cut off itself, holds no rest: still skipped
+    for body in ("…", "… ", "…lude and more…"):
+        bare = Commit(A, (B,), cut, (FileChange("pkg/a.py", 3, 1),), body)
+        assert mine([bare], is_module_path=lambda p: True,
+                    modules=["pkg/a.py"]).skipped == {SKIP_CUT_OFF: 1}, body

@@ -278,6 +278,7 @@ TRIO_ALEMBIC_LIKE = (
     "alembic/__init__.py", "alembic/command.py", "tools/write_pyi.py", "tools/toxnox.py",
     "pkg/__init__.py", "pkg/tools/__init__.py", "pkg/tools/merge.py",
     "piptools/__init__.py", "piptools/scripts/__init__.py", "piptools/scripts/compile.py",
+    "scripts/__init__.py", "scripts/release.py", "tools/__init__.py", "tools/bump.py",
 )
 
 
@@ -291,6 +292,9 @@ TRIO_ALEMBIC_LIKE = (
     # a tools/ folder of scripts (alembic)
     ("tools/write_pyi.py", "scripts"),
     ("tools/toxnox.py", "scripts"),
+    # a top-level scripts/ or tools/ package is release tooling, not the library
+    ("scripts/release.py", "scripts"),
+    ("tools/bump.py", "scripts"),
 ])
 def test_tests_inside_a_package_and_a_tools_folder_are_left_out(path: str, reason: str) -> None:
     assert select_universe(TRIO_ALEMBIC_LIKE).reason(path) == reason
