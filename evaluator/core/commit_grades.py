@@ -81,8 +81,7 @@ def regraded(found: _Found, surviving: Mapping[str, int],
     """``found`` graded by its surviving added code lines (:mod:`.commit_filters`, counted
     by :func:`grade_weights`): 3 for the fewest modules holding more than half of them and
     any module tied with the last (:func:`top_files`), 2 for the rest; unchanged when none
-    survive. The ``ungraded`` modules (a version string
-    only) are left out."""
+    survive. The ``ungraded`` modules (a version string only) are left out."""
     if ungraded:
         found = replace(found, grades={m: g for m, g in found.grades.items()
                                        if m not in ungraded})

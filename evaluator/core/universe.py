@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 #: The suffixes NeuralMind parses as code (``neuralmind.graphgen._CODE_SUFFIXES``, 4.22); the
 #: adapter passes the installed library's own set, this is the fallback.
@@ -44,19 +44,17 @@ DEFAULT_WORD = "default"
 class Rule:
     """One exclude glob and the category a file it matches is reported under.
 
-    ``spares_packages``: the glob names a folder that is never a Python package when it is
-    what the rule means (build output, ``build/``, ``dist/``; a benchmark script folder,
-    ``perf/``; a folder of scripts, ``scripts/``, ``tools/``, where only a package inside
-    another is spared: ``subpackages_only``), so a folder it matches that holds an
-    ``__init__.py`` in the checkout (pypa/build's ``src/build/``, a library's ``perf``
-    subpackage, pip-tools' ``piptools/scripts/``) is not left out by it."""
+    ``spares``: the glob names a folder that is never a Python package when it is what the
+    rule means, so a folder it matches that holds an ``__init__.py`` in the checkout is not
+    left out by it: ``"packages"`` spares any such package (build output, ``build/``,
+    ``dist/``; a benchmark script folder, ``perf/``: pypa/build's ``src/build/``, a
+    library's ``perf`` subpackage), ``"subpackages"`` only one inside another package (a
+    folder of scripts, ``scripts/``, ``tools/``: pip-tools' ``piptools/scripts/``, never a
+    top-level package of release tooling)."""
 
     pattern: str
     category: str
-    spares_packages: bool = False
-    #: only a package inside another package is spared (``piptools/scripts/``, never a
-    #: top-level ``scripts/`` or ``tools/`` package of release tooling)
-    subpackages_only: bool = False
+    spares: Literal["", "packages", "subpackages"] = ""
 
 
 def _rules(category: str, *patterns: str) -> tuple[Rule, ...]:
@@ -81,8 +79,8 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     # a ``perf``/``performance`` *package* (an ``__init__.py``) is a library's own code
     *_rules("benchmarks", "benchmarks/", "benchmark/", "bench/", "benchmarking/",
             "asv_bench/"),
-    Rule("performance/", "benchmarks", spares_packages=True),
-    Rule("perf/", "benchmarks", spares_packages=True),
+    Rule("performance/", "benchmarks", spares="packages"),
+    Rule("perf/", "benchmarks", spares="packages"),
     *_rules("CI and tool configuration", ".*", ".github/", ".gitlab-ci.yml", ".circleci/",
             "azure-pipelines.yml", "tox.ini", "noxfile.py", "Makefile", "*.cfg", "*.toml",
             "*.ini", "*.yml", "*.yaml", "*.json", "*.lock"),
@@ -91,12 +89,12 @@ DEFAULT_EXCLUDES: tuple[Rule, ...] = (
     # a ``scripts/`` or ``tools/`` folder of scripts (alembic's ``tools/write_pyi.py``); such
     # a package inside a package is the library's own code (pip-tools' command line,
     # ``piptools/scripts/compile.py``: issue 24's eleventh review)
-    Rule("scripts/", "scripts", spares_packages=True, subpackages_only=True),
-    Rule("tools/", "scripts", spares_packages=True, subpackages_only=True),
+    Rule("scripts/", "scripts", spares="subpackages"),
+    Rule("tools/", "scripts", spares="subpackages"),
     *_rules("generated", "*_pb2.py", "*_pb2_grpc.py", "*.pb.go", "*.min.js", "*.map",
             "*.generated.*", "__pycache__/", "*.pyc", "node_modules/"),
-    Rule("build/", "generated", spares_packages=True),
-    Rule("dist/", "generated", spares_packages=True),
+    Rule("build/", "generated", spares="packages"),
+    Rule("dist/", "generated", spares="packages"),
     # ``*/**/packages/``: a package's bundled copies (``requests/packages/``, pip's
     # ``_vendor``); a top-level ``packages/`` (a monorepo's own code) stays.
     *_rules("vendored", "vendor/", "_vendor/", "third_party/", "thirdparty/",
@@ -284,9 +282,9 @@ def _matches(pattern: str, path: str, folders: tuple[str, ...],
 def _rule_applies(rule: Rule, path: str, folders: tuple[str, ...],
                   packages: frozenset[str]) -> bool:
     """Whether ``rule`` leaves ``path`` out: it matches, and (for a rule that spares
-    packages) it matches a folder above ``path`` that is not a Python package."""
-    spared = (_subpackages(packages) if rule.subpackages_only else packages) \
-        if rule.spares_packages else frozenset()
+    packages) it matches a folder above ``path`` that is not a package it spares."""
+    spared = packages if rule.spares == "packages" else \
+        _subpackages(packages) if rule.spares == "subpackages" else frozenset()
     return _matches(rule.pattern, path, folders, spared)
 
 
