@@ -45,6 +45,7 @@ not version markers (``.. versionadded::``).
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import re
 from collections import Counter, defaultdict
@@ -375,6 +376,7 @@ def _union(node: ast.Subscript) -> ast.expr:
     return out
 
 
+@functools.lru_cache(maxsize=16)  # a commit's "after" is often the next one's "before"
 def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     """The syntax tree of ``source`` without what does not change behaviour, as text; None
     when it is not Python that parses. ``imports=False`` also drops the module's own
