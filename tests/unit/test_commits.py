@@ -120,6 +120,17 @@ def test_added_lines_and_evidence_facts() -> None:
     assert evidence_facts(added["p.py"], ["something else"]) == []
 
 
+def test_a_fact_is_a_line_found_once_in_todays_file() -> None:
+    # arrow's review (round 14): `raise ValueError(` 18 times in arrow.py, a
+    # `_format_timeframe` signature every locale repeats; isort's `return output`
+    added = ["raise ValueError(f\"Invalid granularity {granularity!r}\")",
+             "return self._format_timeframe(timeframe, delta)",
+             "if granularity not in VALID_GRANULARITIES:"]
+    today = [*added, "    return self._format_timeframe(timeframe,  delta)"]
+    assert evidence_facts(added, today) == [added[0], added[2]]
+    assert evidence_facts(added, [*today, added[0]]) == [added[2]]
+
+
 @pytest.mark.parametrize("subject", ["Fix pyright type errors", "Fix mypy errors",
                                      "Improve static typing of 3rd party imports"])
 def test_type_checker_subjects_are_chores(subject) -> None:
