@@ -125,7 +125,7 @@ def test_a_fact_is_a_line_found_once_in_todays_file() -> None:
     # `_format_timeframe` signature every locale repeats; isort's `return output`
     added = ["raise ValueError(f\"Invalid granularity {granularity!r}\")",
              "return self._format_timeframe(timeframe, delta)",
-             "if granularity not in VALID_GRANULARITIES:"]
+             "granularity = self._granularity_of(delta)"]
     today = [*added, "    return self._format_timeframe(timeframe,  delta)"]
     assert evidence_facts(added, today) == [added[0], added[2]]
     assert evidence_facts(added, [*today, added[0]]) == [added[2]]
