@@ -127,7 +127,7 @@ def test_a_fact_is_a_line_found_once_in_todays_file() -> None:
              "return self._format_timeframe(timeframe, delta)",
              "granularity = self._granularity_of(delta)"]
     today = [*added, "    return self._format_timeframe(timeframe,  delta)"]
-    assert evidence_facts(added, today) == [added[0], added[2]]
+    assert evidence_facts(added, today) == [added[2], added[0]]
     assert evidence_facts(added, [*today, added[0]]) == [added[2]]
 
 
