@@ -15,7 +15,9 @@ supplementary review of the draft made once its package was back in the universe
 ``fresh9-*`` files a tenth, of three more (alembic, tox, trio), after round 11; the
 ``fresh10-*`` files an eleventh, of three more (gunicorn, virtualenv, flake8), after round
 12; the ``fresh11-*`` files a twelfth, of three more (quart, pip-tools, twine), after round
-13."""
+13; the ``fresh12-*`` files a thirteenth, of three more (arrow, isort, multidict), paired: the
+drafts of round 13's tool (``supplementary_review``) and of round 14's (the askability score)
+read in one blind pass."""
 
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ LABELS = {
     "fresh9": "all three, ninth fresh review",
     "fresh10": "all three, tenth fresh review",
     "fresh11": "all three, eleventh fresh review",
+    "fresh12": "all three, twelfth fresh review",
 }
 
 
@@ -135,6 +138,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh9", ["python-trio/trio", "sqlalchemy/alembic", "tox-dev/tox"]),
     ("fresh10", ["PyCQA/flake8", "benoitc/gunicorn", "pypa/virtualenv"]),
     ("fresh11", ["jazzband/pip-tools", "pallets/quart", "pypa/twine"]),
+    ("fresh12", ["PyCQA/isort", "aio-libs/multidict", "arrow-py/arrow"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
