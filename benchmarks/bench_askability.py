@@ -96,7 +96,7 @@ def main() -> None:
     if held:
         print("\ntwelfth review (held out, paired: one blind reading of both drafts)")
         totals = {"before": [0, 0, 0, 0], "with the score": [0, 0, 0, 0]}
-        for name, doc in held:
+        for _, doc in held:
             before = doc["supplementary_review"]
             for label, part in (("before", before), ("with the score", doc)):
                 qs = part["questions"]

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.core.askability import SKIP_OUTRANKED
 from evaluator.core.commit_filters import (
     SKIP_NO_CODE,
     SKIP_REMOVAL,
     SKIP_SUPERSEDED,
     SKIP_TESTS_SUBJECT,
 )
-from evaluator.core.askability import SKIP_OUTRANKED
 from evaluator.core.commits import SKIP_MERGE
 from tests.history_repos import commit, draft, new_repo, skipped, write
 from tests.history_repos import edit as _edit
@@ -221,7 +221,7 @@ def test_count_is_met_by_mining_further_back(review_repo, cli, tmp_path):
 
 
 def test_the_pool_stops_at_three_times_count(review_repo, cli, tmp_path):
-    repo, shas = review_repo
+    repo, _shas = review_repo
     doc, stderr = draft(cli, repo, tmp_path, "--count", "1")
     # the newest three that make a question are judged, the six older candidates not read;
     # "Raise the supported version bound to eight" opens with a behaviour and grades one
