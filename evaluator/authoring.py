@@ -238,6 +238,29 @@ def _grade3(grades: Mapping[str, int]) -> frozenset[str]:
     return frozenset(m for m, g in grades.items() if g == 3)
 
 
+def _judged_question(root: Path, found: HistoryCandidate, judged: Judged, *,
+                     names: dict[str, AnswerNames], texts: dict[str, str | None],
+                     asked: Sequence[tuple[str, frozenset[str]]],
+                     ) -> tuple[HistoryCandidate, str | None]:
+    """``found`` regraded by its judged change, and why it asks no question (``None``: it
+    does); reads each graded module's text and names into ``texts`` and ``names`` once."""
+    if judged.reason is not None:
+        return found, judged.reason
+    found = regraded(found, judged.weights, judged.ungraded)
+    for module in found.grades:
+        if module not in names:
+            texts[module] = read_source(root, module)
+            names[module] = answer_names(module, texts[module])
+    # A subject that names its answer's file or symbol is found by keyword search.
+    if overlaps(found.question, found.grades.items(), names).names_answer:
+        return found, SKIP_GIVEAWAY
+    if repeats(found.question, _grade3(found.grades), asked):
+        return found, SKIP_REPEAT
+    if two_topics(found.question, {m: texts[m] for m in found.grades}):
+        return found, SKIP_TWO_TOPICS
+    return found, wording_reason(found.question)  # last: the others say more
+
+
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                  since: str | None, progress: Progress,
                  decisions: dict[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
@@ -263,21 +286,8 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
             break
         judged_n += 1
         judged = read_change(root, git, found)
-        reason = judged.reason
-        if reason is None:
-            found = regraded(found, judged.weights, judged.ungraded)
-            for module in found.grades:
-                if module not in names:
-                    texts[module] = read_source(root, module)
-                    names[module] = answer_names(module, texts[module])
-            # A subject that names its answer's file or symbol is found by keyword search.
-            if overlaps(found.question, found.grades.items(), names).names_answer:
-                reason = SKIP_GIVEAWAY
-            elif repeats(found.question, _grade3(found.grades), asked):
-                reason = SKIP_REPEAT
-            elif two_topics(found.question, {m: texts[m] for m in found.grades}):
-                reason = SKIP_TWO_TOPICS
-            reason = reason or wording_reason(found.question)  # last: the others say more
+        found, reason = _judged_question(root, found, judged, names=names, texts=texts,
+                                         asked=asked)
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
