@@ -65,14 +65,19 @@ def _fact_score(line: str) -> tuple[int, int]:
 def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
                    limit: int = MAX_FACTS, about: str = "") -> list[str]:
     """Up to ``limit`` added lines that exist exactly once, word for word (whitespace
-    collapsed), in today's file: specific ones (a fact the judge can use, 12–120
-    characters, not a comment marker or a lone bracket, not a fragment), those sharing the
-    most words with the question ``about`` first (a commit's other topic last), then the
-    most distinct words. A line found twice or more in the file (``raise ValueError(``,
-    ``return output``, a signature every locale repeats) tells no reader where the answer
-    is: the twelfth held-out review's reviewers replaced such facts with lines unique at
-    the evaluated commit (issue 24, round 14)."""
-    present = Counter(" ".join(line.split()) for line in today_lines)
+    collapsed), in today's file, each spelt as the file spells it today (its inner
+    spacing kept; collapsed only when that spelling is no valid fact): specific ones (a
+    fact the judge can use, 12–120 characters, not a comment marker or a lone bracket, not
+    a fragment), those sharing the most words with the question ``about`` first (a
+    commit's other topic last), then the most distinct words. A line found twice or more
+    in the file (``raise ValueError(``, ``return output``, a signature every locale
+    repeats) tells no reader where the answer is: the twelfth held-out review's reviewers
+    replaced such facts with lines unique at the evaluated commit (issue 24, round 14)."""
+    present: Counter[str] = Counter()
+    verbatim: dict[str, str] = {}  # a line as today's file spells it (its inner spacing)
+    for today in today_lines:
+        present[(line := " ".join(today.split()))] += 1
+        verbatim[line] = today.strip()
     kept: list[str] = []
     for line in dict.fromkeys(added):
         if present[line] != 1 or not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
@@ -80,7 +85,9 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
         if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
                 fact_problem(line) is not None or fragment(line):
             continue
-        kept.append(line)
+        today = verbatim[line]  # isort: "import x  # noqa" stays so, as the file has it
+        kept.append(today if today.isprintable() and len(today) <= MAX_FACT_CHARS and
+                    fact_problem(today) is None else line)
     asked = words(about)
     return sorted(kept, key=lambda line: (-len(asked & words(line)), *_fact_score(line)))[
         :limit]
