@@ -85,7 +85,7 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
         if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
                 fact_problem(line) is not None or fragment(line):
             continue
-        today = verbatim[line]  # isort: "import x  # noqa" stays so, as the file has it
+        today = verbatim[line]  # isort: two spaces before a "#" stay two
         kept.append(today if today.isprintable() and len(today) <= MAX_FACT_CHARS and
                     fact_problem(today) is None else line)
     asked = words(about)

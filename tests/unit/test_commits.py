@@ -116,7 +116,7 @@ def test_added_lines_and_evidence_facts() -> None:
                               "return max(0, LIMIT - attempts)", "x = 1"]}
     today = ["def compute_budget(attempts):", "    return max(0,   LIMIT - attempts)"]
     # found whitespace aside, quoted as today's file spells it (isort's review, round 14:
-    # a fact "x # noqa" did not match the file's "x  # noqa")
+    # a fact with one space before its comment did not match the file's two)
     assert evidence_facts(added["p.py"], today) == ["return max(0,   LIMIT - attempts)",
                                                     "def compute_budget(attempts):"]
     assert evidence_facts(added["p.py"], ["something else"]) == []
