@@ -9,11 +9,12 @@ logistic model of its subject and grades. This prints, from ``benchmarks/init_re
 * leave one review out: fitted on the others, the share kept unedited among each review's
   top 5, 7, 10 and 20 questions by score (20 = all: the baseline), and the share of
   cross-file questions among them;
-* the twelfth review (held out, paired): the drafts of the tool before the score and with
-  it, on the same three repositories, read by the same reviewers in one blind pass.
+* the twelfth and thirteenth reviews (held out, paired): the drafts of the tool before
+  round 14 and with it, on the same three repositories each, read by the same reviewer in
+  one blind pass.
 
-The tuning reviews are every review before round 14 (the ``fresh12-*`` files are held out);
-say so when quoting the figures::
+The tuning reviews are every review before round 14 (the ``fresh12-*`` and ``fresh13-*``
+files are held out); say so when quoting the figures::
 
     python benchmarks/bench_askability.py
 """
@@ -29,7 +30,7 @@ import numpy as np
 from evaluator.core.askability import WEIGHTS, features
 
 REVIEWS = Path(__file__).resolve().parent / "init_review"
-HELD_OUT = "fresh12-"
+HELD_OUT = ("fresh12-", "fresh13-")
 NAMES = ("intercept", "two modules", "three or more", "five or more", "short subject",
          "behaviour verb", "code verb", "code span")
 
@@ -92,24 +93,28 @@ def main() -> None:
         print(f"  top {k:2}: {kept[k]}/{shown[k]} kept ({kept[k] / shown[k]:.0%}), "
               f"cross-file {cross[k] / shown[k]:.0%}")
 
-    held = [(name, doc) for name, doc in reviews if name.startswith(HELD_OUT)]
-    if held:
-        print("\ntwelfth review (held out, paired: one blind reading of both drafts)")
-        totals = {"before": [0, 0, 0, 0], "with the score": [0, 0, 0, 0]}
-        for _, doc in held:
-            before = doc["supplementary_review"]
-            for label, part in (("before", before), ("with the score", doc)):
-                qs = part["questions"]
-                row = [sum(q["verdict"] == "keep" for q in qs),
-                       sum(q["verdict"] != "reject" for q in qs), len(qs),
-                       sum(q["shape"] == "cross-file" for q in qs)]
-                totals[label] = [a + b for a, b in zip(totals[label], row, strict=True)]
-                print(f"  {doc['repository']:22} {label:15} kept {row[0]}/{row[2]}, usable "
-                      f"{row[1]}, cross-file {row[3]}")
-        for label, (k, usable, n, c) in totals.items():
-            print(f"  {'all three':22} {label:15} kept {k}/{n} ({k / n:.0%}), usable "
-                  f"{usable}, cross-file {c}")
+    for prefix in HELD_OUT:
+        held = [doc for name, doc in reviews if name.startswith(prefix)]
+        if held:
+            _paired(prefix.rstrip("-"), held)
 
+
+def _paired(review: str, held: list[dict[str, Any]]) -> None:
+    """A paired held-out review's figures: round 13's draft against round 14's."""
+    print(f"\n{review} (held out, paired: one blind reading of both drafts)")
+    totals = {"before": [0, 0, 0, 0], "round 14": [0, 0, 0, 0]}
+    for doc in held:
+        for label, part in (("before", doc["supplementary_review"]), ("round 14", doc)):
+            qs = part["questions"]
+            row = [sum(q["verdict"] == "keep" for q in qs),
+                   sum(q["verdict"] != "reject" for q in qs), len(qs),
+                   sum(q["shape"] == "cross-file" for q in qs)]
+            totals[label] = [a + b for a, b in zip(totals[label], row, strict=True)]
+            print(f"  {doc['repository']:24} {label:9} kept {row[0]}/{row[2]}, usable "
+                  f"{row[1]}, cross-file {row[3]}")
+    for label, (k, usable, n, c) in totals.items():
+        print(f"  {'all three':24} {label:9} kept {k}/{n} ({k / n:.0%}), usable {usable}, "
+              f"cross-file {c}")
 
 if __name__ == "__main__":
     main()

@@ -17,7 +17,8 @@ supplementary review of the draft made once its package was back in the universe
 12; the ``fresh11-*`` files a twelfth, of three more (quart, pip-tools, twine), after round
 13; the ``fresh12-*`` files a thirteenth, of three more (arrow, isort, multidict), paired: the
 drafts of round 13's tool (``supplementary_review``) and of round 14's (the askability score)
-read in one blind pass."""
+read in one blind pass; the ``fresh13-*`` files a fourteenth, of three more (httpie, black,
+pytest-xdist), paired the same way against round 14's final tool."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ LABELS = {
     "fresh10": "all three, tenth fresh review",
     "fresh11": "all three, eleventh fresh review",
     "fresh12": "all three, twelfth fresh review",
+    "fresh13": "all three, thirteenth fresh review",
 }
 
 
@@ -139,6 +141,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh10", ["PyCQA/flake8", "benoitc/gunicorn", "pypa/virtualenv"]),
     ("fresh11", ["jazzband/pip-tools", "pallets/quart", "pypa/twine"]),
     ("fresh12", ["PyCQA/isort", "aio-libs/multidict", "arrow-py/arrow"]),
+    ("fresh13", ["httpie/cli", "psf/black", "pytest-dev/pytest-xdist"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
