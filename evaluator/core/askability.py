@@ -4,7 +4,7 @@
 The history route judges more candidates than it is asked for (:data:`POOL_FACTOR` times
 ``--count``, newest first) and drafts the ``--count`` a cold reviewer is likeliest to keep
 as drafted. Each candidate gets an **askability** score, the log-odds of a "keep" verdict
-under a logistic model of five features of its subject and grades:
+under a logistic model of four features of its subject and grades:
 
 * how many modules it grades: a change to one module is the clearest question; two
   modules :data:`TWO_MODULES`, three or more :data:`THREE_OR_MORE` and five or more

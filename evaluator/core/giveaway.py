@@ -52,7 +52,6 @@ _OTHER_DEFS = re.compile(
 _C_DEFS = re.compile(r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*[ \t*]+)*\**([A-Za-z_][A-Za-z0-9_]*)[ \t]*\("
                      r"|#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*))", re.MULTILINE)
 _C_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".pyx", ".pxd")
-_C_NOT_NAMES = frozenset({"if", "for", "while", "switch", "return", "sizeof", "defined"})
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CODE = re.compile(r"`([^`]{1,200})`|([A-Za-z_][A-Za-z0-9_.]*)\(\)|"
                    r"\b([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\b")
@@ -227,9 +226,9 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
         else:
             symbols = set(_OTHER_DEFS.findall(source))
             if module.endswith(_C_SUFFIXES):
+                # "if (" or "sizeof(" never reads as code: no keyword passes _distinctive
                 symbols |= {name for pair in _C_DEFS.findall(source) for name in pair
-                            if len(name) >= 3 and _distinctive(name)
-                            and name not in _C_NOT_NAMES}
+                            if len(name) >= 3 and _distinctive(name)}
     symbols = {s for s in symbols if not s.startswith("__")}
     parts = [p for p in module.split("/") if posixpath.splitext(p)[0] not in _SKIP_PARTS]
     vocabulary = words(" ".join([*parts, *symbols, *docs]))
