@@ -18,7 +18,8 @@ supplementary review of the draft made once its package was back in the universe
 13; the ``fresh12-*`` files a thirteenth, of three more (arrow, isort, multidict), paired: the
 drafts of round 13's tool (``supplementary_review``) and of round 14's (the askability score)
 read in one blind pass; the ``fresh13-*`` files a fourteenth, of three more (httpie, black,
-pytest-xdist), paired the same way against round 14's final tool."""
+pytest-xdist), paired the same way against round 14's final tool; the ``fresh14-*`` files a
+fifteenth, of three more (invoke, mkdocs, setuptools_scm), paired the same way."""
 
 from __future__ import annotations
 
@@ -65,6 +66,7 @@ LABELS = {
     "fresh11": "all three, eleventh fresh review",
     "fresh12": "all three, twelfth fresh review",
     "fresh13": "all three, thirteenth fresh review",
+    "fresh14": "all three, fourteenth fresh review",
 }
 
 
@@ -142,6 +144,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh11", ["jazzband/pip-tools", "pallets/quart", "pypa/twine"]),
     ("fresh12", ["PyCQA/isort", "aio-libs/multidict", "arrow-py/arrow"]),
     ("fresh13", ["httpie/cli", "psf/black", "pytest-dev/pytest-xdist"]),
+    ("fresh14", ["mkdocs/mkdocs", "pyinvoke/invoke", "pypa/setuptools_scm"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
