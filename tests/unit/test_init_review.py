@@ -19,7 +19,8 @@ supplementary review of the draft made once its package was back in the universe
 drafts of round 13's tool (``supplementary_review``) and of round 14's (the askability score)
 read in one blind pass; the ``fresh13-*`` files a fourteenth, of three more (httpie, black,
 pytest-xdist), paired the same way against round 14's final tool; the ``fresh14-*`` files a
-fifteenth, of three more (invoke, mkdocs, setuptools_scm), paired the same way."""
+fifteenth, of three more (invoke, mkdocs, setuptools_scm), paired the same way; the ``fresh15-*``
+files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last tool."""
 
 from __future__ import annotations
 
@@ -67,6 +68,7 @@ LABELS = {
     "fresh12": "all three, twelfth fresh review",
     "fresh13": "all three, thirteenth fresh review",
     "fresh14": "all three, fourteenth fresh review",
+    "fresh15": "all three, fifteenth fresh review",
 }
 
 
@@ -145,6 +147,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh12", ["PyCQA/isort", "aio-libs/multidict", "arrow-py/arrow"]),
     ("fresh13", ["httpie/cli", "psf/black", "pytest-dev/pytest-xdist"]),
     ("fresh14", ["mkdocs/mkdocs", "pyinvoke/invoke", "pypa/setuptools_scm"]),
+    ("fresh15", ["pyparsing/pyparsing", "pytest-dev/pytest-mock", "python-hyper/h11"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
