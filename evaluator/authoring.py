@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.codemap import CodeMap, build_code_map
+from evaluator.core.askability import POOL_FACTOR, SKIP_OUTRANKED, askability, most_askable
 from evaluator.core.commit_facts import evidence_facts, ranked_facts
 from evaluator.core.commit_filters import Judged
 from evaluator.core.commit_grades import regraded
@@ -237,59 +238,78 @@ def _grade3(grades: Mapping[str, int]) -> frozenset[str]:
     return frozenset(m for m, g in grades.items() if g == 3)
 
 
+def _judged_question(root: Path, found: HistoryCandidate, judged: Judged, *,
+                     names: dict[str, AnswerNames], texts: dict[str, str | None],
+                     asked: Sequence[tuple[str, frozenset[str]]],
+                     ) -> tuple[HistoryCandidate, str | None]:
+    """``found`` regraded by its judged change, and why it asks no question (``None``: it
+    does); reads each graded module's text and names into ``texts`` and ``names`` once."""
+    if judged.reason is not None:
+        return found, judged.reason
+    found = regraded(found, judged.weights, judged.ungraded)
+    for module in found.grades:
+        if module not in names:
+            texts[module] = read_source(root, module)
+            names[module] = answer_names(module, texts[module])
+    # A subject that names its answer's file or symbol is found by keyword search.
+    if overlaps(found.question, found.grades.items(), names).names_answer:
+        return found, SKIP_GIVEAWAY
+    if repeats(found.question, _grade3(found.grades), asked):
+        return found, SKIP_REPEAT
+    if two_topics(found.question, {m: texts[m] for m in found.grades}):
+        return found, SKIP_TWO_TOPICS
+    return found, wording_reason(found.question)  # last: the others say more
+
+
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                  since: str | None, progress: Progress,
                  decisions: dict[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
     """``count`` questions from the newest commits of the checkout (after ``since``), or
     fewer with the reason for the shortfall: every commit read that was skipped, by
-    reason. The log's candidates are judged by their diffs, newest first, until ``count``
-    make a question (older ones are not read). ``decisions``, when given, receives each
+    reason. The log's candidates are judged by their diffs, newest first, until
+    ``POOL_FACTOR * count`` make a question (older ones are not read); of those, the
+    ``count`` most askable (:mod:`evaluator.core.askability`) are drafted, newest first,
+    and the rest are counted as outranked. ``decisions``, when given, receives each
     decided commit's skip reason, or ``"drafted"`` (for benchmarks)."""
     log = git.commit_log(root, since=since, limit=MAX_HISTORY_COMMITS)
     mined = mine(parse_log(log), is_module_path=universe.admits, modules=universe.modules)
     names: dict[str, AnswerNames] = {}
     texts: dict[str, str | None] = {}  # each graded module's text, read once
-    chosen: list[Candidate] = []
+    pool: list[tuple[str, Candidate]] = []  # (commit, question) passing every rule
     counted = dict(mined.skipped)
     decided = decisions if decisions is not None else {}
     decided.update(mined.reasons)
     judged_n = 0
     asked: list[tuple[str, frozenset[str]]] = []
     for found in mined.candidates:
-        if len(chosen) >= count:
+        if len(pool) >= count * POOL_FACTOR:
             break
         judged_n += 1
         judged = read_change(root, git, found)
-        reason = judged.reason
-        if reason is None:
-            found = regraded(found, judged.weights, judged.ungraded)
-            for module in found.grades:
-                if module not in names:
-                    texts[module] = read_source(root, module)
-                    names[module] = answer_names(module, texts[module])
-            # A subject that names its answer's file or symbol is found by keyword search.
-            if overlaps(found.question, found.grades.items(), names).names_answer:
-                reason = SKIP_GIVEAWAY
-            elif repeats(found.question, _grade3(found.grades), asked):
-                reason = SKIP_REPEAT
-            elif two_topics(found.question, {m: texts[m] for m in found.grades}):
-                reason = SKIP_TWO_TOPICS
-            reason = reason or wording_reason(found.question)  # last: the others say more
+        found, reason = _judged_question(root, found, judged, names=names, texts=texts,
+                                         asked=asked)
         decided[found.commit.sha] = reason or "drafted"
         if reason is not None:
             counted[reason] = counted.get(reason, 0) + 1
         else:
-            chosen.append(history_candidate(found, judged, texts))
+            pool.append((found.commit.sha, history_candidate(found, judged, texts)))
             asked.append((found.question, _grade3(found.grades)))
+    best = set(most_askable([askability(c.question, c.grades) for _, c in pool], count))
+    chosen = [candidate for i, (_, candidate) in enumerate(pool) if i in best]
+    for sha in (sha for i, (sha, _) in enumerate(pool) if i not in best):
+        decided[sha] = SKIP_OUTRANKED
+        counted[SKIP_OUTRANKED] = counted.get(SKIP_OUTRANKED, 0) + 1
     skipped = ", ".join(f"{n} {reason}" for reason, n in
                         sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
     scope = f"after {since}" if since else "of HEAD"
     limit = f" (the newest {MAX_HISTORY_COMMITS})" if mined.read >= MAX_HISTORY_COMMITS \
         else ""
     rest = len(mined.candidates) - judged_n
-    unread = f" (the {rest} older candidate(s) not judged: --count is met)" if rest else ""
+    unread = (f" (the {rest} older candidate(s) not judged: {POOL_FACTOR} × --count make "
+              f"one)" if rest else "")
     progress(f"history: read {mined.read} commit(s) {scope}{limit}: "
-             f"{len(chosen)} make a question{unread}; skipped: {skipped or 'none'}")
+             f"{len(pool)} make a question{unread}, {len(chosen)} drafted; skipped: "
+             f"{skipped or 'none'}")
     shortfall = []
     if len(chosen) < count:
         shortfall.append(f"{count - len(chosen)} history question(s) short of --count "

@@ -45,6 +45,7 @@ not version markers (``.. versionadded::``).
 from __future__ import annotations
 
 import ast
+import functools
 import keyword
 import re
 from collections import Counter, defaultdict
@@ -379,18 +380,26 @@ def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     """The syntax tree of ``source`` without what does not change behaviour, as text; None
     when it is not Python that parses. ``imports=False`` also drops the module's own
     (top-level) imports."""
+    both = _behaviours(source)
+    return None if both is None else both[0 if imports else 1]
+
+
+@functools.lru_cache(maxsize=16)  # a commit's "after" is often the next one's "before"
+def _behaviours(source: str | None) -> tuple[str, str] | None:
+    """:func:`behaviour` with the module's imports and without them, from one parse: each
+    top-level statement dumped once."""
     tree = _parse(source)
     if tree is None:
         return None
     try:  # a tree that parses can still be too deep to walk (1+1+…+1, 1,000 terms)
         module = _Behaviour().visit(tree)
-        if not imports:
-            module.body = [s for s in module.body if not (
-                isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
-                str(s.value.value).startswith("import "))]
-        return ast.dump(module, include_attributes=False)
+        dumps = [(ast.dump(s, include_attributes=False),
+                  isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
+                  str(s.value.value).startswith("import ")) for s in module.body]
     except RecursionError:
         return None
+    return ("\n".join(d for d, _ in dumps),
+            "\n".join(d for d, is_import in dumps if not is_import))
 
 
 # ----------------------------------------------------------------------------- the change
@@ -590,6 +599,12 @@ class _Today:
         return False
 
 
+@functools.lru_cache(maxsize=8)
+def _today(source: str) -> _Today:
+    """Today's module read once for every commit that touched it (read only after)."""
+    return _Today(source)
+
+
 _PLAIN = frozenset({"self", "cls", "None", "True", "False"})
 
 
@@ -677,7 +692,7 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         if not code[diff.module]:
             continue
         gone = {t for line in diff.deleted for t in tokens(line)}
-        today = _Today(diff.today) if diff.today is not None else None
+        today = _today(diff.today) if diff.today is not None else None
         kept = [line for line in code[diff.module] if today is not None and
                 today.holds(toks := tokens(line), set(toks) - gone)]
         if today is not None:

@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from evaluator.core.askability import SKIP_OUTRANKED
 from evaluator.core.commit_filters import (
     FILTER_REASONS,
     SKIP_DOCS_SUBJECT,
@@ -100,7 +101,7 @@ SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANC
                                  SKIP_DUPLICATE, SKIP_CHORE, SKIP_PYTHON_DROP, SKIP_TYPING_EXAMPLES,
                                  SKIP_TOOLING, SKIP_GIVEAWAY,
                                  *FILTER_REASONS, SKIP_REPEAT, SKIP_TWO_TOPICS,
-                                 SKIP_WORDING)
+                                 SKIP_WORDING, SKIP_OUTRANKED)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.core.askability import SKIP_OUTRANKED
 from evaluator.core.commit_filters import (
     SKIP_NO_CODE,
     SKIP_REMOVAL,
@@ -207,10 +208,28 @@ def test_count_is_met_by_mining_further_back(review_repo, cli, tmp_path):
     doc, stderr = draft(cli, repo, tmp_path, "--count", "4")
     assert len(doc["queries"]) == 4
     assert "short of --count" not in stderr
-    # the newest four that make a question, over the five skipped between them; the two
-    # older candidates are not read
-    assert [q["source"]["commit"] for q in doc["queries"]][2:] == [shas["tracking"],
-                                                                   shas["reflowed"]]
+    # five of the candidates make a question (the pool of 3 x 4 is not full, so every one
+    # is judged); the four likeliest to be kept are drafted, newest first: the cross-file
+    # one (tracking, two modules) is outranked by the four focused ones
+    asked = [q["source"]["commit"] for q in doc["queries"]]
+    assert asked[2:] == [shas["reflowed"], shas["renamed"]]
+    assert shas["tracking"] not in asked
     line = _skipped(stderr)
-    assert "4 make a question (the 2 older candidate(s) not judged: --count is met)" in line
+    assert "5 make a question, 4 drafted; skipped: " in line
+    assert f"1 {SKIP_OUTRANKED}" in line
+    assert "not judged" not in line
+
+
+def test_the_pool_stops_at_three_times_count(review_repo, cli, tmp_path):
+    repo, _shas = review_repo
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "1")
+    # the newest three that make a question are judged, the six older candidates not read;
+    # "Raise the supported version bound to eight" opens with a behaviour and grades one
+    # module: the likeliest of the three
+    (query,) = doc["queries"]
+    assert query["question"] == "Raise the supported version bound to eight"
+    line = _skipped(stderr)
+    assert "3 make a question (the 6 older candidate(s) not judged: 3 × --count make one), " \
+           "1 drafted; skipped: " in line
+    assert f"2 {SKIP_OUTRANKED}" in line
     assert SKIP_SUPERSEDED not in line

@@ -134,7 +134,8 @@ def test_every_commit_is_a_question_or_a_counted_reason(history_repo, cli, tmp_p
                         sorted(SKIPPED.items(), key=lambda kv: (-kv[1], kv[0])))
     assert commits == 18
     assert len(queries) == commits - sum(SKIPPED.values()) == 4
-    assert f"history: read {commits} commit(s) of HEAD: {len(queries)} make a question; " \
+    assert f"history: read {commits} commit(s) of HEAD: {len(queries)} make a question, " \
+           f"{len(queries)} drafted; " \
            f"skipped: {skipped}" in stderr
     assert f"{50 - len(queries)} history question(s) short of --count 50" in stderr
     by_commit = {q["source"]["commit"]: q for q in queries}

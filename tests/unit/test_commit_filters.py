@@ -526,3 +526,17 @@ def test_round12_a_version_line_bumped_in_any_module_is_not_graded(added: str,
 def test_round12_other_lines_of_a_module_are_graded(added: str, deleted: str) -> None:
     from evaluator.core.commit_filters import version_string_only
     assert not version_string_only(_init(added, deleted))
+
+
+@pytest.mark.parametrize(("line", "is_fragment"), [
+    # round 14's paired reviews asked for block headers in place of the drafted facts
+    ("if bracket_depth > 0:", False), ("if (md->used < md->keys->nentries) {", False),
+    ("if write_to.is_absolute(): # an absolute path stays", False),
+    ("for man_page in MAN_PAGES_DIR.glob('*.1'):", False),
+    # a conditional expression or a comprehension continued is still a fragment
+    ("if x is not None", True), ("for item in items)", True),
+    ("if value else default_value,", True), ("and not self.closed:", True),
+])
+def test_round14_a_block_header_is_a_statement(line: str, is_fragment: bool) -> None:
+    from evaluator.core.commit_facts import fragment
+    assert fragment(line) is is_fragment

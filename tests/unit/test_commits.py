@@ -115,9 +115,24 @@ def test_added_lines_and_evidence_facts() -> None:
     assert added == {"p.py": ["def compute_budget(attempts):",
                               "return max(0, LIMIT - attempts)", "x = 1"]}
     today = ["def compute_budget(attempts):", "    return max(0,   LIMIT - attempts)"]
-    assert evidence_facts(added["p.py"], today) == ["return max(0, LIMIT - attempts)",
+    # found whitespace aside, quoted as today's file spells it (isort's review, round 14:
+    # a fact with one space before its comment did not match the file's two)
+    assert evidence_facts(added["p.py"], today) == ["return max(0,   LIMIT - attempts)",
                                                     "def compute_budget(attempts):"]
     assert evidence_facts(added["p.py"], ["something else"]) == []
+
+
+def test_a_fact_is_a_line_found_at_most_twice_in_todays_file() -> None:
+    # arrow's review (round 14): `raise ValueError(` 9 times in arrow.py, a
+    # `_format_timeframe` signature every locale repeats; isort's `return output` 7 times
+    added = ["raise ValueError(f\"Invalid granularity {granularity!r}\")",
+             "return self._format_timeframe(timeframe, delta)",
+             "granularity = self._granularity_of(delta)"]
+    today = [*added, "    return self._format_timeframe(timeframe,  delta)"]
+    assert evidence_facts(added, today) == [added[1], added[2], added[0]]  # twice: a twin
+    thrice = [*today, "return self._format_timeframe(timeframe, delta)"]
+    assert evidence_facts(added, thrice) == [added[2], added[0]]
+    assert evidence_facts(added, [*thrice, added[0], added[0]]) == [added[2]]
 
 
 @pytest.mark.parametrize("subject", ["Fix pyright type errors", "Fix mypy errors",

@@ -15,7 +15,12 @@ supplementary review of the draft made once its package was back in the universe
 ``fresh9-*`` files a tenth, of three more (alembic, tox, trio), after round 11; the
 ``fresh10-*`` files an eleventh, of three more (gunicorn, virtualenv, flake8), after round
 12; the ``fresh11-*`` files a twelfth, of three more (quart, pip-tools, twine), after round
-13."""
+13; the ``fresh12-*`` files a thirteenth, of three more (arrow, isort, multidict), paired: the
+drafts of round 13's tool (``supplementary_review``) and of round 14's (the askability score)
+read in one blind pass; the ``fresh13-*`` files a fourteenth, of three more (httpie, black,
+pytest-xdist), paired the same way against round 14's final tool; the ``fresh14-*`` files a
+fifteenth, of three more (invoke, mkdocs, setuptools_scm), paired the same way; the ``fresh15-*``
+files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last tool."""
 
 from __future__ import annotations
 
@@ -60,6 +65,10 @@ LABELS = {
     "fresh9": "all three, ninth fresh review",
     "fresh10": "all three, tenth fresh review",
     "fresh11": "all three, eleventh fresh review",
+    "fresh12": "all three, twelfth fresh review",
+    "fresh13": "all three, thirteenth fresh review",
+    "fresh14": "all three, fourteenth fresh review",
+    "fresh15": "all three, fifteenth fresh review",
 }
 
 
@@ -135,6 +144,10 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh9", ["python-trio/trio", "sqlalchemy/alembic", "tox-dev/tox"]),
     ("fresh10", ["PyCQA/flake8", "benoitc/gunicorn", "pypa/virtualenv"]),
     ("fresh11", ["jazzband/pip-tools", "pallets/quart", "pypa/twine"]),
+    ("fresh12", ["PyCQA/isort", "aio-libs/multidict", "arrow-py/arrow"]),
+    ("fresh13", ["httpie/cli", "psf/black", "pytest-dev/pytest-xdist"]),
+    ("fresh14", ["mkdocs/mkdocs", "pyinvoke/invoke", "pypa/setuptools_scm"]),
+    ("fresh15", ["pyparsing/pyparsing", "pytest-dev/pytest-mock", "python-hyper/h11"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
