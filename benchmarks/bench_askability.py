@@ -9,11 +9,11 @@ logistic model of its subject and grades. This prints, from ``benchmarks/init_re
 * leave one review out: fitted on the others, the share kept unedited among each review's
   top 5, 7, 10 and 20 questions by score (20 = all: the baseline), and the share of
   cross-file questions among them;
-* the twelfth to fifteenth reviews (held out, paired): the drafts of the tool before
+* the twelfth to sixteenth reviews (held out, paired): the drafts of the tool before
   round 14 and with it, on the same three repositories each, read by the same reviewer in
   one blind pass.
 
-The tuning reviews are every review before round 14 (the ``fresh12-*`` to ``fresh15-*``
+The tuning reviews are every review before round 14 (the ``fresh12-*`` to ``fresh16-*``
 files are held out); say so when quoting the figures::
 
     python benchmarks/bench_askability.py
@@ -30,7 +30,7 @@ import numpy as np
 from evaluator.core.askability import WEIGHTS, features
 
 REVIEWS = Path(__file__).resolve().parent / "init_review"
-HELD_OUT = ("fresh12-", "fresh13-", "fresh14-", "fresh15-")
+HELD_OUT = ("fresh12-", "fresh13-", "fresh14-", "fresh15-", "fresh16-")
 NAMES = ("intercept", "two modules", "three or more", "five or more", "short subject",
          "behaviour verb", "code verb", "code span")
 

@@ -24,11 +24,12 @@ review out, the top 7 of each review's 20 by this score are kept unedited 72 % o
 against 51 % for all 20 (``benchmarks/bench_askability.py`` remakes both figures). Held
 out (the twelfth review, paired: one blind reading of both drafts of arrow, isort and
 multidict), drafts kept 26 of 60 unedited against 20 without the score, 4 rejected
-against 12; over four such reviews (with round 14's facts rules) 99 of 240 against 68. A
-score is a ranking, not a probability to report. Ties go to the newer commit.
+against 12; over five such reviews (with round 14's facts rules) 121 of 300 against 90
+(no gain on the fifth: small packages whose drafts shared most commits). A score is a
+ranking, not a probability to report. Ties go to the newer commit.
 
 The price, said in the docs: cross-file questions are drafted less often (7 % of the
-tuning reviews' top 7 against 33 % of all; 18 of 240 against 84 held out), because
+tuning reviews' top 7 against 33 % of all; 25 of 300 against 93 held out), because
 reviewers edit them most.
 
 Pure: the caller passes the cleaned question and its grades.

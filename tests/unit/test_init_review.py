@@ -20,7 +20,9 @@ drafts of round 13's tool (``supplementary_review``) and of round 14's (the aska
 read in one blind pass; the ``fresh13-*`` files a fourteenth, of three more (httpie, black,
 pytest-xdist), paired the same way against round 14's final tool; the ``fresh14-*`` files a
 fifteenth, of three more (invoke, mkdocs, setuptools_scm), paired the same way; the ``fresh15-*``
-files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last tool."""
+files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last tool; the
+``fresh16-*`` files a seventeenth (humanize, python-multipart, jmespath.py), paired against
+the tool that lands."""
 
 from __future__ import annotations
 
@@ -69,6 +71,7 @@ LABELS = {
     "fresh13": "all three, thirteenth fresh review",
     "fresh14": "all three, fourteenth fresh review",
     "fresh15": "all three, fifteenth fresh review",
+    "fresh16": "all three, sixteenth fresh review",
 }
 
 
@@ -148,6 +151,8 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh13", ["httpie/cli", "psf/black", "pytest-dev/pytest-xdist"]),
     ("fresh14", ["mkdocs/mkdocs", "pyinvoke/invoke", "pypa/setuptools_scm"]),
     ("fresh15", ["pyparsing/pyparsing", "pytest-dev/pytest-mock", "python-hyper/h11"]),
+    ("fresh16", ["Kludex/python-multipart", "jmespath/jmespath.py",
+                 "python-humanize/humanize"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
