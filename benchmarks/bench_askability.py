@@ -21,27 +21,16 @@ files are held out); say so when quoting the figures::
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
+import bench_history_review as review_bench
 import numpy as np
 
 from evaluator.core.askability import WEIGHTS, features
 
-REVIEWS = Path(__file__).resolve().parent / "init_review"
 HELD_OUT = ("fresh12-", "fresh13-", "fresh14-", "fresh15-", "fresh16-")
 NAMES = ("intercept", "two modules", "three or more", "five or more", "short subject",
          "behaviour verb", "code verb", "code span")
-
-
-def _reviews() -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for path in sorted(REVIEWS.glob("*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if doc.get("route") == "history":
-            out.append((path.name, doc))
-    return out
 
 
 def _matrix(questions: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +51,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> np.nd
 
 
 def main() -> None:
-    reviews = _reviews()
+    reviews = [(path.name, doc) for path, doc in review_bench._reviews(None)]
     tuning = [(name, doc) for name, doc in reviews if not name.startswith(HELD_OUT)]
     questions = [q for _, doc in tuning for q in doc["questions"]]
     x, y = _matrix(questions)

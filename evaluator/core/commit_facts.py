@@ -58,7 +58,8 @@ def fragment(line: str) -> bool:
     ``}, {``) with under 3 names: a call writing code
     (``self.writeline("finally: await agen.aclose()")``) is a statement."""
     code = line.split("  #", 1)[0].strip()
-    continued = _CONTINUED.match(line.strip()) and not _HEADER.match(line.strip())
+    stripped = line.strip()
+    continued = _CONTINUED.match(stripped) and not _HEADER.match(stripped)
     if continued or _UNFINISHED.search(code):
         return True
     names = [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]+", line)
