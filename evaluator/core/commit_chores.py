@@ -174,6 +174,16 @@ class _Cosmetic(ast.NodeTransformer):
         return ast.Constant(value="") if isinstance(node.value, str) and \
             message(node.value) else node
 
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        """An f-string message is its values alone, in order: words reworded around them
+        are cosmetic, a value added is not."""
+        text = "".join(v.value for v in node.values
+                       if isinstance(v, ast.Constant) and isinstance(v.value, str))
+        if not message(text):
+            return self.generic_visit(node)
+        return ast.JoinedStr(values=[self.visit(v) for v in node.values
+                                     if isinstance(v, ast.FormattedValue)])
+
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.Name(id="OSError", ctx=node.ctx) if node.id in _OSERROR_ALIASES else node
 

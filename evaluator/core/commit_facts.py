@@ -17,6 +17,8 @@ from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import fact_problem
 
 MAX_FACTS = 4
+#: A question quotes 2 facts or none.
+MIN_FACTS = 2
 MIN_FACT_CHARS = 12
 MAX_FACT_CHARS = 120
 #: A line today's file holds more often is boilerplate, no fact (a sync and an async twin
@@ -140,8 +142,8 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
     or twice (:data:`MAX_REPEATS`) in today's file, each spelt as the file spells it today
     (its inner spacing kept; collapsed only when that spelling is no valid fact): specific
     ones (a fact the judge can use, 12–120 characters, not a comment marker or a lone
-    bracket, not a fragment), those sharing the most words with the question ``about``
-    first (a commit's other topic last), then the most distinct words. A line the file
+    bracket, not a fragment, and a line that :func:`says_little` only to complete the 2 a
+    question needs beside one that says more), in :func:`_fact_score`'s order. A line the file
     repeats more often (``raise ValueError(`` 9 times in arrow's ``arrow.py``, isort's
     ``return output`` 7 times, a signature every locale repeats) tells no reader where the
     answer is: the twelfth held-out review's reviewers replaced such facts (issue 24,
@@ -152,19 +154,28 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
         present[(line := " ".join(today.split()))] += 1
         verbatim.setdefault(line, today.strip())
     kept: list[str] = []
+    little: list[str] = []
     for line in dict.fromkeys(added):
         if not 1 <= present[line] <= MAX_REPEATS or \
                 not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
             continue
         if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
-                fact_problem(line) is not None or fragment(line) or says_little(line):
+                fact_problem(line) is not None or fragment(line):
             continue
         today = verbatim[line]  # isort: two spaces before a "#" stay two
-        kept.append(today if today.isprintable() and len(today) <= MAX_FACT_CHARS and
-                    fact_problem(today) is None else line)
+        (little if says_little(line) else kept).append(
+            today if today.isprintable() and len(today) <= MAX_FACT_CHARS and
+            fact_problem(today) is None else line)
     asked = _stems(about)
-    return sorted(kept, key=lambda line: _fact_score(
-        line, asked, present[" ".join(line.split())]))[:limit]
+
+    def ranked(lines: list[str]) -> list[str]:
+        return sorted(lines, key=lambda line: _fact_score(
+            line, asked, present[" ".join(line.split())]))
+    # a line that says little only completes the 2 a question needs, beside one that says
+    # more (mkdocs "Fix crash when mkdocs_theme.yml is empty": `if theme_config is None:`,
+    # `theme_config = {}`)
+    wanted = MIN_FACTS - len(kept) if kept else 0
+    return (ranked(kept) + ranked(little)[:max(0, wanted)])[:limit]
 
 
 def ranked_facts(groups: Sequence[tuple[int, Sequence[str]]], *, about: str,

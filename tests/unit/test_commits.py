@@ -427,7 +427,17 @@ def test_a_subject_cut_off_is_joined_with_its_rest_or_skipped() -> None:
 def test_round15_a_line_that_says_little_is_no_fact(line: str, little: bool) -> None:
     from evaluator.core.commit_facts import says_little
     assert says_little(line) is little
-    assert (evidence_facts([line], [line]) == []) is (little or line == "if delta == 0:")
+    good = ["warn_storage_class_deprecated(type(self))",
+            "items = parse_forwarded_list(self.headers)"]
+    facts = evidence_facts([line, *good], [line, *good])
+    assert (line in facts) is not (little or line == "if delta == 0:")  # that: a fragment
+
+
+def test_round15_a_line_that_says_little_only_completes_the_two_facts_needed() -> None:
+    # mkdocs "Fix crash when mkdocs_theme.yml is empty", kept with both lines
+    added = ["theme_config = {}", "if theme_config is None:", "count += 1"]
+    assert evidence_facts(added, added) == ["if theme_config is None:", "theme_config = {}"]
+    assert evidence_facts(added[:1] + added[2:], added) == []  # says little, all of it
 
 
 @pytest.mark.parametrize(("line", "is_prose"), [
