@@ -17,8 +17,6 @@ from evaluator.core.giveaway import words
 from evaluator.core.groundtruth import fact_problem
 
 MAX_FACTS = 4
-#: A question quotes 2 facts or none.
-MIN_FACTS = 2
 MIN_FACT_CHARS = 12
 MAX_FACT_CHARS = 120
 #: A line today's file holds more often is boilerplate, no fact (a sync and an async twin
@@ -89,7 +87,11 @@ def says_little(line: str) -> bool:
     value returned (:data:`_LOCAL_SET`). The paired reviews of round 14 replaced such
     facts in 8 of the 35 questions edited for their facts alone ("a bare assignment that
     says nothing alone": black ``target = child``, h11 ``seen_content_length = None``,
-    setuptools_scm ``root = Path(root)``)."""
+    setuptools_scm ``root = Path(root)``). Such a line is never a fact, not even to complete
+    the two a question needs: tried, it completed mkdocs' kept "Fix crash when
+    mkdocs_theme.yml is empty" (``theme_config = {}``), but on the held-out seventeenth
+    review it gave python-dotenv's "Allow any text stream" (kept as retrieval-only)
+    ``dotenv_path = find_dotenv()``, and reviewers accept a question without facts."""
     code = re.split(r"\s(?:#|//)", line, maxsplit=1)[0].strip().removesuffix(";").strip()
     if _STEP.match(code) or _RETURN_ATOM.match(code):
         return True
@@ -142,8 +144,8 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
     or twice (:data:`MAX_REPEATS`) in today's file, each spelt as the file spells it today
     (its inner spacing kept; collapsed only when that spelling is no valid fact): specific
     ones (a fact the judge can use, 12–120 characters, not a comment marker or a lone
-    bracket, not a fragment, and a line that :func:`says_little` only to complete the 2 a
-    question needs beside one that says more), in :func:`_fact_score`'s order. A line the file
+    bracket, not a fragment, not a line that :func:`says_little`), in :func:`_fact_score`'s
+    order. A line the file
     repeats more often (``raise ValueError(`` 9 times in arrow's ``arrow.py``, isort's
     ``return output`` 7 times, a signature every locale repeats) tells no reader where the
     answer is: the twelfth held-out review's reviewers replaced such facts (issue 24,
@@ -154,28 +156,19 @@ def evidence_facts(added: Sequence[str], today_lines: Iterable[str], *,
         present[(line := " ".join(today.split()))] += 1
         verbatim.setdefault(line, today.strip())
     kept: list[str] = []
-    little: list[str] = []
     for line in dict.fromkeys(added):
         if not 1 <= present[line] <= MAX_REPEATS or \
                 not MIN_FACT_CHARS <= len(line) <= MAX_FACT_CHARS:
             continue
         if line.startswith(("#", "//", "/*", "*", "import ", "from ")) or \
-                fact_problem(line) is not None or fragment(line):
+                fact_problem(line) is not None or fragment(line) or says_little(line):
             continue
         today = verbatim[line]  # isort: two spaces before a "#" stay two
-        (little if says_little(line) else kept).append(
-            today if today.isprintable() and len(today) <= MAX_FACT_CHARS and
-            fact_problem(today) is None else line)
+        kept.append(today if today.isprintable() and len(today) <= MAX_FACT_CHARS and
+                    fact_problem(today) is None else line)
     asked = _stems(about)
-
-    def ranked(lines: list[str]) -> list[str]:
-        return sorted(lines, key=lambda line: _fact_score(
-            line, asked, present[" ".join(line.split())]))
-    # a line that says little only completes the 2 a question needs, beside one that says
-    # more (mkdocs "Fix crash when mkdocs_theme.yml is empty": `if theme_config is None:`,
-    # `theme_config = {}`)
-    wanted = MIN_FACTS - len(kept) if kept else 0
-    return (ranked(kept) + ranked(little)[:max(0, wanted)])[:limit]
+    return sorted(kept, key=lambda line: _fact_score(
+        line, asked, present[" ".join(line.split())]))[:limit]
 
 
 def ranked_facts(groups: Sequence[tuple[int, Sequence[str]]], *, about: str,

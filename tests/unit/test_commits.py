@@ -433,11 +433,9 @@ def test_round15_a_line_that_says_little_is_no_fact(line: str, little: bool) -> 
     assert (line in facts) is not (little or line == "if delta == 0:")  # that: a fragment
 
 
-def test_round15_a_line_that_says_little_only_completes_the_two_facts_needed() -> None:
-    # mkdocs "Fix crash when mkdocs_theme.yml is empty", kept with both lines
+def test_round15_a_line_that_says_little_never_completes_the_two_facts_needed() -> None:
     added = ["theme_config = {}", "if theme_config is None:", "count += 1"]
-    assert evidence_facts(added, added) == ["if theme_config is None:", "theme_config = {}"]
-    assert evidence_facts(added[:1] + added[2:], added) == []  # says little, all of it
+    assert evidence_facts(added, added) == ["if theme_config is None:"]
 
 
 @pytest.mark.parametrize(("line", "is_prose"), [
