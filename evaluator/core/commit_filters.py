@@ -63,6 +63,7 @@ from evaluator.core.commit_chores import (
     parse_source,
 )
 from evaluator.core.commit_grades import grade_weights
+from evaluator.core.giveaway import options_in
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
 SKIP_DOCS_SUBJECT = "the subject is about documentation"
@@ -431,6 +432,8 @@ class Judged:
     ungraded: frozenset[str] = frozenset()
     #: the surviving lines each module counts for its grade (:func:`.grade_weights`)
     weights: Mapping[str, int] = field(default_factory=dict)
+    #: the command-line options the change adds (:func:`evaluator.core.giveaway.options_in`)
+    options: frozenset[str] = frozenset()
 
 
 VERSION_FILES = frozenset({"__version__.py", "_version.py", "version.py", "__about__.py"})
@@ -717,8 +720,11 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
                              and not _rewrapped(text, deleted_code, comments))
              for d in diffs}
     surviving = {m: n for m, n in surviving.items() if n}
+    options = {o for d in diffs for _, text in d.added for o in options_in(text)} - \
+        {o for d in diffs for text in d.deleted for o in options_in(text)}
     return Judged(None, surviving, facts, ungraded,
-                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}))
+                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}),
+                  options=frozenset(options))
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

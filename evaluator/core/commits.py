@@ -92,8 +92,8 @@ SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
 SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
 SKIP_TOOLING = ("changes only tooling outside the src/ package (test servers, release "
                 "scripts)")
-SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a public "
-                 "class or function of one graded 2)")
+SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, a public "
+                 "class or function of one graded 2, or a command-line option it adds)")
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANCH_TITLE,
                                  SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
@@ -219,8 +219,10 @@ def decoded_path(raw: bytes) -> str | None:
 
 _TYPES = ("feat", "feature", "fix", "bugfix", "hotfix", "docs", "doc", "chore", "refactor",
           "perf", "test", "tests", "build", "ci", "style", "revert", "deps", "security")
-_CONVENTIONAL = re.compile(r"^(?:" + "|".join(_TYPES) + r")(?:\([^)]{0,60}\))?!?\s*:\s*",
-                           re.IGNORECASE)
+#: ``fix(cli): …``, ``feat!: …``; with a scope, the colon may be missing: ``Feat(cli) add
+#: --format= option`` (the seventeenth review's python-dotenv history-06).
+_CONVENTIONAL = re.compile(r"^(?:" + "|".join(_TYPES) + r")(?:(?:\([^)]{0,60}\))?!?\s*:\s*|"
+                           r"\([\w ,./-]{1,60}\)!?\s+(?=\S))", re.IGNORECASE)
 #: Conventional-commit types that change no behaviour, read before the subject is cleaned.
 _TYPE_REASONS = {"refactor": SKIP_CHORE, "style": SKIP_CHORE, "chore": SKIP_CHORE,
                  "ci": SKIP_CHORE, "build": SKIP_CHORE, "docs": SKIP_DOCS_SUBJECT,

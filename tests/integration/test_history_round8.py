@@ -160,6 +160,18 @@ def round8_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     _edit(repo, "pkg/utils.py", "'Negative counts make no sense here'",
           "f'Negative counts make no sense here (got {n})'")
     shas["detail"] = commit(repo, "More detailed errors when a request count is negative")
+    # round 15 (python-dotenv history-11, pytest-xdist history-16): a subject stating the
+    # option its change adds is found by keyword search …
+    _edit(repo, "pkg/main.py", "def main(proxy_headers):\n",
+          "@click.option(\"--reload-delay\", type=float, default=0.25)\n"
+          "def main(proxy_headers, reload_delay):\n")
+    _edit(repo, "pkg/main.py", "    return spec.loader,",
+          "    time.sleep(reload_delay)\n    return spec.loader,")
+    shas["option"] = commit(repo, "Add --reload-delay option to wait between reloads")
+    # … while one naming an option the change only uses is asked
+    _edit(repo, "pkg/main.py", "    spec = find_spec(proxy_headers)  # ty: ignore\n",
+          "    spec = find_spec(proxy_headers or os.environ.get('PROXY'))  # ty: ignore\n")
+    shas["uses"] = commit(repo, "Read the proxy from the environment when --proxy-headers is off")
     return repo, shas
 
 
@@ -193,7 +205,10 @@ def test_a_file_named_in_words_and_a_clipped_class_name_are_give_aways(round8_re
                                                                        tmp_path):
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     assert shas["main_module"] not in asked and shas["clipped"] not in asked
-    assert skipped(line, SKIP_GIVEAWAY) == 2
+    assert shas["option"] not in asked
+    assert asked[shas["uses"]] == \
+        "Read the proxy from the environment when --proxy-headers is off"
+    assert skipped(line, SKIP_GIVEAWAY) == 3
 
 
 def test_linter_rules_turned_on_and_a_minor_cleanup_are_chores(round8_repo, cli, tmp_path):

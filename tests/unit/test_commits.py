@@ -36,6 +36,12 @@ A, B, C = "a" * 40, "b" * 40, "c" * 40
     ("docs: Explain the hooks", "Explain the hooks"),
     ("Session: drop the proxy cache", "Session: drop the proxy cache"),
     ("Use \x1b[31mred\x1b[0m text\x07 here", "Use red text here"),
+    # round 15 (the seventeenth review): a scope without its colon, an issue label without
+    # its separator before a capital (not before a word that goes on the sentence)
+    ("Feat(cli) add --format= option to list command", "Add --format= option to list command"),
+    ("Fix (typo) in docs", "Fix (typo) in docs"),
+    ("Fix issue #64 Uncaptured exception instead of 400", "Uncaptured exception instead of 400"),
+    ("Fix issue #64 in the parser", "Fix issue in the parser"),
 ])
 def test_clean_subject(subject: str, question: str) -> None:
     assert clean_subject(subject) == question
