@@ -31,7 +31,16 @@ A, B, C = "a" * 40, "b" * 40, "c" * 40
      "Add a retry budget to the session"),
     ("fix!: keep cookies across redirects, fixes #40", "Keep cookies across redirects"),
     ("Fix GH-1234: handle empty bodies", "Handle empty bodies"),
-    ("[core] Handle empty bodies in owner/repo#5", "Handle empty bodies in"),
+    # round 15: the words that only pointed at a reference go with it ("in", "described
+    # in", "regression from"); a changelog's mark and ticket go
+    ("[core] Handle empty bodies in owner/repo#5", "Handle empty bodies"),
+    ("Fix regression described in #348 - not all reports returning the total.",
+     "Fix regression - not all reports returning the total"),
+    ("fix DoctestItem has no attribute fixturenames (regression from #78)",
+     "Fix DoctestItem has no attribute fixturenames (regression)"),
+    ("- [bug] Fixed a lambda within a template tag. [ticket:190]",
+     "Fixed a lambda within a template tag"),
+    ("Allow logging in", "Allow logging in"),
     ("Closes #3 - parse chunked responses.", "Parse chunked responses"),
     ("docs: Explain the hooks", "Explain the hooks"),
     ("Session: drop the proxy cache", "Session: drop the proxy cache"),
