@@ -24,7 +24,8 @@ files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last 
 ``fresh16-*`` files a seventeenth (humanize, python-multipart, jmespath.py), paired against
 round 14's last tool; the ``fresh17-*`` files an eighteenth (pytest-asyncio, waitress,
 python-dotenv), paired against round 15's facts rules, a question whose two drafts' facts
-differ read with both lists."""
+differ read with both lists; the ``fresh18-*`` files a nineteenth (pytest-cov, filelock,
+mako), paired the same way against round 15 with the options rule."""
 
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ LABELS = {
     "fresh15": "all three, fifteenth fresh review",
     "fresh16": "all three, sixteenth fresh review",
     "fresh17": "all three, seventeenth fresh review",
+    "fresh18": "all three, eighteenth fresh review",
 }
 
 
@@ -157,6 +159,7 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh16", ["Kludex/python-multipart", "jmespath/jmespath.py",
                  "python-humanize/humanize"]),
     ("fresh17", ["Pylons/waitress", "pytest-dev/pytest-asyncio", "theskumar/python-dotenv"]),
+    ("fresh18", ["pytest-dev/pytest-cov", "sqlalchemy/mako", "tox-dev/filelock"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
