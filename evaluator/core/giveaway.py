@@ -208,7 +208,10 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     base = posixpath.basename(module)
     stem = posixpath.splitext(base)[0]
     # its folders named as code ("pep517_backend"), not plain words ("structlog", "src")
-    folders = {p.lower() for p in module.split("/")[:-1] if _distinctive(p.strip("_"))}
+    # a private one also as written without its "_" ("Soft_rw: …" states `_soft_rw/`, the
+    # eighteenth review's filelock history-09)
+    folders = {name for p in module.split("/")[:-1] if _distinctive(p.strip("_"))
+               for name in (p.lower(), p.lower().lstrip("_"))}
     files = ({base.lower(), stem.lower()} | folders) - _SKIP_PARTS
     symbols: set[str] = set()
     members: set[str] = set()

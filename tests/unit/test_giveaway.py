@@ -351,3 +351,11 @@ def test_round15_a_question_stating_an_option_its_change_adds(question: str,
                                                               stated: set[str]) -> None:
     from evaluator.core.giveaway import options_stated
     assert options_stated(question, {"--override", "--no-override", "--format"}) == stated
+
+
+def test_round15_a_private_folder_is_stated_without_its_underscore() -> None:
+    # filelock history-09 (the eighteenth review): "Soft_rw: …" states `_soft_rw/`
+    from evaluator.core.giveaway import answer_names, overlap
+    answer = answer_names("src/filelock/_soft_rw/_sync.py", "def acquire():\n    pass\n")
+    assert overlap("Soft_rw: release the marker on error", [answer]).named == ("soft_rw",)
+    assert overlap("Release the soft read-write marker on error", [answer]).named == ()
