@@ -717,24 +717,30 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         return Judged(SKIP_SUPERSEDED, {}, {})
     if distinct_kept * 2 < distinct:
         return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
+    surviving = {m: n for m, n in surviving.items() if n}
+    options = {o for d in diffs for _, text in d.added for o in options_in(text)} - \
+        {o for d in diffs for text in d.deleted for o in options_in(text)}
+    return Judged(None, surviving, _new_lines(diffs), ungraded,
+                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}),
+                  options=frozenset(options))
+
+
+def _new_lines(diffs: Sequence[ModuleDiff]) -> dict[str, tuple[str, ...]]:
+    """Each module's added lines a fact may come from: not moved (also with one name
+    renamed), reflowed or re-wrapped from the deleted lines of any module, not version
+    markers."""
     moved = {collapse_space(line) for d in diffs for line in d.deleted}
     renamed = {key for d in diffs for line in d.deleted for key in _one_name_out(line)}
     stream = _Run(_words(line) for d in diffs for line in d.deleted)
     split = [code_tokens(line) for d in diffs for line in d.deleted]
     deleted_code = _Run(code for code, _ in split)
     comments = {comment for _, comment in split if comment}
-    facts = {d.module: tuple(text for _, text in d.added
-                             if collapse_space(text) not in moved and not is_version_marker(text)
-                             and not renamed & _one_name_out(text)
-                             and not _reflowed(text, stream)
-                             and not _rewrapped(text, deleted_code, comments))
-             for d in diffs}
-    surviving = {m: n for m, n in surviving.items() if n}
-    options = {o for d in diffs for _, text in d.added for o in options_in(text)} - \
-        {o for d in diffs for text in d.deleted for o in options_in(text)}
-    return Judged(None, surviving, facts, ungraded,
-                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}),
-                  options=frozenset(options))
+    return {d.module: tuple(text for _, text in d.added
+                            if collapse_space(text) not in moved and not is_version_marker(text)
+                            and not renamed & _one_name_out(text)
+                            and not _reflowed(text, stream)
+                            and not _rewrapped(text, deleted_code, comments))
+            for d in diffs}
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
