@@ -39,7 +39,7 @@ from evaluator.core.commits import (
     parse_log,
     pull_request,
 )
-from evaluator.core.giveaway import AnswerNames, answer_names, overlaps
+from evaluator.core.giveaway import AnswerNames, answer_names, options_stated, overlaps
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, GroundTruth
 from evaluator.core.universe import Universe
 from evaluator.drafting import SHAPES, Candidate, Gate, Plan, all_candidates, anchored, plan
@@ -251,8 +251,10 @@ def _judged_question(root: Path, found: HistoryCandidate, judged: Judged, *,
         if module not in names:
             texts[module] = read_source(root, module)
             names[module] = answer_names(module, texts[module])
-    # A subject that names its answer's file or symbol is found by keyword search.
-    if overlaps(found.question, found.grades.items(), names).names_answer:
+    # A subject that names its answer's file or symbol, or an option the change adds, is
+    # found by keyword search.
+    if overlaps(found.question, found.grades.items(), names).names_answer or \
+            options_stated(found.question, judged.options):
         return found, SKIP_GIVEAWAY
     if repeats(found.question, _grade3(found.grades), asked):
         return found, SKIP_REPEAT

@@ -133,7 +133,8 @@ def chore_change(changes: Sequence[tuple[Sequence[str], Sequence[str]]]) -> bool
 
 # ------------------------------------------------------------------ cosmetic source changes
 
-SKIP_COSMETIC = ("a chore: the modules' code is the same but for an alias swap, help text, "
+SKIP_COSMETIC = ("a chore: the modules' code is the same but for an alias swap, help or "
+                 "message text, "
                  "type-narrowing asserts or renamed imported modules")
 
 #: Names that are the very class ``OSError`` (Python 3.3+, PEP 3151).
@@ -155,9 +156,33 @@ def _narrowing(test: ast.expr) -> bool:
         test.func.id in ("isinstance", "callable")
 
 
+def message(text: str) -> bool:
+    """A string a person reads: three words or more with spaces between (an error's or a
+    warning's message, a help text), not a token, a path, a header or a format code."""
+    return text.count(" ") >= 2 and len(re.findall(r"[A-Za-z]{2,}", text)) >= 3
+
+
 class _Cosmetic(ast.NodeTransformer):
     """A module's tree without what a cosmetic change touches: ``OSError`` aliases read as
-    ``OSError``, help texts blanked, type-narrowing asserts dropped."""
+    ``OSError``, help texts and messages blanked (:func:`message`: the paired reviews of
+    round 14 rejected as chores all four drafted commits that only reworded messages, cli
+    "Change error messages to use a better format", pytest-xdist "Clarify error
+    message …", invoke "Twiddle newly raised exception language", isort "Fix deprecation
+    message link"), type-narrowing asserts dropped."""
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(value="") if isinstance(node.value, str) and \
+            message(node.value) else node
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        """An f-string message is its values alone, in order: words reworded around them
+        are cosmetic, a value added is not."""
+        text = "".join(v.value for v in node.values
+                       if isinstance(v, ast.Constant) and isinstance(v.value, str))
+        if not message(text):
+            return self.generic_visit(node)
+        return ast.JoinedStr(values=[self.visit(v) for v in node.values
+                                     if isinstance(v, ast.FormattedValue)])
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         return ast.Name(id="OSError", ctx=node.ctx) if node.id in _OSERROR_ALIASES else node
@@ -281,7 +306,8 @@ def parse_source(source: str | None) -> ast.Module | None:
 def cosmetic_only(before: str | None, after: str | None,
                   own: frozenset[str] = frozenset()) -> bool:
     """The module's code is the same before and after the change once ``OSError``'s
-    aliases read as ``OSError``, help texts are blanked and type-narrowing asserts dropped,
+    aliases read as ``OSError``, help texts and messages are blanked and type-narrowing
+    asserts dropped,
     or but for names renamed (:func:`renamed_only`, ``own``: the module names the change
     touched). False for a module that does not parse on either side, or is too deep to walk."""
     old, new = parse_source(before), parse_source(after)

@@ -63,6 +63,7 @@ from evaluator.core.commit_chores import (
     parse_source,
 )
 from evaluator.core.commit_grades import grade_weights
+from evaluator.core.giveaway import options_in
 
 SKIP_TESTS_SUBJECT = "the subject is about tests"
 SKIP_DOCS_SUBJECT = "the subject is about documentation"
@@ -431,6 +432,8 @@ class Judged:
     ungraded: frozenset[str] = frozenset()
     #: the surviving lines each module counts for its grade (:func:`.grade_weights`)
     weights: Mapping[str, int] = field(default_factory=dict)
+    #: the command-line options the change adds (:func:`evaluator.core.giveaway.options_in`)
+    options: frozenset[str] = frozenset()
 
 
 VERSION_FILES = frozenset({"__version__.py", "_version.py", "version.py", "__about__.py"})
@@ -608,6 +611,12 @@ def _today(source: str) -> _Today:
 _PLAIN = frozenset({"self", "cls", "None", "True", "False"})
 
 
+def _names(line: str) -> bool:
+    """The line names something: an identifier that is no keyword (``return``, ``try:``,
+    ``else:``, ``pass`` name nothing)."""
+    return any(not keyword.iskeyword(w) for w in re.findall(r"[A-Za-z_]\w*", line))
+
+
 def generic(line: str) -> bool:
     """A line any change could add, which says nothing of this one: an import, or a line
     with at most one name besides keywords (``if x is None:``, ``except E:``,
@@ -688,6 +697,7 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
     surviving: dict[str, int] = {}
     own: dict[str, list[str]] = {}  # each module's surviving distinctive lines
     distinct = distinct_kept = 0
+    named = False  # a surviving line names something (not `return`, `try:`, `else:` alone)
     for diff in diffs:
         if not code[diff.module]:
             continue
@@ -698,27 +708,39 @@ def judge(diffs: Sequence[ModuleDiff]) -> Judged:
         if today is not None:
             surviving[diff.module] = len(kept)
         distinct += sum(1 for line in code[diff.module] if not generic(line))
+        named = named or any(_names(line) for line in kept)
         own[diff.module] = [line for line in kept if not generic(line)]
         distinct_kept += len(own[diff.module])
-    if not any(surviving.values()):
+    # pytest-asyncio history-10 (the seventeenth review): of `except SkipTest:` and its
+    # `return`, only the `return` is "still there", as it is in any module
+    if not any(surviving.values()) or not named:
         return Judged(SKIP_SUPERSEDED, {}, {})
     if distinct_kept * 2 < distinct:
         return Judged(SKIP_MOSTLY_SUPERSEDED, {}, {})
+    surviving = {m: n for m, n in surviving.items() if n}
+    options = {o for d in diffs for _, text in d.added for o in options_in(text)} - \
+        {o for d in diffs for text in d.deleted for o in options_in(text)}
+    return Judged(None, surviving, _new_lines(diffs), ungraded,
+                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}),
+                  options=frozenset(options))
+
+
+def _new_lines(diffs: Sequence[ModuleDiff]) -> dict[str, tuple[str, ...]]:
+    """Each module's added lines a fact may come from: not moved (also with one name
+    renamed), reflowed or re-wrapped from the deleted lines of any module, not version
+    markers."""
     moved = {collapse_space(line) for d in diffs for line in d.deleted}
     renamed = {key for d in diffs for line in d.deleted for key in _one_name_out(line)}
     stream = _Run(_words(line) for d in diffs for line in d.deleted)
     split = [code_tokens(line) for d in diffs for line in d.deleted]
     deleted_code = _Run(code for code, _ in split)
     comments = {comment for _, comment in split if comment}
-    facts = {d.module: tuple(text for _, text in d.added
-                             if collapse_space(text) not in moved and not is_version_marker(text)
-                             and not renamed & _one_name_out(text)
-                             and not _reflowed(text, stream)
-                             and not _rewrapped(text, deleted_code, comments))
-             for d in diffs}
-    surviving = {m: n for m, n in surviving.items() if n}
-    return Judged(None, surviving, facts, ungraded,
-                  weights=grade_weights(surviving, own, {d.module: d.today for d in diffs}))
+    return {d.module: tuple(text for _, text in d.added
+                            if collapse_space(text) not in moved and not is_version_marker(text)
+                            and not renamed & _one_name_out(text)
+                            and not _reflowed(text, stream)
+                            and not _rewrapped(text, deleted_code, comments))
+            for d in diffs}
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

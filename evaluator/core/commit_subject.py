@@ -78,12 +78,15 @@ def drop_emptied(text: str) -> str:
 
 
 _ISSUE_PREFIX = re.compile(r"^(?:(?:for|fix(?:e[sd]|ing)?|close[sd]?|resolve[sd]?)\s+)?"
-                           r"(?:issues?|pr|pull request|gh)[\s-]*#?\d+\s*[:,–—-]\s*(?=\S)",
-                           re.IGNORECASE)
+                           r"(?:issues?|pr|pull request|gh)[\s-]*(?:#?\d+\s*[:,–—-]\s*(?=\S)|"
+                           r"#\d+\s+(?=(?-i:[A-Z])))", re.IGNORECASE)
 
 
 def drop_issue_prefix(text: str) -> str:
-    """``text`` without a leading issue label: ``Fix issue #288 : X`` → ``X``."""
+    """``text`` without a leading issue label: ``Fix issue #288 : X`` → ``X``, and
+    without a separator before a capital: ``Fix issue #64 Uncaptured exception …`` →
+    ``Uncaptured exception …`` (the seventeenth review's waitress history-18, drafted as
+    "Fix issue Uncaptured exception …")."""
     return _ISSUE_PREFIX.sub("", text, count=1)
 
 

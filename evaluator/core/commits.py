@@ -92,8 +92,8 @@ SKIP_PYTHON_DROP = "drops a Python version (support and syntax chores)"
 SKIP_TYPING_EXAMPLES = "changes only typing examples (and type stubs) among the modules"
 SKIP_TOOLING = ("changes only tooling outside the src/ package (test servers, release "
                 "scripts)")
-SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, or a public "
-                 "class or function of one graded 2)")
+SKIP_GIVEAWAY = ("names its answer (a file or symbol of a module graded 3, a public "
+                 "class or function of one graded 2, or a command-line option it adds)")
 SKIP_REASONS: tuple[str, ...] = (SKIP_ROOT, SKIP_MERGE, SKIP_IN_PULL, SKIP_BRANCH_TITLE,
                                  SKIP_REVERT, SKIP_VERSION,
                                  SKIP_NO_MODULE, SKIP_SIZE, SKIP_GONE, SKIP_VAGUE, SKIP_LONG,
@@ -219,8 +219,10 @@ def decoded_path(raw: bytes) -> str | None:
 
 _TYPES = ("feat", "feature", "fix", "bugfix", "hotfix", "docs", "doc", "chore", "refactor",
           "perf", "test", "tests", "build", "ci", "style", "revert", "deps", "security")
-_CONVENTIONAL = re.compile(r"^(?:" + "|".join(_TYPES) + r")(?:\([^)]{0,60}\))?!?\s*:\s*",
-                           re.IGNORECASE)
+#: ``fix(cli): …``, ``feat!: …``; with a scope, the colon may be missing: ``Feat(cli) add
+#: --format= option`` (the seventeenth review's python-dotenv history-06).
+_CONVENTIONAL = re.compile(r"^(?:" + "|".join(_TYPES) + r")(?:(?:\([^)]{0,60}\))?!?\s*:\s*|"
+                           r"\([\w ,./-]{1,60}\)!?\s+(?=\S))", re.IGNORECASE)
 #: Conventional-commit types that change no behaviour, read before the subject is cleaned.
 _TYPE_REASONS = {"refactor": SKIP_CHORE, "style": SKIP_CHORE, "chore": SKIP_CHORE,
                  "ci": SKIP_CHORE, "build": SKIP_CHORE, "docs": SKIP_DOCS_SUBJECT,
@@ -258,6 +260,15 @@ _CLOSING = re.compile(r"\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|refs?|see|par
                       r"related to)\s*:?\s+(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+",
                       re.IGNORECASE)
 _REF = re.compile(r"(?:[\w.-]+/[\w.-]+)?(?:#|\bgh-)\d+\b", re.IGNORECASE)
+#: A reference with the words that only pointed at it: "described in #348", "(regression
+#: from #78)" (the eighteenth review's pytest-cov history-13, -14, drafted as "described
+#: in -" and "(regression from )").
+_POINTED_REF = re.compile(r"(?:\b(?:(?:described|reported|mentioned|introduced|discussed)\s+)?"
+                          r"(?:in|from|see|by|at|of|on)\s+)?" + _REF.pattern, re.IGNORECASE)
+#: A changelog's list mark and category leading a subject, a ticket reference in square
+#: brackets anywhere: "- [bug] Fixed … [ticket:190]" (the eighteenth review's mako).
+_CHANGELOG_MARK = re.compile(r"^[-*•]\s+(?=\[)")
+_TICKET = re.compile(r"\s*\[(?:ticket|issue|bug|gh|pr)\s*[:#]?\s*\d+\]", re.IGNORECASE)
 #: Brackets emptied once their references went; a call's ``()`` (``string()``, ``key()``:
 #: no space before it) is kept (issue 24's fifth fresh review, tomlkit history-02, -15).
 _EMPTY_BRACKETS = re.compile(r"(?<![\w`'\"\]])\(\s*[,;]?\s*\)|\[\s*[,;]?\s*\]")
@@ -376,13 +387,14 @@ def clean_subject(subject: str) -> str:
 
 def _cleaned(text: str) -> str:
     """One pass of :func:`clean_subject`'s cleaning over a one-line ``text``."""
-    text = drop_emoji(text)
+    text = _TICKET.sub("", _CHANGELOG_MARK.sub("", drop_emoji(text)))
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
     text = _CLOSING.sub("", drop_backport_label(drop_issue_prefix(text)))
-    text = drop_emptied(_REF.sub("", _BRACKETED_REFS.sub("", text)))
+    text = drop_emptied(_POINTED_REF.sub("", _BRACKETED_REFS.sub("", text)))
     text = drop_backport_mark(_EMPTY_BRACKETS.sub("", text))
-    text = drop_retry(" ".join(text.split())).strip(" ,;:-–—")
+    text = re.sub(r"\(\s+|\s+\)", lambda m: m.group(0).strip(), " ".join(text.split()))
+    text = drop_retry(text).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
     return text[:1].upper() + text[1:]
 

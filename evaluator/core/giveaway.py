@@ -208,7 +208,10 @@ def answer_names(module: str, source: str | None) -> AnswerNames:
     base = posixpath.basename(module)
     stem = posixpath.splitext(base)[0]
     # its folders named as code ("pep517_backend"), not plain words ("structlog", "src")
-    folders = {p.lower() for p in module.split("/")[:-1] if _distinctive(p.strip("_"))}
+    # a private one also as written without its "_" ("Soft_rw: …" states `_soft_rw/`, the
+    # eighteenth review's filelock history-09)
+    folders = {name for p in module.split("/")[:-1] if _distinctive(p.strip("_"))
+               for name in (p.lower(), p.lower().lstrip("_"))}
     files = ({base.lower(), stem.lower()} | folders) - _SKIP_PARTS
     symbols: set[str] = set()
     members: set[str] = set()
@@ -435,6 +438,29 @@ def overlap(question: str, answers: Sequence[AnswerNames], *,
         named.update(s for s in second.public if s in code or s.lower() in code)
     return Overlap(tuple(sorted(shared)), tuple(sorted(named)),
                    len(shared) / len(own) if own else 0.0)
+
+
+_STRING = re.compile(r"""(["'])(.*?)(?<!\\)\1""")
+_OPTION = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*[A-Za-z0-9]")
+
+
+def options_in(text: str) -> set[str]:
+    """The command-line options (``--name``) a line of code declares: string literals that
+    are options (``"--format"``; ``"--override/--no-override"`` holds two), not a help
+    text that mentions one (``"use --foo instead"``)."""
+    return {part for _, literal in _STRING.findall(text)
+            if literal.startswith("--") and " " not in literal.strip()
+            for part in re.split(r"[/,]", literal.split("=", 1)[0])
+            if _OPTION.fullmatch(part)}
+
+
+def options_stated(question: str, options: Iterable[str]) -> set[str]:
+    """The ``options`` (``--name``) the question spells: a subject that states the option
+    its change adds, "Add --override/--no-override flag to dotenv run", is found by keyword
+    search (the paired reviews flagged 6 of the 8 "Add --name …" subjects drafted as
+    give-aways: python-dotenv, pytest-xdist, virtualenv, pyparsing; a subject naming an
+    option the change only uses, "Fix --line-ranges inserting a blank line …", was kept)."""
+    return set(_OPTION.findall(question)) & set(options)
 
 
 def overlaps(question: str, grades: Iterable[tuple[str, int]],

@@ -144,6 +144,34 @@ def round8_repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     _edit(repo, "pkg/utils.py", "        self.reason = None\n",
           "        self.reason = None\n        self.routing_rules = {'ws': 1}\n")
     shas["rules"] = commit(repo, "Add support for websocket rules in the routing state")
+    # round 15 (the paired reviews of round 14: cli history-08, pytest-xdist history-03,
+    # invoke history-07): a message reworded, and nothing else, is cosmetic …
+    _edit(repo, "pkg/utils.py", "        self.routing_rules = {'ws': 1}\n",
+          "        self.routing_rules = {'ws': 1}\n\n    def cap(self, n):\n"
+          "        if n > 100:\n            raise ValueError(f'Too many requests: {n}')\n"
+          "        return n\n\n    def floor(self, n):\n        if n < 0:\n"
+          "            raise ValueError('Negative counts make no sense here')\n"
+          "        return n\n")
+    shas["limit"] = commit(repo, "Refuse more than a hundred requests per state")
+    _edit(repo, "pkg/utils.py", "f'Too many requests: {n}'",
+          "f'Refusing {n} requests, see the limits in the docs'")
+    shas["message"] = commit(repo, "Change the error messages to use a better format")
+    # … while a message given a value to say is a change
+    _edit(repo, "pkg/utils.py", "'Negative counts make no sense here'",
+          "f'Negative counts make no sense here (got {n})'")
+    shas["detail"] = commit(repo, "More detailed errors when a request count is negative")
+    # round 15 (python-dotenv history-11, pytest-xdist history-16): a subject stating the
+    # option its change adds is found by keyword search …
+    _edit(repo, "pkg/main.py", "def main(proxy_headers):\n",
+          "@click.option(\"--reload-delay\", type=float, default=0.25)\n"
+          "def main(proxy_headers, reload_delay):\n")
+    _edit(repo, "pkg/main.py", "    return spec.loader,",
+          "    time.sleep(reload_delay)\n    return spec.loader,")
+    shas["option"] = commit(repo, "Add --reload-delay option to wait between reloads")
+    # … while one naming an option the change only uses is asked
+    _edit(repo, "pkg/main.py", "    spec = find_spec(proxy_headers)  # ty: ignore\n",
+          "    spec = find_spec(proxy_headers or os.environ.get('PROXY'))  # ty: ignore\n")
+    shas["uses"] = commit(repo, "Read the proxy from the environment when --proxy-headers is off")
     return repo, shas
 
 
@@ -157,9 +185,10 @@ def _drafted(round8_repo, cli, tmp_path) -> tuple[dict[str, str], dict[str, str]
 def test_alias_help_text_type_checker_and_rename_changes_are_skipped(round8_repo, cli,
                                                                       tmp_path):
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
-    for name in ("alias", "help", "ty", "rename"):
+    for name in ("alias", "help", "ty", "rename", "message"):
         assert shas[name] not in asked, name
-    assert skipped(line, SKIP_COSMETIC) == 4
+    assert skipped(line, SKIP_COSMETIC) == 5
+    assert asked[shas["detail"]] == "More detailed errors when a request count is negative"
     assert asked[shas["behaviour"]] == "Strip blanks around references before resolving them"
     assert asked[shas["ujson"]] == "Write the JSON list of applicable rules faster with ujson"
 
@@ -176,7 +205,10 @@ def test_a_file_named_in_words_and_a_clipped_class_name_are_give_aways(round8_re
                                                                        tmp_path):
     shas, asked, line = _drafted(round8_repo, cli, tmp_path)
     assert shas["main_module"] not in asked and shas["clipped"] not in asked
-    assert skipped(line, SKIP_GIVEAWAY) == 2
+    assert shas["option"] not in asked
+    assert asked[shas["uses"]] == \
+        "Read the proxy from the environment when --proxy-headers is off"
+    assert skipped(line, SKIP_GIVEAWAY) == 3
 
 
 def test_linter_rules_turned_on_and_a_minor_cleanup_are_chores(round8_repo, cli, tmp_path):

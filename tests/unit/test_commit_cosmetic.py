@@ -1,5 +1,6 @@
 """Unit tests for evaluator.core.commit_chores.cosmetic_change: a module's code the same but
-for an alias swap, help text, type-narrowing asserts or renamed names (issue 24 round 8)."""
+for an alias swap, help or message text, type-narrowing asserts or renamed names (issue 24
+rounds 8 and 15)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,26 @@ def test_a_module_renamed_with_its_imports_following() -> None:
     assert cosmetic_change([("pkg/main.py", before, after), *renamed])
     # the same swap to modules the commit did not touch is a library swap: asked
     assert not cosmetic_change([("pkg/main.py", before, after)])
+
+
+RAISE = '''def check(n):
+    if n < 0:
+        raise ValueError(f"Refusing {n}: see the docs for why")
+    return {"encoding": "utf-8", "sep": "&"}
+'''
+
+
+@pytest.mark.parametrize(("after", "cosmetic"), [
+    # round 15: a message reworded (the paired reviews rejected all four as chores)
+    (RAISE.replace("Refusing {n}: see the docs for why",
+                   "Refusing {n}; see 'Known limitations' in the docs"), True),
+    # the words around a value moved (cli "(for X)" became "@ X"): the same value
+    (RAISE.replace("Refusing {n}: see the docs for why", "No: {n} is refused, see why"), True),
+    # a message given more to say is a change: a value added to it
+    (RAISE.replace("Refusing {n}: see", "Refusing {n} (limit {LIMIT}): see"), False),
+    # a literal that is a token, not words, is behaviour
+    (RAISE.replace('"utf-8"', '"latin-1"'), False),
+    (RAISE.replace('"&"', '";"'), False),
+])
+def test_round15_a_message_reworded_is_cosmetic(after: str, cosmetic: bool) -> None:
+    assert cosmetic_only(RAISE, after) is cosmetic

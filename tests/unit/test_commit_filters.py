@@ -115,6 +115,20 @@ def test_a_value_changed_since_is_superseded_a_rename_is_not() -> None:
     assert judged.reason is None and judged.surviving == {"pkg/m.py": 1}
 
 
+def test_round15_a_change_whose_only_survivor_names_nothing_is_superseded() -> None:
+    # pytest-asyncio history-10 (the seventeenth review): `except SkipTest:` and its
+    # `return` were added; only `return` is "still there", as in any module
+    before = "def collect(c):\n    try:\n        c.obj\n    finally:\n        pass\n"
+    after = ("def collect(c):\n    try:\n        c.obj\n    except SkipTest:\n"
+             "        return\n    finally:\n        pass\n")
+    today = "def run(items):\n    for item in items:\n        if item:\n            return\n"
+    added = [(4, "    except SkipTest:"), (5, "        return")]
+    assert judge([_diff(before, after, today, added)]).reason == SKIP_SUPERSEDED
+    kept = today.replace("if item:", "if item:\n            raise SkipTest")
+    assert judge([_diff(before, after, kept + "    except SkipTest:\n        return\n",
+                        added)]).reason is None
+
+
 def test_round4_a_line_with_one_name_renamed_is_moved_not_a_fact() -> None:
     before = ("def send(request):\n    result = transport.handle(request, timeout=5)\n"
               "    return result\n")

@@ -323,3 +323,39 @@ class Flow:
 ])
 def test_a_class_named_without_its_last_letters_is_a_give_away(question, named) -> None:
     assert overlap(question, [answer_names("pkg/protocols/utils.py", CLIENT)]).named == named
+
+
+@pytest.mark.parametrize(("line", "options"), [
+    ('@click.option("--override/--no-override", default=True, help="Override.")',
+     {"--override", "--no-override"}),
+    ("    '--format', default='simple', type=click.Choice(['simple', 'json'])", {"--format"}),
+    ('parser.add_argument("-f", "--maxschedchunk", action="store")', {"--maxschedchunk"}),
+    ('"--ramp=10s"', {"--ramp"}),
+    # a help text that mentions an option, a comment, words: no option declared
+    ('help="use --foo instead of -x"', set()),
+    ("# see --foo in the docs", set()),
+    ('"--"', set()),
+])
+def test_round15_options_a_line_declares(line: str, options: set[str]) -> None:
+    from evaluator.core.giveaway import options_in
+    assert options_in(line) == options
+
+
+@pytest.mark.parametrize(("question", "stated"), [
+    ("Add --override/--no-override flag to dotenv run", {"--override", "--no-override"}),
+    ("Feat(cli) add --format= option to list command", {"--format"}),
+    ("Add an option to print the list in other formats", set()),
+    ("Fix --formats crash", set()),  # another option
+])
+def test_round15_a_question_stating_an_option_its_change_adds(question: str,
+                                                              stated: set[str]) -> None:
+    from evaluator.core.giveaway import options_stated
+    assert options_stated(question, {"--override", "--no-override", "--format"}) == stated
+
+
+def test_round15_a_private_folder_is_stated_without_its_underscore() -> None:
+    # filelock history-09 (the eighteenth review): "Soft_rw: …" states `_soft_rw/`
+    from evaluator.core.giveaway import answer_names, overlap
+    answer = answer_names("src/filelock/_soft_rw/_sync.py", "def acquire():\n    pass\n")
+    assert overlap("Soft_rw: release the marker on error", [answer]).named == ("soft_rw",)
+    assert overlap("Release the soft read-write marker on error", [answer]).named == ()

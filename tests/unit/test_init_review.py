@@ -22,7 +22,10 @@ pytest-xdist), paired the same way against round 14's final tool; the ``fresh14-
 fifteenth, of three more (invoke, mkdocs, setuptools_scm), paired the same way; the ``fresh15-*``
 files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last tool; the
 ``fresh16-*`` files a seventeenth (humanize, python-multipart, jmespath.py), paired against
-the tool that lands."""
+round 14's last tool; the ``fresh17-*`` files an eighteenth (pytest-asyncio, waitress,
+python-dotenv), paired against round 15's facts rules, a question whose two drafts' facts
+differ read with both lists; the ``fresh18-*`` files a nineteenth (pytest-cov, filelock,
+mako), paired the same way against round 15 with the options rule."""
 
 from __future__ import annotations
 
@@ -72,6 +75,8 @@ LABELS = {
     "fresh14": "all three, fourteenth fresh review",
     "fresh15": "all three, fifteenth fresh review",
     "fresh16": "all three, sixteenth fresh review",
+    "fresh17": "all three, seventeenth fresh review",
+    "fresh18": "all three, eighteenth fresh review",
 }
 
 
@@ -153,6 +158,8 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh15", ["pyparsing/pyparsing", "pytest-dev/pytest-mock", "python-hyper/h11"]),
     ("fresh16", ["Kludex/python-multipart", "jmespath/jmespath.py",
                  "python-humanize/humanize"]),
+    ("fresh17", ["Pylons/waitress", "pytest-dev/pytest-asyncio", "theskumar/python-dotenv"]),
+    ("fresh18", ["pytest-dev/pytest-cov", "sqlalchemy/mako", "tox-dev/filelock"]),
 ])
 def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
