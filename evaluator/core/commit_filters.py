@@ -612,9 +612,12 @@ _PLAIN = frozenset({"self", "cls", "None", "True", "False"})
 
 
 def _names(line: str) -> bool:
-    """The line names something: an identifier that is no keyword (``return``, ``try:``,
-    ``else:``, ``pass`` name nothing)."""
-    return any(not keyword.iskeyword(w) for w in re.findall(r"[A-Za-z_]\w*", line))
+    """The line names something: an identifier that is no keyword, a value (``True``,
+    ``None``, a number or a string: black's fix ``return False`` for a ``raise``); a bare
+    ``return``, ``try:``, ``else:`` or ``pass`` names nothing."""
+    return bool(re.search(r"\d|[\"']", line)) or any(
+        not keyword.iskeyword(w) or w in ("True", "False", "None")
+        for w in re.findall(r"[A-Za-z_]\w*", line))
 
 
 def generic(line: str) -> bool:

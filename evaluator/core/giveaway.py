@@ -444,12 +444,21 @@ _STRING = re.compile(r"""(["'])(.*?)(?<!\\)\1""")
 _OPTION = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*[A-Za-z0-9]")
 
 
+#: A call that declares options (argparse, optparse, click, pytest's ``addoption``).
+_DECLARES = re.compile(r"(?:add_?argument|add_?option|addoption|\boption|Option|Argument)\s*\(")
+
+
 def options_in(text: str) -> set[str]:
     """The command-line options (``--name``) a line of code declares: string literals that
-    are options (``"--format"``; ``"--override/--no-override"`` holds two), not a help
-    text that mentions one (``"use --foo instead"``)."""
-    return {part for _, literal in _STRING.findall(text)
-            if literal.startswith("--") and " " not in literal.strip()
+    are options (``"--format"``; ``"--override/--no-override"`` holds two) in a call that
+    declares options, or opening a line (an argument of such a call on its own line); not
+    an option read (``config.getoption("--tb")``: pytest-mock history-17 was kept), not a
+    help text that mentions one (``"use --foo instead"``)."""
+    declared = _DECLARES.search(text)
+    start = declared.end() if declared else len(text) - len(text.lstrip())
+    return {part for found in _STRING.finditer(text)
+            if found.start() >= start and (declared or found.start() == start)
+            and (literal := found.group(2)).startswith("--") and " " not in literal.strip()
             for part in re.split(r"[/,]", literal.split("=", 1)[0])
             if _OPTION.fullmatch(part)}
 

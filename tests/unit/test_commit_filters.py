@@ -124,6 +124,10 @@ def test_round15_a_change_whose_only_survivor_names_nothing_is_superseded() -> N
     today = "def run(items):\n    for item in items:\n        if item:\n            return\n"
     added = [(4, "    except SkipTest:"), (5, "        return")]
     assert judge([_diff(before, after, today, added)]).reason == SKIP_SUPERSEDED
+    # black history-17, kept: `return False` for a `raise` is the fix, and says a value
+    assert judge([_diff(before, after.replace("return", "return False"),
+                        today.replace("return", "return False"),
+                        [added[0], (5, "        return False")])]).reason is None
     kept = today.replace("if item:", "if item:\n            raise SkipTest")
     assert judge([_diff(before, after, kept + "    except SkipTest:\n        return\n",
                         added)]).reason is None

@@ -334,6 +334,9 @@ def test_a_class_named_without_its_last_letters_is_a_give_away(question, named) 
     # a help text that mentions an option, a comment, words: no option declared
     ('help="use --foo instead of -x"', set()),
     ("# see --foo in the docs", set()),
+    # an option read, not declared (pytest-mock history-17, kept)
+    ('if config.getoption("--tb") == "native":', set()),
+    ('parser.addoption("--mock-use-standalone", action="store_true")', {"--mock-use-standalone"}),
     ('"--"', set()),
 ])
 def test_round15_options_a_line_declares(line: str, options: set[str]) -> None:
