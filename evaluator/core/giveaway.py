@@ -442,8 +442,6 @@ def overlap(question: str, answers: Sequence[AnswerNames], *,
 
 _STRING = re.compile(r"""(["'])(.*?)(?<!\\)\1""")
 _OPTION = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*[A-Za-z0-9]")
-
-
 #: A call that declares options (argparse, optparse, click, pytest's ``addoption``).
 _DECLARES = re.compile(r"(?:add_?argument|add_?option|addoption|\boption|Option|Argument)\s*\(")
 
