@@ -41,19 +41,21 @@ import re
 from collections.abc import Mapping, Sequence
 
 #: Candidates judged per question asked before the best ``--count`` are chosen.
-POOL_FACTOR = 3
+POOL_FACTOR = 5
 SKIP_OUTRANKED = ("outranked: more commits make a question than --count asks, and the "
                   "likelier to be kept as drafted are drafted")
 SHORT_WORDS = 4
 
-INTERCEPT = 0.5
+INTERCEPT = 0.2
 TWO_MODULES = -0.6
 THREE_OR_MORE = -1.3
-FIVE_OR_MORE = -1.3
-SHORT = -0.9
-BEHAVIOUR = 0.7
-CODE = -1.0
-CODE_SPAN = -0.5
+FIVE_OR_MORE = -0.9
+SHORT = -0.3
+BEHAVIOUR = 0.2
+CODE = -0.2
+CODE_SPAN = 0.1
+CONDITION = 0.4
+DOTTED = -0.5
 
 BEHAVIOUR_VERBS = frozenset({
     "fix", "allow", "make", "don't", "dont", "avoid", "handle", "support", "prevent",
@@ -63,6 +65,10 @@ CODE_VERBS = frozenset({
     "drop", "improve", "simplify", "replace", "tidy", "reorganize", "restructure", "switch"})
 
 _WORD = re.compile(r"[a-z']+")
+#: A word that states when something happens: the subject names a situation a user meets.
+_CONDITION = re.compile(r"\b(?:when|if|unless|while|after|before|during)\b", re.IGNORECASE)
+#: A dotted name or number: a version, a module path or a file name (``1.2``, ``os.path``).
+_DOTTED = re.compile(r"\w\.\w")
 _SCOPE = re.compile(r"^[^\s:]{1,30}:\s+")
 _INFLECTIONS = ("ing", "es", "ed", "s", "d")
 
@@ -92,16 +98,18 @@ def opening_verb(question: str) -> str:
 def features(question: str, grades: Mapping[str, int]) -> tuple[float, ...]:
     """The model's inputs, in :data:`WEIGHTS`' order: 1 (the intercept), two modules,
     three or more, five or more, a short subject, a behaviour verb, a code verb, a code
-    span (each 0 or 1)."""
+    span, a condition, a dotted name (each 0 or 1)."""
     modules = sum(1 for grade in grades.values() if grade > 0)
     verb = opening_verb(question)
     return (1.0, float(modules == 2), float(modules >= 3), float(modules >= 5),
             float(len(question.split()) <= SHORT_WORDS), float(verb in BEHAVIOUR_VERBS),
-            float(verb in CODE_VERBS), float("`" in question))
+            float(verb in CODE_VERBS), float("`" in question),
+            float(_CONDITION.search(question) is not None),
+            float(_DOTTED.search(question) is not None))
 
 
 WEIGHTS = (INTERCEPT, TWO_MODULES, THREE_OR_MORE, FIVE_OR_MORE, SHORT, BEHAVIOUR, CODE,
-           CODE_SPAN)
+           CODE_SPAN, CONDITION, DOTTED)
 
 
 def askability(question: str, grades: Mapping[str, int]) -> float:
