@@ -385,22 +385,31 @@ def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     return None if both is None else both[0 if imports else 1]
 
 
-@functools.lru_cache(maxsize=16)  # a commit's "after" is often the next one's "before"
 def _behaviours(source: str | None) -> tuple[str, str] | None:
-    """:func:`behaviour` with the module's imports and without them, from one parse: each
-    top-level statement dumped once."""
+    """:func:`behaviour` with the module's imports and without them (see :func:`_read`)."""
+    return _read(source)[1]
+
+
+@functools.lru_cache(maxsize=16)  # a commit's "after" is often the next one's "before"
+def _read(source: str | None) -> tuple[frozenset[int], tuple[str, str] | None]:
+    """One parse of ``source`` for every rule that reads it: the lines its docstrings span
+    (:func:`docstring_lines`), and :func:`behaviour` with the module's imports and without
+    them, each top-level statement dumped once (None when it does not parse or is too deep
+    to walk). A module of 5,000 lines takes a tenth of a second to parse, and every commit
+    that touched it is read."""
     tree = _parse(source)
     if tree is None:
-        return None
+        return frozenset(), None
+    docs = frozenset(docstring_lines(tree))
     try:  # a tree that parses can still be too deep to walk (1+1+…+1, 1,000 terms)
         module = _Behaviour().visit(tree)
         dumps = [(ast.dump(s, include_attributes=False),
                   isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and
                   str(s.value.value).startswith("import ")) for s in module.body]
     except RecursionError:
-        return None
-    return ("\n".join(d for d, _ in dumps),
-            "\n".join(d for d, is_import in dumps if not is_import))
+        return docs, None
+    return docs, ("\n".join(d for d, _ in dumps),
+                  "\n".join(d for d, is_import in dumps if not is_import))
 
 
 # ----------------------------------------------------------------------------- the change
@@ -633,7 +642,7 @@ def generic(line: str) -> bool:
 
 
 def _code_lines(diff: ModuleDiff, python: bool) -> list[str]:
-    docs = docstring_lines(_parse(diff.after)) if python else set()
+    docs = _read(diff.after)[0] if python else frozenset()
     out = []
     for number, text in diff.added:
         stripped = text.strip()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import evaluator.authoring as authoring
 from evaluator.core.askability import SKIP_OUTRANKED
 from evaluator.core.commit_filters import (
     SKIP_NO_CODE,
@@ -220,12 +221,21 @@ def test_count_is_met_by_mining_further_back(review_repo, cli, tmp_path):
     assert "not judged" not in line
 
 
-def test_the_pool_stops_at_three_times_count(review_repo, cli, tmp_path):
+def test_the_pool_stops_at_pool_factor_times_count(review_repo, cli, tmp_path, monkeypatch):
     repo, _shas = review_repo
+    # the shipped pool (5 x --count) holds every candidate that makes a question here
     doc, stderr = draft(cli, repo, tmp_path, "--count", "1")
-    # the newest three that make a question are judged, the six older candidates not read;
-    # "Raise the supported version bound to eight" opens with a behaviour and grades one
-    # module: the likeliest of the three
+    (query,) = doc["queries"]
+    assert query["question"] == "Raise the supported version bound to eight"
+    line = _skipped(stderr)
+    assert "5 make a question, 1 drafted; skipped: " in line
+    assert f"4 {SKIP_OUTRANKED}" in line
+    assert "not judged" not in line
+    # a pool of 3 x --count: the newest three that make a question are judged, the six
+    # older candidates not read; "Raise the supported version bound to eight" opens with a
+    # behaviour and grades one module: the likeliest of the three
+    monkeypatch.setattr(authoring, "POOL_FACTOR", 3)
+    doc, stderr = draft(cli, repo, tmp_path, "--count", "1")
     (query,) = doc["queries"]
     assert query["question"] == "Raise the supported version bound to eight"
     line = _skipped(stderr)

@@ -1,4 +1,5 @@
-"""The askability score that chooses which history questions to draft (issue 24, round 14)."""
+"""The askability score that chooses which history questions to draft (issue 24, rounds 14
+and 16)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from evaluator.core.askability import (
     BEHAVIOUR,
     CODE,
     CODE_SPAN,
+    CONDITION,
+    DOTTED,
     FIVE_OR_MORE,
     INTERCEPT,
     SHORT,
@@ -58,6 +61,25 @@ def test_each_feature_adds_its_weight() -> None:
     assert askability("Speed up header parsing", ONE) == pytest.approx(INTERCEPT + SHORT)
     assert askability("Support `timeout` in the pool", ONE) == pytest.approx(
         INTERCEPT + BEHAVIOUR + CODE_SPAN)
+    assert askability("Don't crash when the body is empty", ONE) == pytest.approx(
+        INTERCEPT + BEHAVIOUR + CONDITION)
+    assert askability("Support os.path in the loader", ONE) == pytest.approx(
+        INTERCEPT + BEHAVIOUR + DOTTED)
+
+
+@pytest.mark.parametrize(("question", "condition", "dotted"), [
+    ("Fix a crash when the pool is closed", True, False),
+    ("Raise If the header is missing", True, False),         # any case
+    ("Keep headers after a redirect", True, False),
+    ("Whenever a pool closes", False, False),                # a word, not a part of one
+    ("Drop support for Python 3.8", False, True),            # a version
+    ("Read setup.cfg too", False, True),                     # a file name
+    ("Stop. Then start again", False, False),                # a full stop and a space
+])
+def test_the_condition_and_dotted_features(question: str, condition: bool,
+                                           dotted: bool) -> None:
+    got = features(question, ONE)
+    assert (got[-2], got[-1]) == (float(condition), float(dotted))
 
 
 def test_grades_of_zero_are_no_modules() -> None:

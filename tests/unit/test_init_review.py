@@ -25,7 +25,9 @@ files a sixteenth (h11, pytest-mock, pyparsing), paired against round 14's last 
 round 14's last tool; the ``fresh17-*`` files an eighteenth (pytest-asyncio, waitress,
 python-dotenv), paired against round 15's facts rules, a question whose two drafts' facts
 differ read with both lists; the ``fresh18-*`` files a nineteenth (pytest-cov, filelock,
-mako), paired the same way against round 15 with the options rule."""
+mako), paired the same way against round 15 with the options rule; the ``fresh19-*`` files a
+twentieth, of six (pyjwt, sqlparse, markdown, platformdirs, more-itertools, bleach), paired
+against round 16's refitted askability score."""
 
 from __future__ import annotations
 
@@ -77,6 +79,7 @@ LABELS = {
     "fresh16": "all three, sixteenth fresh review",
     "fresh17": "all three, seventeenth fresh review",
     "fresh18": "all three, eighteenth fresh review",
+    "fresh19": "all six, nineteenth fresh review",
 }
 
 
@@ -160,8 +163,10 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
                  "python-humanize/humanize"]),
     ("fresh17", ["Pylons/waitress", "pytest-dev/pytest-asyncio", "theskumar/python-dotenv"]),
     ("fresh18", ["pytest-dev/pytest-cov", "sqlalchemy/mako", "tox-dev/filelock"]),
+    ("fresh19", ["Python-Markdown/markdown", "andialbrecht/sqlparse", "jpadilla/pyjwt",
+                 "more-itertools/more-itertools", "mozilla/bleach", "tox-dev/platformdirs"]),
 ])
-def test_a_later_fresh_review_covers_three_repositories_no_earlier_review_saw(
+def test_a_later_fresh_review_covers_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
     docs = {p.name: _load(p) for p in FILES if _round(p) == review}
     assert sorted(docs) == sorted(f"{review}-{r.split('/')[1]}.json" for r in repositories)
