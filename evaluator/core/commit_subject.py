@@ -17,9 +17,10 @@ Found by issue 24's fourth fresh review (structlog, tenacity, yarl);
 
 The cleaning keeps a call's ``()`` (tomlkit history-02 "… built with string()"); for the
 give-away rule (:func:`evaluator.core.giveaway.plain_calls`) a call of a plain word is
-read as the word, as the reviews read it ("Allow select() to prefer …": 'select' is the
-operation in plain words, packaging history-16, kept), while a name spelled as code
-(``load_default()``, ``Logger.exception()``, `` `key()` ``) still states its answer.
+read as the word unless the answer defines it (``chunked()``, ``last()``: the reviews
+counted every such call as naming its answer, :func:`~evaluator.core.giveaway.
+called_definitions`), while a name spelled as code (``load_default()``,
+``Logger.exception()``, `` `key()` ``) always states its answer.
 
 Found by the fifth fresh review (marshmallow history-06 "Default Nested Partial Fix"): a
 pull request whose title is its **branch name** title-cased (:func:`branch_title`: GitHub's

@@ -400,11 +400,23 @@ def plain_calls(text: str) -> str:
     return _PLAIN_CALL.sub(r"\1", text)
 
 
+def called_definitions(question: str, answer: AnswerNames) -> set[str]:
+    """The classes, functions and methods ``answer`` defines that ``question`` writes as a
+    call of a plain lower-case word (``chunked()``, ``last()``, ``reinstall()``). Such a
+    call is the name, not the word: the cold reviews counted every one of them as naming
+    its answer (more-itertools, humanize, setuptools_scm, loguru: 8 questions, 12 verdicts
+    of 12). Written without its ``()`` the word stays a word ("Allow select to prefer …",
+    packaging, kept)."""
+    return set(_PLAIN_CALL.findall(question)) & answer.defined
+
+
 def overlap(question: str, answers: Sequence[AnswerNames], *,
             seconds: Sequence[AnswerNames] = ()) -> Overlap:
     """The question's overlap with the names of its answers (its grade-3 modules), and
     the public classes and functions of ``seconds`` (its grade-2 modules) it spells as code
     (in backticks, called or dotted)."""
+    called: set[str] = set().union(
+        *(called_definitions(expand_braces(question), a) for a in answers))
     question = expand_braces(plain_calls(question))
     own = words(question)
     vocabulary: set[str] = set().union(*(a.words | {f for f in a.files if "." not in f}
@@ -416,7 +428,7 @@ def overlap(question: str, answers: Sequence[AnswerNames], *,
     if first is not None:  # a subject's first word, capitalised by cleaning: "Safe_join"
         plain.add(first.group(1)[:1].lower() + first.group(1)[1:])
     plain_lower = {p.lower().rstrip(".") for p in plain}
-    named: set[str] = set()
+    named: set[str] = set(called)
     runs = _word_runs(question)
     loose = {v for p in plain if _distinctive(p.rstrip(".")) for v in _loose(p)}
     for answer in answers:
