@@ -89,6 +89,20 @@ class Overlap:
         return bool(self.named)
 
 
+#: Platforms, as a conventional-commit scope spells them (``fix(windows): …``) and as a
+#: question does. A platform is a domain word even where a module names a class after it
+#: (platformdirs' ``class Windows`` in ``windows.py``): "… on Windows" says where the
+#: behaviour is, as the twentieth review asked (platformdirs history-02, -06, -08, -10),
+#: and names no answer unless written as code.
+PLATFORMS = {"windows": "Windows", "win": "Windows", "win32": "Windows", "macos": "macOS",
+             "mac": "macOS", "osx": "macOS", "darwin": "macOS", "linux": "Linux",
+             "unix": "Unix", "posix": "POSIX", "bsd": "BSD", "openbsd": "OpenBSD",
+             "freebsd": "FreeBSD", "android": "Android", "ios": "iOS", "cygwin": "Cygwin",
+             "msys": "MSYS", "termux": "Termux", "wasm": "WebAssembly",
+             "emscripten": "Emscripten"}
+PLATFORM_WORDS = frozenset(PLATFORMS) | frozenset(p.lower() for p in PLATFORMS.values())
+
+
 def words(text: str) -> set[str]:
     """The content words of ``text``: identifiers split at ``_`` and case changes, lower
     case, 3 letters or more, neither generic code words nor question words."""
@@ -437,6 +451,8 @@ def overlap(question: str, answers: Sequence[AnswerNames], *,
                 named.add(f)
         named.update(file_in_words(question, answer.module))
         for symbol in answer.symbols:
+            if symbol.lower() in PLATFORM_WORDS and symbol.lower() not in code:
+                continue  # "on Windows": the platform, not `class Windows`
             if _states(symbol, code, plain, answer.prose) or \
                     _states(symbol.lstrip("_"), code, plain, frozenset()) or \
                     _spelt_as_words(symbol, runs) or \

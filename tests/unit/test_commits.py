@@ -51,6 +51,16 @@ A, B, C = "a" * 40, "b" * 40, "c" * 40
     ("Fix (typo) in docs", "Fix (typo) in docs"),
     ("Fix issue #64 Uncaptured exception instead of 400", "Uncaptured exception instead of 400"),
     ("Fix issue #64 in the parser", "Fix issue in the parser"),
+    # the twentieth review (platformdirs): a platform scope is said, once
+    ("fix(windows): stop leaking ctypes pointer types on repeated calls (#507)",
+     "Stop leaking ctypes pointer types on repeated calls on Windows"),
+    ("\U0001f41b fix(macos): yield individual site dirs in iter_*_dirs (#429)",
+     "Yield individual site dirs in iter_*_dirs on macOS"),
+    ("fix(unix): use correct runtime dir path for OpenBSD",      # it names one already
+     "Use correct runtime dir path for OpenBSD"),
+    ("fix(win32): handle long paths on windows", "Handle long paths on windows"),
+    ("fix(cli): handle long paths", "Handle long paths"),               # not a platform
+    ("windows: handle long paths", "Windows: handle long paths"),       # no type: as written
 ])
 def test_clean_subject(subject: str, question: str) -> None:
     assert clean_subject(subject) == question

@@ -85,6 +85,21 @@ def test_a_call_of_a_plain_word_the_answer_defines_names_it(question, named) -> 
     assert found.named == named
 
 
+@pytest.mark.parametrize(("question", "named"), [
+    # the twentieth review (platformdirs): a platform is a domain word, even where a class
+    # is named after it; written as code it is the class
+    ("Avoid FileNotFoundError in sandboxed environments on Windows", ()),
+    ("Fix the no-ctypes fallback on windows", ()),
+    ("Avoid FileNotFoundError in `Windows`", ("Windows", "windows")),  # the file too
+    ("Avoid FileNotFoundError in Windows()", ("Windows", "windows")),
+    ("Stop WindowsDirs leaking handles", ("WindowsDirs",)),             # not a platform
+])
+def test_a_platform_is_a_word_unless_written_as_code(question, named) -> None:
+    module = answer_names("platformdirs/windows.py",
+                          "class Windows:\n    pass\n\n\nclass WindowsDirs:\n    pass\n")
+    assert overlap(question, [module]).named == named
+
+
 def test_shared_words_and_share(sessions) -> None:
     found = overlap("How are settings merged between a request and its session?", [sessions])
     assert found.shared == ("request", "session", "settings")
