@@ -78,7 +78,7 @@ def drop_emptied(text: str) -> str:
     return _EMPTIED.sub("", text)
 
 
-_ISSUE_PREFIX = re.compile(r"^(?:(?:for|fix(?:e[sd]|ing)?|close[sd]?|resolve[sd]?)\s+)?"
+_ISSUE_PREFIX = re.compile(r"^(?:(?:for|fix(?:e[sd]|ing)?(?:\s+for)?|close[sd]?|resolve[sd]?)\s+)?"
                            r"(?:issues?|pr|pull request|gh)[\s-]*(?:#?\d+\s*[:,–—-]\s*(?=\S)|"
                            r"#\d+\s+(?=(?-i:[A-Z])))", re.IGNORECASE)
 
@@ -87,7 +87,8 @@ def drop_issue_prefix(text: str) -> str:
     """``text`` without a leading issue label: ``Fix issue #288 : X`` → ``X``, and
     without a separator before a capital: ``Fix issue #64 Uncaptured exception …`` →
     ``Uncaptured exception …`` (the seventeenth review's waitress history-18, drafted as
-    "Fix issue Uncaptured exception …")."""
+    "Fix issue Uncaptured exception …"); ``Fix for issue #862 - X`` → ``X`` (the twentieth
+    review's pyjwt history-05, drafted as "Fix for issue - X")."""
     return _ISSUE_PREFIX.sub("", text, count=1)
 
 

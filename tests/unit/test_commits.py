@@ -51,6 +51,8 @@ A, B, C = "a" * 40, "b" * 40, "c" * 40
     ("Fix (typo) in docs", "Fix (typo) in docs"),
     ("Fix issue #64 Uncaptured exception instead of 400", "Uncaptured exception instead of 400"),
     ("Fix issue #64 in the parser", "Fix issue in the parser"),
+    ("Fix for issue #862 - ignore invalid keys in a jwks. (#863)",
+     "Ignore invalid keys in a jwks"),
     # the twentieth review (platformdirs): a platform scope is said, once
     ("fix(windows): stop leaking ctypes pointer types on repeated calls (#507)",
      "Stop leaking ctypes pointer types on repeated calls on Windows"),
