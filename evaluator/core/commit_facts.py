@@ -111,11 +111,21 @@ _STATEMENT = re.compile(r"(?:(?:el)?if|while|for|case|match|except|with|else|try
                         r"raise|yield|assert|del|def|class|async|await|import|from)\b")
 
 
+_DOC_OPEN = re.compile(r"^[rRuU]?(\"\"\"|''')")
+
+
 def prose(line: str) -> bool:
     """A line of words, no code: a docstring's or a text block's line (no bracket, ``=``,
     ``;`` or comparison, not a string literal, not opened by a statement's keyword, three
-    words or more)."""
+    words or more), or a docstring's opening line of three words or more whatever it
+    quotes (``\"\"\"A tuple that ensures that hash() will be called …``: the twenty-first
+    review's cachetools history-13 and setuptools_scm's ``\"\"\"return a mapping from
+    mime/pseudo-mime content`` were replaced by code)."""
     stripped = line.strip()
+    opened = _DOC_OPEN.match(stripped)
+    if opened is not None:
+        text = stripped[opened.end():].removesuffix(opened.group(1))
+        return len(re.findall(r"[A-Za-z]{2,}", text)) >= 3
     return not _CODE_MARK.search(stripped) and not stripped.startswith(("'", '"')) and \
         not _STATEMENT.match(stripped) and len(re.findall(r"[A-Za-z]{2,}", stripped)) >= 3
 

@@ -288,6 +288,21 @@ def test_prose_completes_two_facts_but_never_adds_a_third(added, facts) -> None:
     assert sorted(evidence_facts(added, added)) == sorted(facts)
 
 
+@pytest.mark.parametrize(("line", "is_prose"), [
+    ("The digest size is checked against the algorithm's own size.", True),
+    ('"""A tuple that ensures that hash() will be called no more than once', True),
+    ('r"""Return the mapping of mime headers."""', True),
+    ('""":yield: all user and site data directories."""', True),
+    ('"""Close."""', False),                                   # under three words
+    ('"this is a message string",', False),                    # a string literal
+    ('doc = """Return the mapping of mime headers."""', False),  # code that holds one
+    ("if encoding_overwrite is not None:", False),
+])
+def test_prose_is_a_line_of_words_or_a_docstrings_opening(line, is_prose) -> None:
+    from evaluator.core.commit_facts import prose
+    assert prose(line) is is_prose
+
+
 _SRC = ["src/pkg/__init__.py", "src/pkg/core.py", "src/pkg/net.py", "dummyserver/server.py",
         "tasks/release.py"]
 
