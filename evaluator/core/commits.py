@@ -389,8 +389,8 @@ def clean_subject(subject: str) -> str:
 def _platform_of(text: str) -> str | None:
     """The platform a conventional-commit scope names (:data:`~evaluator.core.giveaway.
     PLATFORMS`: ``fix(windows): …``), unless the subject's words already name a platform
-    (``fix(unix): … for OpenBSD``). Without it, "avoid FileNotFoundError in sandboxed
-    environments" asks about every platform (the twentieth review's platformdirs
+    (``fix(unix): … for OpenBSD``). Without it, "avoid FileNotFoundError in a sandbox"
+    asks about every platform (the twentieth review's platformdirs
     history-02, -06, -08, -10, edited to name theirs)."""
     match = _CONVENTIONAL.match(text.strip())
     scope = _SCOPE.search(match.group(0)) if match else None
