@@ -17,9 +17,10 @@ Found by issue 24's fourth fresh review (structlog, tenacity, yarl);
 
 The cleaning keeps a call's ``()`` (tomlkit history-02 "… built with string()"); for the
 give-away rule (:func:`evaluator.core.giveaway.plain_calls`) a call of a plain word is
-read as the word, as the reviews read it ("Allow select() to prefer …": 'select' is the
-operation in plain words, packaging history-16, kept), while a name spelled as code
-(``load_default()``, ``Logger.exception()``, `` `key()` ``) still states its answer.
+read as the word unless the answer defines it (``chunked()``, ``last()``: the reviews
+counted every such call as naming its answer, :func:`~evaluator.core.giveaway.
+called_definitions`), while a name spelled as code (``load_default()``,
+``Logger.exception()``, `` `key()` ``) always states its answer.
 
 Found by the fifth fresh review (marshmallow history-06 "Default Nested Partial Fix"): a
 pull request whose title is its **branch name** title-cased (:func:`branch_title`: GitHub's
@@ -77,7 +78,7 @@ def drop_emptied(text: str) -> str:
     return _EMPTIED.sub("", text)
 
 
-_ISSUE_PREFIX = re.compile(r"^(?:(?:for|fix(?:e[sd]|ing)?|close[sd]?|resolve[sd]?)\s+)?"
+_ISSUE_PREFIX = re.compile(r"^(?:(?:for|fix(?:e[sd]|ing)?(?:\s+for)?|close[sd]?|resolve[sd]?)\s+)?"
                            r"(?:issues?|pr|pull request|gh)[\s-]*(?:#?\d+\s*[:,–—-]\s*(?=\S)|"
                            r"#\d+\s+(?=(?-i:[A-Z])))", re.IGNORECASE)
 
@@ -86,7 +87,8 @@ def drop_issue_prefix(text: str) -> str:
     """``text`` without a leading issue label: ``Fix issue #288 : X`` → ``X``, and
     without a separator before a capital: ``Fix issue #64 Uncaptured exception …`` →
     ``Uncaptured exception …`` (the seventeenth review's waitress history-18, drafted as
-    "Fix issue Uncaptured exception …")."""
+    "Fix issue Uncaptured exception …"); ``Fix for issue #862 - X`` → ``X`` (the twentieth
+    review's pyjwt history-05, drafted as "Fix for issue - X")."""
     return _ISSUE_PREFIX.sub("", text, count=1)
 
 

@@ -63,6 +63,7 @@ from evaluator.core.commit_subject import (
 )
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.commit_wording import SKIP_WORDING
+from evaluator.core.giveaway import PLATFORM_WORDS, PLATFORMS
 from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
@@ -385,9 +386,25 @@ def clean_subject(subject: str) -> str:
     return text
 
 
+def _platform_of(text: str) -> str | None:
+    """The platform a conventional-commit scope names (:data:`~evaluator.core.giveaway.
+    PLATFORMS`: ``fix(windows): …``), unless the subject's words already name a platform
+    (``fix(unix): … for OpenBSD``). Without it, "avoid FileNotFoundError in a sandbox"
+    asks about every platform (the twentieth review's platformdirs
+    history-02, -06, -08, -10, edited to name theirs)."""
+    match = _CONVENTIONAL.match(text.strip())
+    scope = _SCOPE.search(match.group(0)) if match else None
+    platform = PLATFORMS.get(scope.group(1).lower()) if scope else None
+    rest = set(re.findall(r"[a-z0-9]+", text.strip()[match.end():].lower())) if match else set()
+    return None if platform is None or rest & PLATFORM_WORDS else platform
+
+
 def _cleaned(text: str) -> str:
-    """One pass of :func:`clean_subject`'s cleaning over a one-line ``text``."""
+    """One pass of :func:`clean_subject`'s cleaning over a one-line ``text``; a platform
+    scope is said at the end (``fix(windows): stop leaking …`` → ``Stop leaking … on
+    Windows``)."""
     text = _TICKET.sub("", _CHANGELOG_MARK.sub("", drop_emoji(text)))
+    platform = _platform_of(text)
     for _ in range(2):  # "[core] fix: ...", "fix: [core] ..."
         text = drop_emoji(_BRACKET_TAG.sub("", _CONVENTIONAL.sub("", text)))
     text = _CLOSING.sub("", drop_backport_label(drop_issue_prefix(text)))
@@ -396,6 +413,8 @@ def _cleaned(text: str) -> str:
     text = re.sub(r"\(\s+|\s+\)", lambda m: m.group(0).strip(), " ".join(text.split()))
     text = drop_retry(text).strip(" ,;:-–—")
     text = text.removesuffix(".").rstrip()
+    if platform is not None and text:
+        text = f"{text} on {platform}"
     return text[:1].upper() + text[1:]
 
 

@@ -51,6 +51,18 @@ A, B, C = "a" * 40, "b" * 40, "c" * 40
     ("Fix (typo) in docs", "Fix (typo) in docs"),
     ("Fix issue #64 Uncaptured exception instead of 400", "Uncaptured exception instead of 400"),
     ("Fix issue #64 in the parser", "Fix issue in the parser"),
+    ("Fix for issue #862 - ignore invalid keys in a jwks. (#863)",
+     "Ignore invalid keys in a jwks"),
+    # the twentieth review (platformdirs): a platform scope is said, once
+    ("fix(windows): stop leaking ctypes pointer types on repeated calls (#507)",
+     "Stop leaking ctypes pointer types on repeated calls on Windows"),
+    ("\U0001f41b fix(macos): yield individual site dirs in iter_*_dirs (#429)",
+     "Yield individual site dirs in iter_*_dirs on macOS"),
+    ("fix(unix): use correct runtime dir path for OpenBSD",      # it names one already
+     "Use correct runtime dir path for OpenBSD"),
+    ("fix(win32): handle long paths on windows", "Handle long paths on windows"),
+    ("fix(cli): handle long paths", "Handle long paths"),               # not a platform
+    ("windows: handle long paths", "Windows: handle long paths"),       # no type: as written
 ])
 def test_clean_subject(subject: str, question: str) -> None:
     assert clean_subject(subject) == question
@@ -248,12 +260,47 @@ def test_facts_about_the_question_come_before_the_commits_other_topic() -> None:
                            limit=2)
     assert facts == ["warn_storage_class_deprecated(type(self))",
                      "parameter_storage_class: None = None"]
-    # without a question: code before a docstring's prose (round 15), then the most words
+    # without a question: code before a docstring's prose (round 15), then the most words;
+    # beside two lines of code or more the prose is no fact (round 17)
     assert evidence_facts(added, added) == [
         "items = parse_forwarded_list(self.headers)",
         "warn_storage_class_deprecated(type(self))",
-        "parameter_storage_class: None = None",
-        "The route taken from the client to the application server."]
+        "parameter_storage_class: None = None"]
+
+
+@pytest.mark.parametrize(("added", "facts"), [
+    # one line of code: the prose completes the two a question needs
+    (["check_digest_size(name, digest_size)",
+      "The digest size is checked against the algorithm's own size."],
+     ["check_digest_size(name, digest_size)",
+      "The digest size is checked against the algorithm's own size."]),
+    # two lines of code: the prose goes, and nothing takes its place
+    (["check_digest_size(name, digest_size)", "def make_hasher(name, digest_size=None):",
+      "The digest size is checked against the algorithm's own size."],
+     ["def make_hasher(name, digest_size=None):", "check_digest_size(name, digest_size)"]),
+    # prose alone: the question's facts are the prose (two lines, both kept)
+    (["The digest size is checked against the algorithm's own size.",
+      "A hasher is made once per algorithm name and reused."],
+     ["The digest size is checked against the algorithm's own size.",
+      "A hasher is made once per algorithm name and reused."]),
+])
+def test_prose_completes_two_facts_but_never_adds_a_third(added, facts) -> None:
+    assert sorted(evidence_facts(added, added)) == sorted(facts)
+
+
+@pytest.mark.parametrize(("line", "is_prose"), [
+    ("The digest size is checked against the algorithm's own size.", True),
+    ('"""A tuple that ensures that hash() will be called no more than once', True),
+    ('r"""Return the mapping of mime headers."""', True),
+    ('""":yield: all user and site data directories."""', True),
+    ('"""Close."""', False),                                   # under three words
+    ('"this is a message string",', False),                    # a string literal
+    ('doc = """Return the mapping of mime headers."""', False),  # code that holds one
+    ("if encoding_overwrite is not None:", False),
+])
+def test_prose_is_a_line_of_words_or_a_docstrings_opening(line, is_prose) -> None:
+    from evaluator.core.commit_facts import prose
+    assert prose(line) is is_prose
 
 
 _SRC = ["src/pkg/__init__.py", "src/pkg/core.py", "src/pkg/net.py", "dummyserver/server.py",
@@ -471,7 +518,9 @@ def test_round15_a_condition_comes_before_other_code_and_prose_last() -> None:
     added = ["`newline` is either CRLF, LF, or CR, but `decoded_contents` is decoded with",
              "decoded = decode_bytes(src_contents, mode, encoding_overwrite)",
              "if encoding_overwrite is not None:"]
-    assert evidence_facts(added, added) == [added[2], added[1], added[0]]
+    # the docstring line comes last (round 15), and beside two of code it goes (round 17)
+    assert evidence_facts(added, added) == [added[2], added[1]]
+    assert evidence_facts(added[::2], added) == [added[2], added[0]]
 
 
 def test_round15_the_question_matches_a_plural_or_a_verb_ending() -> None:

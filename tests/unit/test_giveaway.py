@@ -56,6 +56,50 @@ def test_a_question_names_its_answer_only_when_it_states_a_name(sessions, questi
     assert found.names_answer is bool(named)
 
 
+ITERTOOLS = '''"""Routines for iterables: each one chunked, peeked or bucketed as the
+caller asks, and every result is an iterator the caller may close when done."""
+
+
+def chunked(iterable, n):
+    """Break the iterable into lists of length n: the chunked form of the input."""
+
+
+class peekable:
+    """Wrap an iterator to allow lookahead."""
+
+    def close(self):
+        """Close the wrapped iterator."""
+'''
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    # the twentieth review (more-itertools): a call of a plain word it defines names it
+    ("Raise a clear ValueError for negative n in chunked()", ("chunked",)),
+    ("Allow negative indexing and arbitrary slicing for peekable()", ("peekable",)),
+    ("Fix close() after the last item", ("close",)),                  # a method too
+    ("Raise a clear ValueError for negative n when chunked", ()),     # a word of its prose
+    ("Fix select() for empty input", ()),                             # not defined here
+])
+def test_a_call_of_a_plain_word_the_answer_defines_names_it(question, named) -> None:
+    found = overlap(question, [answer_names("more_itertools/more.py", ITERTOOLS)])
+    assert found.named == named
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    # the twentieth review (platformdirs): a platform is a domain word, even where a class
+    # is named after it; written as code it is the class
+    ("Avoid FileNotFoundError in sandboxed environments on Windows", ()),
+    ("Fix the no-ctypes fallback on windows", ()),
+    ("Avoid FileNotFoundError in `Windows`", ("Windows", "windows")),  # the file too
+    ("Avoid FileNotFoundError in Windows()", ("Windows", "windows")),
+    ("Stop WindowsDirs leaking handles", ("WindowsDirs",)),             # not a platform
+])
+def test_a_platform_is_a_word_unless_written_as_code(question, named) -> None:
+    module = answer_names("platformdirs/windows.py",
+                          "class Windows:\n    pass\n\n\nclass WindowsDirs:\n    pass\n")
+    assert overlap(question, [module]).named == named
+
+
 def test_shared_words_and_share(sessions) -> None:
     found = overlap("How are settings merged between a request and its session?", [sessions])
     assert found.shared == ("request", "session", "settings")

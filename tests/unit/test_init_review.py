@@ -27,7 +27,10 @@ python-dotenv), paired against round 15's facts rules, a question whose two draf
 differ read with both lists; the ``fresh18-*`` files a nineteenth (pytest-cov, filelock,
 mako), paired the same way against round 15 with the options rule; the ``fresh19-*`` files a
 twentieth, of six (pyjwt, sqlparse, markdown, platformdirs, more-itertools, bleach), paired
-against round 16's refitted askability score."""
+against round 16's refitted askability score; the ``fresh20-*`` files a twenty-first, of six
+(wheel, markupsafe, cachetools, prettytable, paramiko, babel), round 15 against round 17; the
+``fresh21-*`` files a twenty-second, of six (h2, webob, pyflakes, pycodestyle, pyramid,
+pyproject-hooks), round 17 before and after its facts rule."""
 
 from __future__ import annotations
 
@@ -80,6 +83,8 @@ LABELS = {
     "fresh17": "all three, seventeenth fresh review",
     "fresh18": "all three, eighteenth fresh review",
     "fresh19": "all six, nineteenth fresh review",
+    "fresh20": "all six, twentieth fresh review",
+    "fresh21": "all six, twenty-first fresh review",
 }
 
 
@@ -165,6 +170,10 @@ def test_the_second_fresh_review_redrafts_the_same_repositories_with_a_newer_too
     ("fresh18", ["pytest-dev/pytest-cov", "sqlalchemy/mako", "tox-dev/filelock"]),
     ("fresh19", ["Python-Markdown/markdown", "andialbrecht/sqlparse", "jpadilla/pyjwt",
                  "more-itertools/more-itertools", "mozilla/bleach", "tox-dev/platformdirs"]),
+    ("fresh20", ["jazzband/prettytable", "pallets/markupsafe", "paramiko/paramiko",
+                 "pypa/wheel", "python-babel/babel", "tkem/cachetools"]),
+    ("fresh21", ["PyCQA/pycodestyle", "PyCQA/pyflakes", "Pylons/pyramid", "Pylons/webob",
+                 "pypa/pyproject-hooks", "python-hyper/h2"]),
 ])
 def test_a_later_fresh_review_covers_repositories_no_earlier_review_saw(
         review: str, repositories: list[str]) -> None:
