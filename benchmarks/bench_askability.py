@@ -32,7 +32,6 @@ when absent, read when present::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import subprocess
 from collections.abc import Callable, Sequence
@@ -44,9 +43,6 @@ import numpy as np
 
 import evaluator.authoring as authoring
 from evaluator.core import askability as score
-from evaluator.git_repo import GitRepo
-from evaluator.progress import Progress
-from evaluator.validation import universe_of
 
 NAMES = ("intercept", "two modules", "three or more", "five or more", "short subject",
          "behaviour verb", "code verb", "code span", "condition", "dotted name")
@@ -95,9 +91,7 @@ def draft_pools(clones: Path, factor: int) -> dict[str, list[dict[str, Any]]]:
                 return made
 
             authoring.history_candidate = keep
-            authoring.history_plan(clone, universe_of(review_bench._files(clone), None),
-                                   GitRepo({}), count=20, since=None,
-                                   progress=Progress(io.StringIO()))
+            review_bench.draft_at_review(clone, review, 20)
             pools[path.stem] = pool
             print(f"  drafted {path.stem}: {len(pool)} candidates", flush=True)
     finally:

@@ -26,8 +26,9 @@ questions of the first 60 cold reviews of ``benchmarks/init_review/`` (reviews 1
 tuning data) **that today's rules still let through**, drafted again at each review's
 commit (1,106 reviewed of 4,750 candidates; ``benchmarks/bench_askability.py`` remakes
 every figure). Leave one repository out, each review's top 5 by this model are kept
-unedited 69 % of the time (round 14's weights 67 %) against 52 % for all; AUC 0.60 (round
-14's 0.62 before the two new features: the gain is in the top). Held out (the twentieth
+unedited 69 % of the time (round 14's weights 67 %) against 52 % for all; pooled over
+the repositories the AUC is 0.60 (round 14's weights 0.62): the gain is at the top of the
+ranking, which is all drafting uses. Held out (the twentieth
 review, ``fresh19-*``: six repositories no weight or rule saw, paired against round 15's
 tool in one blind reading), drafts kept 35 of 120 unedited against 32; of the 16 commits
 only one tool drafted, 7 kept against 4. The twenty-first review (six more, with round

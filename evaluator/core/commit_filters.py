@@ -381,13 +381,8 @@ def behaviour(source: str | None, *, imports: bool = True) -> str | None:
     """The syntax tree of ``source`` without what does not change behaviour, as text; None
     when it is not Python that parses. ``imports=False`` also drops the module's own
     (top-level) imports."""
-    both = _behaviours(source)
+    both = _read(source)[1]
     return None if both is None else both[0 if imports else 1]
-
-
-def _behaviours(source: str | None) -> tuple[str, str] | None:
-    """:func:`behaviour` with the module's imports and without them (see :func:`_read`)."""
-    return _read(source)[1]
 
 
 @functools.lru_cache(maxsize=16)  # a commit's "after" is often the next one's "before"

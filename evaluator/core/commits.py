@@ -392,11 +392,13 @@ def _platform_of(text: str) -> str | None:
     (``fix(unix): … for OpenBSD``). Without it, "avoid FileNotFoundError in a sandbox"
     asks about every platform (the twentieth review's platformdirs
     history-02, -06, -08, -10, edited to name theirs)."""
-    match = _CONVENTIONAL.match(text.strip())
+    text = text.strip()
+    match = _CONVENTIONAL.match(text)
     scope = _SCOPE.search(match.group(0)) if match else None
-    platform = PLATFORMS.get(scope.group(1).lower()) if scope else None
-    rest = set(re.findall(r"[a-z0-9]+", text.strip()[match.end():].lower())) if match else set()
-    return None if platform is None or rest & PLATFORM_WORDS else platform
+    if match is None or scope is None or scope.group(1).lower() not in PLATFORMS:
+        return None
+    rest = set(re.findall(r"[a-z0-9]+", text[match.end():].lower()))
+    return None if rest & PLATFORM_WORDS else PLATFORMS[scope.group(1).lower()]
 
 
 def _cleaned(text: str) -> str:
