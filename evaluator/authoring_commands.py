@@ -18,6 +18,7 @@ from evaluator.app import given
 from evaluator.authoring import ask_all, draft_document, draft_plan, explain, history_plan
 from evaluator.checkout_files import _own_folders, cache_dir_of, ensure_writable
 from evaluator.core import interop, yamlfile
+from evaluator.core.groundtruth import DEFAULT_MIX
 from evaluator.core.options import Settings
 from evaluator.core.universe import Universe
 from evaluator.deps import Deps
@@ -87,6 +88,10 @@ def run_init(settings: Settings, deps: Deps) -> Drafted:
                          hint="add --from-history, or leave them out")
     if settings.docstring_count < 0:
         raise InputError("--docstring-count cannot be negative")
+    if history and not settings.docstring_count and dict(settings.mix) != dict(DEFAULT_MIX):
+        raise InputError("--mix shapes the docstring questions; with --from-history it needs "
+                         "--docstring-count", hint="leave --mix out: a history question takes "
+                         "its change's shape (focused for one module, cross-file for more)")
     if history and deps.git.head_commit(root) is None:
         raise InputError(f"init --from-history reads the git history of {root}, which is "
                          "not a git checkout with a commit",

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from evaluator.core import schemas
@@ -58,9 +58,20 @@ def _default(option: Option) -> str:
         return "`" + ",".join(map(str, value)) + "`"
     if isinstance(value, bool):
         return "`true`" if value else "`false`"
+    if isinstance(value, Mapping):  # as written on the command line: shape=weight,...
+        return "`" + ",".join(f"{k}={v}" for k, v in value.items()) + "`"
     if isinstance(value, tuple):
         return "the N-15 floors"
     return f"`{value}`"
+
+
+def _action_default(option: Option) -> str:
+    """`` (action: `X`)`` where the action input's default differs from the command line's."""
+    value = option.action_default
+    if not option.action_input or value is None or f"`{value}`" == _default(option):
+        return ""
+    shown = f"`{str(value).lower() if isinstance(value, bool) else value}`"
+    return shown if option.commands == ("action",) else f" (action: {shown})"
 
 
 def _cell(text: str) -> str:
@@ -77,7 +88,8 @@ def options_table() -> str:
         rows.append("| " + " | ".join([
             f"`{_cell(flag)}`" if flag else "", f"`{o.file_key}`" if o.file_key else "",
             f"`{o.action_input}`" if o.action_input else "", ", ".join(o.commands),
-            _default(o), _cell(o.help_text + (f" ({' / '.join(o.choices)})" if o.choices else ""))])
+            _default(o) + _action_default(o) if o.commands != ("action",) else
+            _action_default(o) or _default(o), _cell(o.help_text + (f" ({' / '.join(o.choices)})" if o.choices else ""))])
             + " |")
     return "\n".join(rows)
 

@@ -52,6 +52,23 @@ def _nargs(option: Option) -> str | None:
     return None if option.required or (option.choices and option.default is None) else "?"
 
 
+def _help(option: Option) -> str:
+    """The option's help, with the default a value option takes when it is not given."""
+    value = option.default
+    if isinstance(value, bool) or value in (None, (), {}) or option.positional \
+            or "default" in option.help_text:
+        return option.help_text
+    if isinstance(value, Mapping):
+        shown = ",".join(f"{k}={v}" for k, v in value.items())
+    elif isinstance(value, tuple):
+        if not all(isinstance(v, int) for v in value):
+            return option.help_text
+        shown = ",".join(map(str, value))
+    else:
+        shown = str(value)
+    return f"{option.help_text} (default: {shown.replace('%', '%%')})"
+
+
 def _add(parser: argparse.ArgumentParser, option: Option) -> None:
     if option.positional:
         parser.add_argument(option.name, nargs=_nargs(option), default=None, help=option.help_text,
@@ -66,7 +83,7 @@ def _add(parser: argparse.ArgumentParser, option: Option) -> None:
             parser.add_argument(option.negation, dest=option.name, action="store_const",
                                 const=not option.flag_sets, help=option.flag_help)
         return
-    parser.add_argument(option.flag, dest=option.name, default=None, help=option.help_text,
+    parser.add_argument(option.flag, dest=option.name, default=None, help=_help(option),
                         choices=option.choices or None, required=option.required,
                         metavar=option.metavar)
 

@@ -257,7 +257,8 @@ OPTIONS: tuple[Option, ...] = (
        default="text", choices=("text", "github"), commands=("validate",), **_LOCAL),
     _o("count", "int", "how many questions to draft (exactly, or a reason per missing one)",
        default=12, commands=("init",), **_LOCAL),
-    _o("mix", "mix", "shape weights of the drafted questions",
+    _o("mix", "mix", "shape weights of the questions drafted from docstrings (a history "
+       "question takes its change's shape)",
        default=DEFAULT_MIX, commands=("init",), metavar="focused=4,cross-file=3,identity=3",
        **_LOCAL),
     _o("from_history", "bool", "draft the questions from the repository's history: each "
@@ -284,11 +285,11 @@ OPTIONS: tuple[Option, ...] = (
     _o("clip_grades", "bool", "clip grades outside 0-3 into 0-3 instead of refusing them",
        default=False, commands=("import",), **_LOCAL),
     _o("output", "path", "where to write (default: PATH/retrieval_queries.json); never "
-       "overwritten", commands=("init", "import"), **_LOCAL),
+       "overwritten", commands=("init", "import"), metavar="FILE", **_LOCAL),
     _o("contexts", "path", "JSON object {query id: context text} to judge", required=True,
        commands=("judge",), **_LOCAL),
     _o("judge_output", "path", "write the JSON here (atomically) instead of stdout",
-       flag="--output", commands=("judge",), **_LOCAL),
+       flag="--output", commands=("judge",), metavar="FILE", **_LOCAL),
     _o("mode", "text", "evaluate builds the index and evaluates; comment only posts a saved "
        "`results` file to pull request `pr`, or the results artifact of workflow run "
        "`run-id` (the fork-safe workflow's second stage); merge joins the `parts` of a "

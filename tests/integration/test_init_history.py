@@ -236,6 +236,7 @@ def test_the_review_asks_the_index_the_history_questions(history_repo, cli, tmp_
     (("--since", "HEAD~1"), "--since and --docstring-count go with --from-history"),
     (("--from-history", "--since", "no-such-ref"), "unknown git ref 'no-such-ref'"),
     (("--from-history", "--since=--all"), "'--all' is not a git ref"),
+    (("--from-history", "--mix", "focused=1"), "with --from-history it needs --docstring-count"),
 ])
 def test_bad_history_options_are_input_errors(history_repo, cli, tmp_path, args, needle):
     repo, _shas = history_repo
