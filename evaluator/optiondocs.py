@@ -85,12 +85,13 @@ def options_table() -> str:
         flag = o.name.upper() if o.positional else o.flag or ""
         if o.negation:
             flag += f" / {o.negation}"
+        default = _default(o) + _action_default(o) if o.commands != ("action",) else \
+            _action_default(o) or _default(o)
+        choices = f" ({' / '.join(o.choices)})" if o.choices else ""
         rows.append("| " + " | ".join([
             f"`{_cell(flag)}`" if flag else "", f"`{o.file_key}`" if o.file_key else "",
             f"`{o.action_input}`" if o.action_input else "", ", ".join(o.commands),
-            _default(o) + _action_default(o) if o.commands != ("action",) else
-            _action_default(o) or _default(o), _cell(o.help_text + (f" ({' / '.join(o.choices)})" if o.choices else ""))])
-            + " |")
+            default, _cell(o.help_text + choices)]) + " |")
     return "\n".join(rows)
 
 

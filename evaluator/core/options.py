@@ -131,7 +131,7 @@ OPTIONS: tuple[Option, ...] = (
        "(or .yaml/.yml) in PATH", default="retrieval_queries.json",
        commands=("evaluate", "validate", "judge")),
     _o("config", "path", "options file (default: PATH/.retrieval-eval.yml if present)",
-       file_key=None, commands=("evaluate", "merge")),
+       file_key=None, commands=("evaluate", "validate", "init", "import", "merge")),
     _o("output_dir", "path", "where results.json, report.md and the TREC export are written "
        "(never indexed)", action_default=".retrieval-eval/results",
        commands=("evaluate", "merge")),

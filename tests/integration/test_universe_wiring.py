@@ -110,6 +110,17 @@ def test_validate_uses_the_same_universe(noisy_repo):
                for p in narrowed.problems)
 
 
+def test_validate_reads_the_options_file_config_names(noisy_repo, cli):
+    """A project whose workflow says `config: ci/eval.yml` validates against that file's
+    universe, as the evaluation does."""
+    (noisy_repo / "ci").mkdir()
+    (noisy_repo / "ci" / "eval.yml").write_text("exclude: [default, auth/]\n")
+    plain = cli("validate", str(noisy_repo))
+    named = cli("validate", str(noisy_repo), "--config", str(noisy_repo / "ci" / "eval.yml"))
+    assert plain.code == 0 and "excluded by 'auth/'" not in plain.stdout + plain.stderr
+    assert "excluded by 'auth/'" in named.stdout + named.stderr, named.stdout + named.stderr
+
+
 def test_init_review_ranks_within_the_universe(noisy_repo, tmp_path):
     settings = settings_for("init", {"path": str(noisy_repo), "cache_dir": str(tmp_path / "c"),
                                      "backend": "in_memory",
