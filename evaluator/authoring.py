@@ -46,7 +46,7 @@ from evaluator.drafting import SHAPES, Candidate, Gate, Plan, all_candidates, an
 from evaluator.errors import InputError
 from evaluator.git_repo import MAX_HISTORY_COMMITS
 from evaluator.history_changes import read_change
-from evaluator.progress import Progress
+from evaluator.progress import HEARTBEAT_S, Progress
 from evaluator.snapshot import read_source
 
 # ----------------------------------------------------------------------------- init
@@ -263,6 +263,12 @@ def _judged_question(root: Path, found: HistoryCandidate, judged: Judged, *,
     return found, wording_reason(found.question)  # last: the others say more
 
 
+#: What ``init --from-history`` adds to a shortfall when a shallow clone stops its history.
+SHALLOW_HISTORY_HINT = ("the clone is shallow, so its history stops early: fetch the whole "
+                        "history (`git fetch --unshallow`, or `fetch-depth: 0` on "
+                        "actions/checkout) and run it again")
+
+
 def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
                  since: str | None, progress: Progress,
                  decisions: dict[str, str] | None = None) -> tuple[list[Candidate], list[str]]:
@@ -286,6 +292,9 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
     for found in mined.candidates:
         if len(pool) >= count * POOL_FACTOR:
             break
+        if progress.elapsed() - progress.last >= HEARTBEAT_S / 2:  # (a huge module is slow)
+            progress(f"history: judged {judged_n} of {len(mined.candidates)} candidate "
+                     f"commit(s) so far, {len(pool)} make a question")
         judged_n += 1
         judged = read_change(root, git, found)
         found, reason = _judged_question(root, found, judged, names=names, texts=texts,
@@ -314,10 +323,11 @@ def history_plan(root: Path, universe: Universe, git: Any, *, count: int,
              f"{skipped or 'none'}")
     shortfall = []
     if len(chosen) < count:
+        shallow = f"; {SHALLOW_HISTORY_HINT}" if git.is_shallow(root) else ""
         shortfall.append(f"{count - len(chosen)} history question(s) short of --count "
                          f"{count}: only {len(chosen)} of the {mined.read} "
                          f"commit(s) read {scope}{limit} make a question (skipped: "
-                         f"{skipped or 'none'})")
+                         f"{skipped or 'none'}){shallow}")
     return chosen, shortfall
 
 

@@ -16,7 +16,7 @@ import yaml
 
 from evaluator.app import given
 from evaluator.authoring import ask_all, draft_document, draft_plan, explain, history_plan
-from evaluator.checkout_files import _own_folders, cache_dir_of, ensure_writable
+from evaluator.checkout_files import _own_folders, _warn_skipped, cache_dir_of, ensure_writable
 from evaluator.core import interop, yamlfile
 from evaluator.core.groundtruth import DEFAULT_MIX
 from evaluator.core.options import Settings
@@ -28,7 +28,7 @@ from evaluator.evaluate import build_index
 from evaluator.ground_truth_file import read_ground_truth
 from evaluator.judging import BatchEmbed, checked_embedder
 from evaluator.judging import run_judge as judge_contexts
-from evaluator.paths import confine, regular_file
+from evaluator.paths import confine, regular_file, writable_anywhere
 from evaluator.progress import Progress, heartbeat
 from evaluator.side import judge_model_dir
 from evaluator.validation import universe
@@ -47,6 +47,8 @@ def _target(settings: Settings, root: Path) -> Path:
     target = Path(settings.output) if settings.output else root / "retrieval_queries.json"
     if not settings.output and target.is_symlink():  # a committed link: the default name
         confine(target, root, setting=f"the default output {target.name}")
+    if settings.output:
+        writable_anywhere(target, setting="--output")
     if target.exists():
         raise InputError(f"{target} already exists; it is never overwritten",
                          hint="choose another --output, or move the file away")
@@ -56,7 +58,9 @@ def _target(settings: Settings, root: Path) -> Path:
 def _init_universe(settings: Settings, deps: Deps, root: Path,
                    progress: Progress) -> tuple[tuple[str, ...], Universe]:
     own = _own_folders(cache_dir_of(settings, deps.env), output_dir=settings.output_dir)
-    files = deps.git.checkout_files(root, exclude=own)
+    skipped: list[str] = []
+    files = deps.git.checkout_files(root, exclude=own, skipped=skipped)
+    _warn_skipped(progress, skipped)
     modules = universe(settings, files)
     progress(f"universe: {modules.summary()}")
     if not modules.modules:
@@ -73,13 +77,8 @@ def _built(settings: Settings, deps: Deps, root: Path, files: tuple[str, ...],
         return build_index(root, files, settings, progress=progress, deps=deps)
 
 
-def run_init(settings: Settings, deps: Deps) -> Drafted:
-    """Draft exactly ``count`` questions in the shape mix over the module universe (or say
-    why fewer), grade them with a reason each, and show what NeuralMind retrieves. With
-    ``from_history`` the ``count`` questions come from the checkout's commits, and
-    ``docstring_count`` more from the code's docstrings."""
-    root = Path(settings.path or ".").resolve()
-    target = _target(settings, root)
+def _check_init_options(settings: Settings) -> None:
+    """The options of ``init`` that only make sense together, or in a range."""
     history = bool(settings.from_history)
     if settings.count < 1:
         raise InputError("--count must be at least 1")
@@ -92,18 +91,34 @@ def run_init(settings: Settings, deps: Deps) -> Drafted:
         raise InputError("--mix shapes the docstring questions; with --from-history it needs "
                          "--docstring-count", hint="leave --mix out: a history question takes "
                          "its change's shape (focused for one module, cross-file for more)")
+
+
+def run_init(settings: Settings, deps: Deps) -> Drafted:
+    """Draft exactly ``count`` questions in the shape mix over the module universe (or say
+    why fewer), grade them with a reason each, and show what NeuralMind retrieves. With
+    ``from_history`` the ``count`` questions come from the checkout's commits, and
+    ``docstring_count`` more from the code's docstrings."""
+    root = Path(settings.path or ".").resolve()
+    if not root.is_dir():
+        raise InputError(f"{root} {'is not a folder' if root.exists() else 'does not exist'}",
+                         hint="give the root of the repository to draft for")
+    target = _target(settings, root)
+    history = bool(settings.from_history)
+    _check_init_options(settings)
     if history and deps.git.head_commit(root) is None:
         raise InputError(f"init --from-history reads the git history of {root}, which is "
-                         "not a git checkout with a commit",
-                         hint="run it in a clone of the repository")
+                         "not a git checkout with a commit (an empty repository, or a new "
+                         "branch, has none yet)",
+                         hint="run it in a clone of the repository, or commit first")
     progress = Progress(deps.stderr, quiet=settings.quiet, clock=deps.elapsed)
     files, modules = _init_universe(settings, deps, root, progress)
     chosen: list[Candidate] = []
     shortfall: list[str] = []
     code = None
     if history:
-        chosen, shortfall = history_plan(root, modules, deps.git, count=settings.count,
-                                         since=settings.since, progress=progress)
+        with heartbeat(progress, "history", pause=deps.pause):
+            chosen, shortfall = history_plan(root, modules, deps.git, count=settings.count,
+                                             since=settings.since, progress=progress)
     docstrings = settings.docstring_count if history else settings.count
     index = None if settings.no_review else _built(settings, deps, root, files, progress)
     try:
@@ -242,4 +257,6 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
                             contexts_path=Path(given(settings.contexts, "--contexts")),
                             embed=embed, columns=columns)
     target = Path(settings.judge_output) if settings.judge_output else None
+    if target is not None:
+        writable_anywhere(target, setting="--output")
     return Judged(report, target, notes)

@@ -99,7 +99,7 @@ def _warn_skipped(progress: Progress, skipped: Sequence[str], where: str = "") -
     shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5
                                       else "")
     progress.warn(f"{len(skipped)} file(s) with names that are not valid UTF-8 or hold "
-                  f"control characters are not indexed{where}: {shown}")
+                  f"control characters or a backslash are not indexed{where}: {shown}")
 
 
 def _shown(names: Sequence[str]) -> str:

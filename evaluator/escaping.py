@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from markupsafe import Markup
 
 from evaluator.core import measures
+from evaluator.core.textcheck import visible
 
 if TYPE_CHECKING:
     from evaluator.core.compare import MetricDelta
@@ -48,7 +49,7 @@ def md_escape(value: object) -> str:
     text holds (a pair of backticks) stays a code span (``|`` inside it written ``\\|``,
     ``<``, ``>`` and a mention's ``@`` as entities).
     """
-    text = " ".join(str(value).split())
+    text = visible(" ".join(str(value).split()))
     out, at = [], 0
     for span in _CODE_SPAN.finditer(text):
         out.append(_escape_prose(text[at:span.start()]))
@@ -72,7 +73,7 @@ def md_code(value: object) -> Markup:
     backtick; ``|`` is written ``\\|`` so a table cell stays one cell (GFM tables honour that
     escape inside code spans).
     """
-    text = " ".join(str(value).split())
+    text = visible(" ".join(str(value).split()))
     if not text:
         return Markup("` `")
     longest = max((len(m.group(0)) for m in _BACKTICKS.finditer(text)), default=0)

@@ -209,7 +209,7 @@ def commit_log(repo: Path, *, since: str | None = None, limit: int = MAX_HISTORY
     if since is not None:
         revs = f"{resolve_commit(repo, since, env=env)}..HEAD"
     args = ["log", "-z", "--no-color", "--no-ext-diff", "--no-textconv", "--relative",
-            HISTORY_FORMAT, "--numstat", "-M", "--diff-merges=first-parent",
+            "--encoding=UTF-8", HISTORY_FORMAT, "--numstat", "-M", "--diff-merges=first-parent",
             f"--max-count={max(1, limit)}", "--end-of-options", revs, "--"]
     try:
         return run_git(args, repo, env=env, max_bytes=MAX_LOG_BYTES).stdout
@@ -236,8 +236,8 @@ def commit_patch(repo: Path, sha: str, paths: Sequence[str], *,
     if not is_sha(sha):
         raise GitError(f"{sha!r} is not a commit sha")
     proc = run_git(["show", "--format=", "-U0", "--no-color", "--no-ext-diff", "--no-textconv",
-                 "--relative", "-M", "--diff-merges=first-parent", "--end-of-options", sha,
-                 "--",
+                 "--src-prefix=a/", "--dst-prefix=b/", "--relative", "-M",
+                 "--diff-merges=first-parent", "--end-of-options", sha, "--",
                  *(f":(literal){p}" for p in paths)], repo, env=env, max_bytes=MAX_PATCH_BYTES)
     return proc.stdout
 
@@ -301,6 +301,9 @@ class GitRepo:
 
     def commit_patch(self, repo: Path, sha: str, paths: Sequence[str]) -> bytes:
         return commit_patch(repo, sha, paths, env=self.env)
+
+    def is_shallow(self, repo: Path) -> bool:
+        return is_shallow(repo, env=self.env)
 
     def file_blob(self, repo: Path, sha: str, rel: str) -> bytes | None:
         return file_blob(repo, sha, rel, env=self.env)

@@ -93,6 +93,28 @@ def confine(path: str | os.PathLike[str], root: Path, *, setting: str,
     return resolved
 
 
+def writable_anywhere(path: Path, *, setting: str) -> Path:
+    """A file this tool writes wherever the user points it (``init --output``): it may lie
+    outside the checkout, but never under a version-control folder (:data:`VCS_DIRS`), as
+    written or once symlinks are followed (``.git/MERGE_HEAD`` or ``.git/refs/heads/x``
+    would leave the repository broken, ``.git/hooks/…`` would run), and it may not be a
+    symlink, even a dangling one (its target would be written)."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError) as err:  # a symlink loop
+        raise InputError(f"{setting}: cannot resolve {str(path)!r}: {err}") from None
+    vcs = [p for p in (*path.parts, *resolved.parts) if p.casefold() in VCS_DIRS]
+    if vcs:
+        raise InputError(f"{setting}: {str(path)!r} (resolved: {resolved}) is inside the "
+                         f"version-control folder {vcs[0]!r}; nothing under .git, .hg or .svn "
+                         "is written",
+                         hint="write the file outside the version-control folder")
+    if path.is_symlink():
+        raise InputError(f"{setting}: {str(path)!r} is a symbolic link; it is never written "
+                         "through", hint="give the path of a new file")
+    return path
+
+
 def check_not_root(folder: str | os.PathLike[str], root: Path, *, setting: str) -> None:
     """A folder this tool writes (output, cache) may not be the indexed root nor hold it:
     the next run would index the reports and snapshots themselves."""

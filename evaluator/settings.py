@@ -275,6 +275,9 @@ def flag_values(args: argparse.Namespace, command: str) -> dict[str, Any]:
         value = getattr(args, option.name, None)
         if command not in option.commands or value is None:
             continue
+        if isinstance(value, list) and not option.kind.many:  # argparse reads --opt=-- so
+            raise ConfigError(f"{option.flag or option.name}: {'--'!r} is not a value",
+                              hint=f"give {option.flag or option.name} a value")
         if option.type == "path":
             value = str(Path(value).absolute())
         elif option.type == "paths":

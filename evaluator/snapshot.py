@@ -45,7 +45,7 @@ from pathlib import Path, PurePosixPath
 import filelock
 
 from evaluator import atomic
-from evaluator.core.groundtruth import has_control
+from evaluator.core.groundtruth import has_control, unnameable
 from evaluator.errors import InputError
 from evaluator.git_command import NO_ENV, git_names, is_git_worktree
 
@@ -229,7 +229,7 @@ def checkout_files(root: Path, *, use_git: bool = True, exclude: Sequence[Path] 
         path = root / name
         if path.is_symlink() or not path.is_file():
             continue
-        if not _valid_utf8(name) or has_control(name):
+        if not _valid_utf8(name) or unnameable(name):
             bad.append(name)
             continue
         why = _unindexable(path, path.stat().st_size)

@@ -64,7 +64,8 @@ from evaluator.core.commit_subject import (
 from evaluator.core.commit_topics import SKIP_REPEAT, SKIP_TWO_TOPICS
 from evaluator.core.commit_wording import SKIP_WORDING
 from evaluator.core.giveaway import PLATFORM_WORDS, PLATFORMS
-from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, has_control
+from evaluator.core.groundtruth import MAX_SUBJECT_CHARS, unnameable
+from evaluator.core.textcheck import HIDDEN
 
 #: A change over either limit (in the modules it touches) is too big to be one question.
 MAX_FILES = 8
@@ -144,7 +145,7 @@ def one_line(raw: bytes | str) -> str:
     whitespace one space; undecodable bytes become U+FFFD (never a surrogate)."""
     text = _text(raw) if isinstance(raw, bytes) else \
         raw.encode("utf-8", "replace").decode("utf-8")
-    return " ".join(_CONTROLS.sub(" ", _ANSI.sub("", text)).split())
+    return " ".join(_CONTROLS.sub(" ", HIDDEN.sub("", _ANSI.sub("", text))).split())
 
 
 def _number(text: str) -> int:
@@ -213,7 +214,7 @@ def decoded_path(raw: bytes) -> str | None:
         path = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return None if not path or has_control(path) else path
+    return None if not path or unnameable(path) else path
 
 
 # ----------------------------------------------------------------------------- the question

@@ -151,12 +151,21 @@ def shape_order(labels: Iterable[str]) -> tuple[str, ...]:
         sorted(present - set(KNOWN_SHAPES)))
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]")
+# Control characters, line separators and the bidirectional embeddings, overrides and
+# isolates that reorder how text is shown ("Trojan Source", CVE-2021-42574).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def has_control(text: str) -> bool:
-    """Whether ``text`` holds a control character (newline, tab, escape, line separators)."""
+    """Whether ``text`` holds a control character (newline, tab, escape, line separators, a
+    bidirectional override or isolate)."""
     return bool(_CONTROL.search(text))
+
+
+def unnameable(path: str) -> bool:
+    """Whether a file's path is one no ground truth can name: it holds a control character,
+    or a backslash (:func:`normalize_module` reads one as a folder separator)."""
+    return has_control(path) or "\\" in path
 
 
 _LINE_SPACE = re.compile(r"[ \t\n\r\x0b\x0c\x85\u2028\u2029]+")

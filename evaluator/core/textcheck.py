@@ -9,6 +9,7 @@ the field.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 MESSAGE = "is not valid Unicode text (it holds a lone surrogate such as the escape \\ud800)"
@@ -29,6 +30,19 @@ def shown(text: str) -> str:
     """``text`` safe to print in a message or a CI log: a lone surrogate or a control
     character as its escape (``\\ud800``, ``\\n``)."""
     return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+
+
+#: Invisible characters that reorder or hide the text around them: bidirectional marks,
+#: embeddings, overrides and isolates ("Trojan Source", CVE-2021-42574), zero-width
+#: spaces, word joiners and invisible operators, the byte-order mark, tag characters.
+HIDDEN = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+                    "\ufeff\U000e0000-\U000e007f]")
+
+
+def visible(text: str) -> str:
+    """``text`` with each :data:`HIDDEN` character written as its code point (``<U+202E>``),
+    so that what a reader sees is what the text holds."""
+    return HIDDEN.sub(lambda m: f"<U+{ord(m.group(0)):04X}>", text)
 
 
 def first_bad_string(data: Any) -> str | None:
