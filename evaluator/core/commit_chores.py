@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from itertools import zip_longest
 
 SKIP_PIN_OR_COMPAT = ("changes only a dependency pin or swaps a compatibility check "
                       "(sys.version_info, hasattr) in its modules")
@@ -242,11 +243,11 @@ def _renames(before: ast.Module, after: ast.Module) -> dict[str, str] | None:
     as no bound name is counts as a difference)."""
     names: dict[str, str] = {}
     attrs: set[tuple[str, str]] = set()
-    walk_before, walk_after = list(ast.walk(_code(before))), list(ast.walk(_code(after)))
-    if len(walk_before) != len(walk_after):
-        return None
-    for one, two in zip(walk_before, walk_after, strict=True):
-        if type(one) is not type(two):
+    # Walked side by side, never listed whole: most changes differ in the first nodes (a
+    # statement added changes the module's body), and a module can have a million nodes.
+    pairs = zip_longest(ast.walk(_code(before)), ast.walk(_code(after)))
+    for one, two in pairs:
+        if one is None or two is None or type(one) is not type(two):  # one walk is longer
             return None
         for field in one._fields:
             x, y = getattr(one, field, None), getattr(two, field, None)
@@ -293,6 +294,37 @@ def renamed_only(before: ast.Module, after: ast.Module, own: frozenset[str]) -> 
     return _imports(before.body, names) == _imports(after.body, {})
 
 
+_OMITTED = object()  # a field ast.dump leaves out: absent, or None as its class's default
+
+
+def _field(node: ast.AST, name: str) -> object:
+    value = getattr(node, name, _OMITTED)
+    return _OMITTED if value is None and getattr(type(node), name, ...) is None else value
+
+
+def same_tree(one: ast.AST, two: ast.AST) -> bool:
+    """Whether ``ast.dump(one) == ast.dump(two)`` (``include_attributes=False``: positions
+    aside), decided without writing either out: node types and fields in order, a field
+    ``ast.dump`` leaves out as left out, other values by type and ``repr`` as it writes
+    them (``1`` is neither ``1.0`` nor ``True``), stopping at the first difference."""
+    stack: list[tuple[object, object]] = [(one, two)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, ast.AST):
+            assert isinstance(y, ast.AST)  # the same type (for mypy)
+            stack += [(_field(x, f), _field(y, f)) for f in reversed(x._fields)]
+        elif isinstance(x, list):
+            assert isinstance(y, list)
+            if len(x) != len(y):
+                return False
+            stack += reversed(list(zip(x, y, strict=True)))
+        elif x is not y and (x != y if isinstance(x, str) else repr(x) != repr(y)):
+            return False
+    return True
+
+
 def parse_source(source: str | None) -> ast.Module | None:
     """``source``'s syntax tree; None without a source or when it does not parse."""
     if source is None:
@@ -315,9 +347,7 @@ def cosmetic_only(before: str | None, after: str | None,
         return False
     try:  # a tree that parses can still be too deep to walk (1+1+…+1, 1,000 terms)
         old, new = _Cosmetic().visit(old), _Cosmetic().visit(new)
-        same = ast.dump(old, include_attributes=False) == ast.dump(new,
-                                                                  include_attributes=False)
-        return same or renamed_only(old, new, own)
+        return same_tree(old, new) or renamed_only(old, new, own)
     except RecursionError:
         return False
 

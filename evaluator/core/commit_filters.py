@@ -257,12 +257,18 @@ def docstring_lines(tree: ast.Module | None) -> set[int]:
     out: set[int] = set()
     if tree is None:
         return out
-    for node in ast.walk(tree):
+    # Only statements hold statements (a function or a class is one, whatever it nests
+    # in), so the walk never enters an expression: most of a module's nodes.
+    nodes: list[ast.AST] = [tree]
+    while nodes:
+        node = nodes.pop()
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef |
                       ast.AsyncFunctionDef):
             doc = _docstring_of(node.body)
             if doc is not None:
                 out.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
+        nodes += [child for child in ast.iter_child_nodes(node)
+                  if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case)]
     return out
 
 
