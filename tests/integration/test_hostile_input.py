@@ -270,7 +270,7 @@ def test_what_evaluate_writes_the_comment_can_read(tmp_path, cli, server):
     out = tmp_path / "out"
     run = cli("evaluate", str(repo), *FAST, "--output-dir", str(out))
     assert run.code == 1, run.stderr
-    assert "hold control characters are not indexed" in run.stderr
+    assert "hold control characters or a backslash are not indexed" in run.stderr
     posted = cli("comment", "--results", str(out / "results.json"), "--no-fail-on-floors",
                  env=_gh_env(server, tmp_path))
     assert posted.code == 0, posted.stderr

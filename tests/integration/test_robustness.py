@@ -330,7 +330,7 @@ def test_evaluate_warns_about_names_that_are_not_utf8_and_indexes_the_rest(tmp_p
         warnings = [line for line in run.stderr.splitlines() if "not valid UTF-8" in line]
         assert len(warnings) == 1, run.stderr
         assert warnings[0].startswith("warning: 2 file(s) with names that are not valid UTF-8 "
-                                      "or hold control characters are not indexed: ")
+                                      "or hold control characters or a backslash are not indexed: ")
         assert "latin\\xe9.py" in warnings[0]
         doc = run.results(out)
         assert doc["run"]["index"]["files"] == len(checkout_files(
