@@ -34,7 +34,7 @@ from evaluator.core.measures import compared, effective_k
 from evaluator.core.merge import merge_sides, partial
 from evaluator.core.options import Settings, parse_baseline
 from evaluator.core.results import ReportInputs, Results, combine_sections
-from evaluator.core.results_reader import from_dict
+from evaluator.core.results_reader import MAX_RESULTS_BYTES, from_dict
 from evaluator.deps import Deps
 from evaluator.errors import GitHubError, InputError, ResultsError
 from evaluator.evaluate import Evaluation, evaluate
@@ -43,7 +43,7 @@ from evaluator.ground_truth_file import (
     both_sides_note,
 )
 from evaluator.neuralmind_index import example_root
-from evaluator.paths import EXAMPLE_QUERIES, check_not_root, regular_file
+from evaluator.paths import EXAMPLE_QUERIES, check_not_root, read_bounded, regular_file
 from evaluator.progress import Progress
 from evaluator.report_views import ReportView
 from evaluator.reporting import Report
@@ -107,7 +107,7 @@ def load_results(path: Path, *, part: bool = False) -> Results:
 
 def _read_results(path: Path) -> Results:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, MAX_RESULTS_BYTES, what="results file").decode()
     except OSError as err:
         raise ResultsError(f"cannot read results file {path}: {err.strerror}") from None
     except UnicodeDecodeError:

@@ -26,15 +26,16 @@ if TYPE_CHECKING:
 # only where it could start a mention (not after a letter or digit); ``_`` and ``*`` only
 # where they could start emphasis (not inside a word).
 _MD_SPECIAL = re.compile(
-    r"([\\`{}\[\]<>|~]|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
-_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "&#124;"}
+    r"([\\`{}\[\]<>|~&]|(?<![A-Za-z0-9])@|(?<![A-Za-z0-9])[_*]|[_*](?![A-Za-z0-9])|^[#!])")
+# & too: "&#x202E;" in plain ASCII would otherwise be shown as the character it names.
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "&#124;", "&": "&amp;"}
 # A code span the user wrote (`Cart.checkout()`): kept as one, since nothing inside a code
 # span is Markdown or HTML; a lone backtick is escaped (it would pair with a later one).
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
-_SPAN_UNSAFE = re.compile(r"[<>|]|(?<![A-Za-z0-9])@")
-_SPAN_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "\\|"}
+_SPAN_UNSAFE = re.compile(r"[<>|&]|(?<![A-Za-z0-9])@")
+_SPAN_ENTITIES = {"<": "&lt;", ">": "&gt;", "@": "&#64;", "|": "\\|", "&": "&amp;"}
 
 
 def _escape_prose(text: str) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from evaluator.core.evidence import SpanIssue, evidence_modules
 from evaluator.core.floors import thin_shapes
-from evaluator.core.groundtruth import GroundTruth, Problem, Severity
+from evaluator.core.groundtruth import MAX_GROUND_TRUTH_BYTES, GroundTruth, Problem, Severity
 from evaluator.core.groundtruth_check import fact_lines, load_ground_truth
 from evaluator.core.options import Settings
 from evaluator.core.universe import Universe, UniverseSpec, select_universe
@@ -18,6 +18,7 @@ from evaluator.judging import read_modules
 from evaluator.neuralmind_index import (
     code_suffixes,
 )
+from evaluator.paths import read_bounded
 from evaluator.progress import Progress
 
 
@@ -30,7 +31,7 @@ def load_ground_truth_file(path: Path, *, present: tuple[str, ...] | None, stric
         raise InputError(f"ground-truth file {path} does not exist",
                          hint="pass --queries FILE (default retrieval_queries.json in PATH)")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, MAX_GROUND_TRUTH_BYTES, what="ground-truth file").decode()
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read {path}: {err}") from None
     return load_ground_truth(text, str(path), present_modules=present, strict=strict,

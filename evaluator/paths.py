@@ -130,6 +130,16 @@ def check_not_root(folder: str | os.PathLike[str], root: Path, *, setting: str) 
                               "folder outside the checkout")
 
 
+def read_bounded(path: Path, max_bytes: int, *, what: str) -> bytes:
+    """The bytes of ``path``, refused past ``max_bytes`` (read no further than that)."""
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InputError(f"{what} {path} is over {max_bytes // (1024 * 1024)} MiB",
+                         hint="no file of that kind is that large; check what the path names")
+    return data
+
+
 def regular_file(path: Path, *, what: str) -> Path:
     """``path`` must exist and be a regular file (after symlinks): a clear message for a
     directory, a FIFO or a device instead of a hang or "does not exist"."""

@@ -23,6 +23,7 @@ from evaluator import atomic, github_comments, github_context, history_file
 from evaluator.app import Outcome
 from evaluator.core import verdict
 from evaluator.core.evidence import DRIFT
+from evaluator.core.groundtruth import MAX_GROUND_TRUTH_BYTES
 from evaluator.core.interop import qrels_text, run_text, trec_problem
 from evaluator.core.measures import outputs as measure_outputs
 from evaluator.core.options import Settings
@@ -358,9 +359,6 @@ def _publish(outcome: Outcome, deps: Deps, *, comment: bool, comment_required: b
         "results-path": _relative(results_path, relative_to),
         "report-path": _relative(paths.report, relative_to),
         "comment-url": written_comment.url if written_comment else ""})
-
-
-MAX_GROUND_TRUTH_BYTES = 16 * 1024 * 1024
 
 
 def _annotate_worse(outcome: Outcome, runner: Runner, relative_to: Path | None) -> None:

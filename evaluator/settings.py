@@ -138,6 +138,12 @@ def find_options_file(root: Path | None, config: str | None, *,
         return path
     if root is None:
         return None
+    broken = next((root / n for n in CONFIG_NAMES
+                   if (root / n).is_symlink() and not (root / n).exists()), None)
+    if broken is not None:  # a committed link to nothing, or a loop: never silently ignored
+        raise ConfigError(f"options file {broken} is a link that leads nowhere (or to itself)",
+                          hint="commit the options file itself, or a link to a file in the "
+                               "checkout")
     found = next((root / n for n in CONFIG_NAMES if (root / n).is_file()), None)
     if found is not None:
         confine(found, root, setting=f"options file {found.name}", reserved=reserved)

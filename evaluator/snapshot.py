@@ -126,7 +126,7 @@ def own_file_names(root: Path, paths: Iterable[Path | None]) -> frozenset[str]:
             continue
         try:
             names.add(Path(path).resolve().relative_to(top).as_posix())
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):  # outside, or a symlink loop (not read)
             continue
     return frozenset(names)
 

@@ -92,13 +92,19 @@ class _BudgetSandbox(jinja2.sandbox.SandboxedEnvironment):
         if operator == "**":
             if isinstance(right, int | float) and abs(right) > 64:
                 raise jinja2.exceptions.SecurityError("an exponent that large is not allowed")
+            if _whole(left) and _whole(right) and right > 0 and \
+                    abs(left).bit_length() * right > MAX_INT_BITS:
+                raise jinja2.exceptions.SecurityError("a power that large is not allowed")
+        elif _whole(left) and _whole(right):  # one multiplication of huge numbers is one C call
+            if abs(left).bit_length() + abs(right).bit_length() > MAX_INT_BITS:
+                raise jinja2.exceptions.SecurityError("a product that large is not allowed")
         else:
             for seq, times in ((left, right), (right, left)):
                 if isinstance(seq, str | list | tuple) and isinstance(times, int) \
-                        and len(seq) * times > TEMPLATE_MAX_CHARS:
+                        and _size(seq) * times > TEMPLATE_MAX_CHARS:
                     raise TemplateBudgetExceeded(
-                        f"a repetition of {len(seq) * times:,} items is over the "
-                        f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
+                        f"a repetition of {_size(seq) * times:,} characters or items is over "
+                        f"the {TEMPLATE_MAX_CHARS:,} limit (size budget)")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context: Any, __obj: Any, *args: Any,
@@ -110,7 +116,57 @@ class _BudgetSandbox(jinja2.sandbox.SandboxedEnvironment):
         owner = getattr(__obj, "__self__", None)
         if isinstance(owner, str) and _WIDE_FORMAT.search(owner):
             raise jinja2.exceptions.SecurityError("a format width that large is not allowed")
+        if isinstance(owner, str):  # a string method builds its result in one C call
+            args = _sized_str_call(owner, getattr(__obj, "__name__", ""), args)
         return super().call(__context, __obj, *args, **kwargs)
+
+
+#: The most bits an integer a template computes may hold (a 1,233-digit number).
+MAX_INT_BITS = 4096
+
+
+def _size(seq: str | list[Any] | tuple[Any, ...]) -> int:
+    """Characters of a string; items of a sequence, a string item counting its characters
+    (``["x" * 3999999] * 500`` joins to two billion)."""
+    if isinstance(seq, str):
+        return len(seq)
+    return sum(len(item) if isinstance(item, str) else 1 for item in seq)
+
+
+@jinja2.pass_eval_context
+def _join(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> Any:
+    """Jinja's ``join``, once its result is known to fit the size budget."""
+    items = list(value)
+    _over(sum(len(str(i)) for i in items) + len(str(d)) * max(0, len(items) - 1), "a join")
+    return _JOIN(eval_ctx, items, d, attribute)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _over(size: int, what: str) -> None:
+    if size > TEMPLATE_MAX_CHARS:
+        raise TemplateBudgetExceeded(f"{what} of {size:,} characters is over the "
+                                     f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
+
+
+def _sized_str_call(text: str, method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The arguments of ``text.method(*args)``, once the result's size is known to fit the
+    budget: ``join``'s items (read once, so a generator is passed on as a list), what
+    ``replace`` and ``expandtabs`` would grow to."""
+    if method == "join" and args:
+        items = list(args[0])
+        _over(sum(len(str(i)) for i in items) + len(text) * max(0, len(items) - 1), "a join")
+        return (items, *args[1:])
+    if method == "replace" and len(args) >= 2 and isinstance(args[0], str) and \
+            isinstance(args[1], str):
+        count = text.count(args[0]) if args[0] else len(text) + 1
+        _over(len(text) + count * max(0, len(args[1]) - len(args[0])), "a replacement")
+    if method == "expandtabs":
+        size = args[0] if args and _whole(args[0]) else 8
+        _over(len(text) + text.count("\t") * max(0, size), "expanded tabs")
+    return args
 
 
 def _guard_filter(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -127,6 +183,7 @@ def _guard_filter(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _FORMAT = jinja2.filters.FILTERS["format"]
+_JOIN = jinja2.filters.FILTERS["join"]
 _SIZED_FILTERS = ("center", "indent", "wordwrap", "truncate", "format", "batch", "slice",
                   "filesizeformat", "round")
 
@@ -178,6 +235,7 @@ def environment(template: Path | None = None, *, markdown: bool = True) -> jinja
         for name in _SIZED_FILTERS:
             if name in env.filters:
                 env.filters[name] = _guard_filter(env.filters[name])
+        env.filters["join"] = _join
         env.globals.pop("lipsum", None)
     return env
 

@@ -42,6 +42,24 @@ from evaluator.core.groundtruth import (
 )
 from evaluator.core.universe import Universe
 
+#: The most questions one ground truth holds, and the longest question: a pull request
+#: writes the file, and every question is asked of every system (NeuralMind's own intent
+#: reading of a question grows faster than its length: a megabyte takes seconds).
+MAX_QUERIES = 10_000
+MAX_QUESTION_CHARS = 20_000
+
+class _DuplicateKey(ValueError):
+    """A JSON object that names one key twice (``json`` would keep the last silently)."""
+
+
+def _one_of_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
 
 def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
     """Parse JSON or YAML text; a syntax error becomes one problem with its line."""
@@ -52,7 +70,11 @@ def parse_document(text: str, source: str) -> tuple[Any, list[Problem]]:
     )
     if is_json:
         try:
-            return _valid_text(json.loads(text), source)
+            return _valid_text(json.loads(text, object_pairs_hook=_one_of_each), source)
+        except _DuplicateKey as err:  # what a reviewer reads would not be what is scored
+            return None, [Problem("error", f"the key {textcheck.shown(str(err))!r} appears "
+                                  "twice in one object; JSON would keep only the last, so "
+                                  "write it once", source)]
         except json.JSONDecodeError as err:
             return None, [
                 Problem("error", f"not valid JSON: {err.msg} (column {err.colno})", source,
@@ -379,15 +401,7 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
                         at=(*at, "id"), **where_id)
             ok = False
         seen.add(qid)
-    question = raw.get("question")
-    if "question" in raw and not isinstance(question, str):
-        check.error(f"question must be a string, not {type(question).__name__}",
-                    field_name="question", at=(*at, "question"), **where_id)
-        ok = False
-    elif "question" in raw and isinstance(question, str) and not question.strip():
-        check.error("question is empty", field_name="question", at=(*at, "question"),
-                    **where_id)
-        ok = False
+    ok = _question_ok(raw, at, check, where_id) and ok
     shape = raw.get("shape")
     if "shape" in raw and (not isinstance(shape, str) or not shape.strip()):
         check.error(f"shape must be a non-empty label such as {', '.join(KNOWN_SHAPES)}",
@@ -403,6 +417,7 @@ def _read_query(raw: Any, index: int, seen: set[str], check: _Checker,
         graded.append((qid, at, grades))
     if check.errors > before or not ok:
         return None
+    question = raw.get("question")
     assert isinstance(question, str)
     assert isinstance(shape, str)
     return Query(id=qid, question=one_paragraph(question), shape=shape.strip(), grades=grades,
@@ -502,6 +517,38 @@ def _apply_universe(queries: list[Query],
     return restricted
 
 
+def _question_ok(raw: Mapping[str, Any], at: Location, check: _Checker,
+                 where_id: Mapping[str, Any]) -> bool:
+    """Whether the query's ``question`` (when it has one) is a string, not empty and not
+    longer than :data:`MAX_QUESTION_CHARS`; each problem reported."""
+    question = raw.get("question")
+    problem = None
+    if "question" in raw and not isinstance(question, str):
+        problem = f"question must be a string, not {type(question).__name__}"
+    elif isinstance(question, str) and not question.strip():
+        problem = "question is empty"
+    elif isinstance(question, str) and len(question) > MAX_QUESTION_CHARS:
+        problem = (f"question is {len(question):,} characters long, over the "
+                   f"{MAX_QUESTION_CHARS:,} a question may hold; shorten it")
+    if problem is not None:
+        check.error(problem, field_name="question", at=(*at, "question"), **where_id)
+    return problem is None
+
+
+def _queries_list(raw: Any, check: _Checker) -> list[Any] | None:
+    """The ``queries`` list, or None (with the error) when it is empty, no list, or longer
+    than :data:`MAX_QUERIES`."""
+    if not isinstance(raw, list) or not raw:
+        check.error('"queries" must be a non-empty list', at=("queries",))
+        return None
+    if len(raw) > MAX_QUERIES:
+        check.error(f'"queries" holds {len(raw):,} questions, over the {MAX_QUERIES:,} '
+                    "one evaluation asks; split it into sections (see docs/monorepos.md)",
+                    at=("queries",))
+        return None
+    return raw
+
+
 def load_ground_truth(
     text: str,
     source: str,
@@ -529,9 +576,8 @@ def load_ground_truth(
     if schema_ref is not None and not isinstance(schema_ref, str):
         check.error('"$schema" must be a string (the URL or path of the JSON Schema)',
                     at=("$schema",))
-    raw_queries = data["queries"]
-    if not isinstance(raw_queries, list) or not raw_queries:
-        check.error('"queries" must be a non-empty list', at=("queries",))
+    raw_queries = _queries_list(data["queries"], check)
+    if raw_queries is None:
         return None, tuple(check.problems)
     draft_value = data.get("draft", False)
     if not isinstance(draft_value, bool):

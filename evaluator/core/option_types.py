@@ -121,6 +121,10 @@ def _as_text(value: Any, where: str, errors: Errors, option: OptionLike) -> str:
     return text
 
 
+#: The most cut-offs, and the deepest: every measure is computed at each cut-off.
+MAX_CUTOFFS = 20
+MAX_K = 1_000
+
 def _as_k(value: Any, where: str, errors: Errors, _option: OptionLike) -> tuple[int, ...]:
     items: list[Any]
     if isinstance(value, str):
@@ -133,10 +137,12 @@ def _as_k(value: Any, where: str, errors: Errors, _option: OptionLike) -> tuple[
         items = []
     try:
         ks = tuple(int(str(x).strip()) for x in items)
-        if not ks or any(k <= 0 for k in ks):
+        if not ks or any(k <= 0 or k > MAX_K for k in ks) or len(set(ks)) > MAX_CUTOFFS:
             raise ValueError
     except (TypeError, ValueError):
-        errors.append(f"{where}: {value!r} must be positive integers such as 1,3,5,10")
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:80] + "…"
+        errors.append(f"{where}: {shown} must be positive integers such as 1,3,5,10 (at most "
+                      f"{MAX_CUTOFFS} of them, each at most {MAX_K})")
         return DEFAULT_K
     return tuple(sorted(set(ks)))
 

@@ -46,6 +46,12 @@ from evaluator.core.stats import DEFAULT_TEST
 from evaluator.core.systems import FrontierPoint, SystemQuery, SystemRun
 from evaluator.errors import ResultsError
 
+#: The largest metric value a results file may hold, either way: every measure is a share,
+#: a rank or a count far below it, and the sum of a million of them stays finite.
+MAX_METRIC = 1e9
+#: The largest results file read (a run of 10,000 questions writes a few megabytes).
+MAX_RESULTS_BYTES = 64 * 1024 * 1024
+
 
 class _Reader:
     """Typed access into untrusted JSON, with errors that name the field."""
@@ -107,6 +113,10 @@ class _Reader:
                 ) -> dict[str, float | None]:
         out = {self.text(k, where): self.number(v, f"{where}.{k}", optional=True)
                for k, v in self.mapping(value, where).items()}
+        for key, number in out.items():  # a sum of any number of them stays finite
+            if number is not None and abs(number) > MAX_METRIC:
+                raise self.fail(f"{where}.{key}", f"{number!r} is no metric value (at most "
+                                f"{MAX_METRIC:g} either way)")
         missing = [m for m in REQUIRED_METRICS if out.get(m) is None] if required else []
         if missing:
             raise self.fail(where, f"missing metric(s) {', '.join(missing)}")

@@ -32,11 +32,18 @@ def shown(text: str) -> str:
     return text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
 
 
-#: Invisible characters that reorder or hide the text around them: bidirectional marks,
-#: embeddings, overrides and isolates ("Trojan Source", CVE-2021-42574), zero-width
-#: spaces, word joiners and invisible operators, the byte-order mark, tag characters.
-HIDDEN = re.compile("[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
-                    "\ufeff\U000e0000-\U000e007f]")
+#: Invisible characters that reorder or hide the text around them: every format character
+#: (Unicode category Cf: bidirectional marks, embeddings, overrides and isolates, "Trojan
+#: Source", CVE-2021-42574; zero-width spaces, word joiners, invisible operators, the soft
+#: hyphen, the byte-order mark, interlinear annotations, tag characters) but the zero-width
+#: joiner and non-joiner (which some scripts and emoji need), and the fillers that show as
+#: nothing (the combining grapheme joiner, the Hangul fillers). A test holds the list to
+#: the Unicode database.
+HIDDEN = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff"
+    "\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
 
 
 def visible(text: str) -> str:

@@ -31,13 +31,43 @@ class AnchorError(yaml.YAMLError):
         self.problem_mark = mark
 
 
+class DuplicateKeyError(yaml.YAMLError):
+    """A mapping that names one key twice (PyYAML would keep the last silently, so what a
+    reviewer reads would not be what is used); ``line`` is 1-based."""
+
+    def __init__(self, line: int, mark: Any, key: str) -> None:
+        self.problem = f"the key {key!r} appears twice in one mapping; write it once"
+        super().__init__(f"line {line}: {self.problem}")
+        self.line = line
+        self.problem_mark = mark
+
+
 def refuse_anchors(text: str) -> None:
-    """:class:`AnchorError` at the first anchor or alias of ``text`` (a syntax error before
-    it is raised as PyYAML's own :class:`yaml.YAMLError`)."""
+    """:class:`AnchorError` at the first anchor or alias of ``text``, and
+    :class:`DuplicateKeyError` at a mapping's second use of one key's text (a syntax error
+    before either is raised as PyYAML's own :class:`yaml.YAMLError`)."""
+    frames: list[tuple[bool, list[bool], set[str]]] = []  # mapping?, [next is a key], keys
+
+    def done() -> None:  # a node ended: in a mapping, a key is followed by a value
+        if frames and frames[-1][0]:
+            frames[-1][1][0] = not frames[-1][1][0]
+
     for event in yaml.parse(text, Loader=_LOADER):
+        mark = event.start_mark
+        line = mark.line + 1 if mark is not None else 0
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            mark = event.start_mark
-            raise AnchorError(mark.line + 1 if mark is not None else 0, mark)
+            raise AnchorError(line, mark)
+        if isinstance(event, yaml.ScalarEvent):
+            if frames and frames[-1][0] and frames[-1][1][0]:
+                if event.value in frames[-1][2]:
+                    raise DuplicateKeyError(line, mark, event.value)
+                frames[-1][2].add(event.value)
+            done()
+        elif isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            frames.append((isinstance(event, yaml.MappingStartEvent), [True], set()))
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            frames.pop()
+            done()
 
 
 def load(text: str) -> Any:
@@ -64,4 +94,6 @@ def dump(data: Any) -> str:
 
 def what_is_wrong(err: yaml.YAMLError) -> str:
     """The end of a message about a file that could not be read as YAML."""
-    return REFUSED if isinstance(err, AnchorError) else "is not valid YAML"
+    return REFUSED if isinstance(err, AnchorError) else \
+        f"is not valid YAML: {err.problem}" if isinstance(err, DuplicateKeyError) else \
+        "is not valid YAML"

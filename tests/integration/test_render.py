@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaluator.core.textcheck import visible
 from evaluator.errors import InputError
 from evaluator.escaping import md_code, md_escape
 from evaluator.render import render, render_comment, render_text
@@ -156,8 +157,9 @@ def test_the_markdown_check_itself_catches_injections():
                max_size=40))
 def test_md_code_is_one_inert_span_in_a_table_cell(text):
     """Any path (control characters are refused when results are read): one code span
-    holding exactly the text, no HTML, and the table keeps its two cells."""
-    shown = " ".join(text.split())
+    holding exactly the text (an invisible character written as its code point, so the
+    reader sees it), no HTML, and the table keeps its two cells."""
+    shown = visible(" ".join(text.split()))
     cell = md_code(text)
     markdown = f"| a | b |\n|---|---|\n| {cell} | x |\n"
     assert problems(markdown) == []
