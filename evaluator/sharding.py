@@ -32,7 +32,7 @@ from evaluator.core.groundtruth import GroundTruth
 from evaluator.core.measures import effective_k, metric_names
 from evaluator.core.options import Settings
 from evaluator.core.results import Results, RunInfo, combine_sections, pooled_index
-from evaluator.core.sections import Section, parse_sections, select
+from evaluator.core.sections import Section, overlap_problems, parse_sections, select
 from evaluator.core.shards import Shard, ShardInfo, fingerprint, plan, policy_to_dict
 from evaluator.core.stats import SignificanceTest
 from evaluator.deps import Deps
@@ -169,22 +169,31 @@ class SectionWork:
     ground_truth_sha256: str
 
 
-def confine_section(root: Path, section: Section) -> None:
+def confine_section(root: Path, section: Section) -> Section:
     """A section's folder and ground truth must stay inside the checkout once symlinks are
-    followed (the options file only checked the text of the paths)."""
-    confine(root / section.path, root, setting=f"section {section.name}: path")
-    confine(root / section.queries, root, setting=f"section {section.name}: queries")
+    followed (the options file only checked the text of the paths): the section with both
+    as they resolve, relative to the checkout."""
+    top = root.resolve()
+    path = confine(root / section.path, root, setting=f"section {section.name}: path")
+    queries = confine(root / section.queries, root, setting=f"section {section.name}: queries")
+    return replace(section, path=path.relative_to(top).as_posix() or ".",
+                   queries=queries.relative_to(top).as_posix())
 
 
 def plan_sections(root: Path, settings: ShardingSettings, sections: Sequence[Section],
                   files: Sequence[str]) -> SectionWork:
     """The chosen sections (``--section``), and with ``--shard`` the ones this shard owns."""
     chosen = tuple(sections) if not settings.section else (select(sections, settings.section),)
+    resolved = []
     for section in chosen:
-        confine_section(root, section)
+        resolved.append(confine_section(root, section))
         if not (root / section.path).is_dir():
             raise InputError(f"section {section.name}: {section.path} is not a folder of "
                              f"{root}")
+    # A committed link must not let two sections share a folder or a ground truth.
+    problems = overlap_problems(resolved, "the sections, once links are followed")
+    if problems:
+        raise InputError(problems[0])
     gt_sha = fingerprint({s.name: file_sha256(root / s.queries,
                                               f"section {s.name}'s ground truth")
                           for s in chosen})

@@ -256,6 +256,14 @@ def _overlapping_pairs(sections: Sequence[Section]) -> list[tuple[int, int, str]
     return sorted(pairs)
 
 
+def overlap_problems(sections: Sequence[Section], origin: str) -> list[str]:
+    """What :func:`parse_sections` says of sections that share or nest their folders or
+    read one ground truth (for the adapter, once links are followed: ``origin`` says so)."""
+    errors: list[str] = []
+    _check_overlaps(sections, origin, errors)
+    return errors
+
+
 def _check_overlaps(sections: Sequence[Section], origin: str, errors: list[str]) -> None:
     for i, j, kind in _overlapping_pairs(sections):
         a, b = sections[i], sections[j]

@@ -149,3 +149,25 @@ def test_ordinary_template_arithmetic_and_joins_still_work(tmp_path):
                         '{{ "a\\tb".expandtabs(4) }} {{ "x-y".replace("-", "+") }} '
                         '{{ ("ab" * 3) }} {{ "/".join(["p", "q"]) }}')
     assert render_template(template, "t.md.j2", {}) == "1024 144 a, b a b x+y ababab p/q"
+
+
+@pytest.mark.parametrize(("b_path", "b_queries", "needle"), [
+    ("lnk", "auth/q2.json", "overlap: a file under both paths"),
+    ("users", "lnkq.json", "read the same ground truth auth/q.json"),
+])
+def test_a_committed_link_cannot_make_two_sections_one(tmp_path, cli, b_path, b_queries,
+                                                       needle):
+    repo = make_repo(tmp_path / "r")
+    one = json.dumps({"queries": [{"id": "s1", "question": "How are tokens signed?",
+                                   "shape": "focused", "relevance_grades": {"jwt_utils.py": 3}}]})
+    (repo / "auth" / "q.json").write_text(one)
+    (repo / "auth" / "q2.json").write_text(one)
+    (repo / "lnk").symlink_to("auth")
+    (repo / "lnkq.json").symlink_to("auth/q.json")
+    (repo / ".retrieval-eval.yml").write_text(
+        "sections: {a: {path: auth, queries: auth/q.json}, "
+        f"b: {{path: {b_path}, queries: {b_queries}}}}}\n")
+    _commit(repo)
+    run = _evaluate(cli, repo, tmp_path)
+    assert run.code == 2, run.stdout + run.stderr
+    assert "once links are followed" in run.stderr and needle in run.stderr
