@@ -233,6 +233,9 @@ class Judged:
 def run_judge(settings: Settings, deps: Deps) -> Judged:
     """Score the given contexts against the ground truth's gold facts with every judge
     column, through the evaluator's own judging code (:mod:`evaluator.judging`)."""
+    target = Path(settings.judge_output) if settings.judge_output else None
+    if target is not None:
+        writable_anywhere(target, setting="--output")
     queries = regular_file(Path(settings.queries), what="ground-truth file") \
         if Path(settings.queries).exists() else Path(settings.queries)
     ground_truth = read_ground_truth(queries, present=None, strict=False)
@@ -256,7 +259,4 @@ def run_judge(settings: Settings, deps: Deps) -> Judged:
     report = judge_contexts(ground_truth=ground_truth,
                             contexts_path=Path(given(settings.contexts, "--contexts")),
                             embed=embed, columns=columns)
-    target = Path(settings.judge_output) if settings.judge_output else None
-    if target is not None:
-        writable_anywhere(target, setting="--output")
     return Judged(report, target, notes)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from evaluator.core import schemas
@@ -52,17 +52,14 @@ FIXED_OUTPUTS = {
 
 def _default(option: Option) -> str:
     value = option.default
-    if value is None or value == () or value == {}:
-        return "none" if value is None else "`{}`" if value == {} else "none"
-    if isinstance(value, tuple) and all(isinstance(v, int) for v in value):
-        return "`" + ",".join(map(str, value)) + "`"
+    if value is None or value == ():
+        return "none"
+    if value == {}:
+        return "`{}`"
     if isinstance(value, bool):
         return "`true`" if value else "`false`"
-    if isinstance(value, Mapping):  # as written on the command line: shape=weight,...
-        return "`" + ",".join(f"{k}={v}" for k, v in value.items()) + "`"
-    if isinstance(value, tuple):
-        return "the N-15 floors"
-    return f"`{value}`"
+    typed = option.typed_default  # as written on the command line
+    return "the N-15 floors" if typed is None else f"`{typed}`"
 
 
 def _action_default(option: Option) -> str:

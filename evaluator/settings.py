@@ -54,18 +54,9 @@ def _nargs(option: Option) -> str | None:
 
 def _help(option: Option) -> str:
     """The option's help, with the default a value option takes when it is not given."""
-    value = option.default
-    if isinstance(value, bool) or value in (None, (), {}) or option.positional \
-            or "default" in option.help_text:
+    shown = option.typed_default
+    if shown is None or option.positional or "default" in option.help_text:
         return option.help_text
-    if isinstance(value, Mapping):
-        shown = ",".join(f"{k}={v}" for k, v in value.items())
-    elif isinstance(value, tuple):
-        if not all(isinstance(v, int) for v in value):
-            return option.help_text
-        shown = ",".join(map(str, value))
-    else:
-        shown = str(value)
     return f"{option.help_text} (default: {shown.replace('%', '%%')})"
 
 

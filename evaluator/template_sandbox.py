@@ -136,9 +136,7 @@ def _size(seq: str | list[Any] | tuple[Any, ...]) -> int:
 @jinja2.pass_eval_context
 def _join(eval_ctx: Any, value: Any, d: str = "", attribute: Any = None) -> Any:
     """Jinja's ``join``, once its result is known to fit the size budget."""
-    items = list(value)
-    _over(sum(len(str(i)) for i in items) + len(str(d)) * max(0, len(items) - 1), "a join")
-    return _JOIN(eval_ctx, items, d, attribute)
+    return _JOIN(eval_ctx, _joinable(value, str(d)), d, attribute)
 
 
 def _whole(value: object) -> bool:
@@ -151,14 +149,20 @@ def _over(size: int, what: str) -> None:
                                      f"{TEMPLATE_MAX_CHARS:,} limit (size budget)")
 
 
+def _joinable(value: Any, separator: str) -> list[Any]:
+    """``value``'s items (read once: a generator is passed on as a list), once their join
+    with ``separator`` is known to fit the size budget."""
+    items = list(value)
+    _over(sum(len(str(i)) for i in items) + len(separator) * max(0, len(items) - 1), "a join")
+    return items
+
+
 def _sized_str_call(text: str, method: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """The arguments of ``text.method(*args)``, once the result's size is known to fit the
     budget: ``join``'s items (read once, so a generator is passed on as a list), what
     ``replace`` and ``expandtabs`` would grow to."""
     if method == "join" and args:
-        items = list(args[0])
-        _over(sum(len(str(i)) for i in items) + len(text) * max(0, len(items) - 1), "a join")
-        return (items, *args[1:])
+        return (_joinable(args[0], text), *args[1:])
     if method == "replace" and len(args) >= 2 and isinstance(args[0], str) and \
             isinstance(args[1], str):
         count = text.count(args[0]) if args[0] else len(text) + 1

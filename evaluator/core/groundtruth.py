@@ -151,11 +151,11 @@ def shape_order(labels: Iterable[str]) -> tuple[str, ...]:
         sorted(present - set(KNOWN_SHAPES)))
 
 
-# Control characters, line separators and the bidirectional embeddings, overrides and
-# isolates that reorder how text is shown ("Trojan Source", CVE-2021-42574).
 #: The largest ground-truth file read (10,000 questions of full grades fit in a few MB).
 MAX_GROUND_TRUTH_BYTES = 16 * 1024 * 1024
 
+# Control characters, line separators and the bidirectional embeddings, overrides and
+# isolates that reorder how text is shown ("Trojan Source", CVE-2021-42574).
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 

@@ -85,6 +85,20 @@ class Option:
         """The help shown everywhere (parser, README, ``action.yml``, schema)."""
         return self.help_from() if self.help_from is not None else self.help
 
+    @property
+    def typed_default(self) -> str | None:
+        """The default as it is typed on the command line (``12``, ``1,3,5,10``,
+        ``focused=0.4,…``); None for none, a switch, or a value with no such spelling."""
+        value = self.default
+        if isinstance(value, bool) or value in (None, (), {}):
+            return None
+        if isinstance(value, Mapping):
+            return ",".join(f"{k}={v}" for k, v in value.items())
+        if isinstance(value, tuple):
+            return ",".join(map(str, value)) if all(isinstance(v, int) for v in value) \
+                else None
+        return str(value)
+
     def __post_init__(self) -> None:
         kebab = self.name.replace("_", "-")
         for attr, derived in (("flag", f"--{kebab}"), ("file_key", kebab),
